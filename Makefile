@@ -1,0 +1,47 @@
+# utensild — build, run and test. `make run` and `make test` install the Debian packages they
+# need when they are missing (as root, or through sudo).
+
+SWIFT     ?= swift
+PREFIX    ?= /usr/local
+VAR       := $(CURDIR)/var
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Build and run time: the C libraries utensild links.
+BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libsystemd-dev libsqlite3-dev pkg-config
+# Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
+# references), rsync/coreutils (real drops), and real photographs from a wallpaper package.
+TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES)
+include make/photos.mk
+
+.PHONY: all build release run test deps test-deps clean
+
+all: build
+
+deps:
+	@scripts/ensure-packages $(BUILD_PACKAGES)
+
+test-deps:
+	@scripts/ensure-packages $(TEST_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## Runs the daemon in the foreground on local folders under ./var/.
+run: release
+	@mkdir -p $(VAR)/inbox $(VAR)/state $(VAR)/run
+	@echo "utensild: drop photos (<name>.jpg or <name>.png) into $(VAR)/inbox"
+	@echo "utensild: rejected drops and their reasons appear in $(VAR)/rejected"
+	$(CURDIR)/.build/release/utensild --config /dev/null \
+		--inbox $(VAR)/inbox --rejected $(VAR)/rejected --state-dir $(VAR)/state \
+		--control-socket $(VAR)/run/control.sock
+
+## Builds and runs every test.
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build var

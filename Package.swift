@@ -1,0 +1,68 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Targets split where a dependency or a trust boundary splits:
+/// - `UtensilCodec` is the only code that touches libturbojpeg and libspng (bytes in, pixels out).
+/// - `UtensilCatalog` is the only code that touches GRDB / SQLite.
+/// - `UtensilCore` is the shared vocabulary (names, rejection reasons) with no dependencies.
+/// - `UtensilIngest` is the engine: where a drop becomes a utensil.
+/// - `UtensilConfig` reads the layered configuration (TOML file, environment, flags).
+let package = Package(
+    name: "utensild",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "utensild", targets: ["utensild"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CSPNG", pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"])]),
+        .target(name: "CUtensilSupport"),
+        .target(name: "UtensilCore"),
+        .target(
+            name: "UtensilCodec",
+            dependencies: ["CTurboJPEG", "CSPNG"]),
+        .target(
+            name: "UtensilCatalog",
+            dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "UtensilConfig",
+            dependencies: ["TOMLKit"]),
+        .target(
+            name: "UtensilIngest",
+            dependencies: [
+                "UtensilCore", "UtensilCodec", "UtensilCatalog", "CUtensilSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(
+            name: "utensild",
+            dependencies: [
+                "UtensilIngest", "UtensilConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
+        .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
+        .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
+        .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
+        .testTarget(
+            name: "UtensilIngestTests",
+            dependencies: [
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

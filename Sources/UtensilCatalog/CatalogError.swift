@@ -1,0 +1,35 @@
+import GRDB
+
+/// Why the catalog refused or could not do a write.
+public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Another utensil already has this name (compared NFC, case-insensitively).
+    case duplicateName(existing: String)
+    /// Another utensil already has these exact bytes.
+    case duplicateContent(existing: String)
+    /// This inbox entry was already committed (before a crash): it must not be ingested twice.
+    case alreadyIngested
+    /// No utensil with that id or name.
+    case notFound
+    /// The database cannot be written just now (busy, locked, disk full, read-only, I/O error):
+    /// not the drop's fault, so the drop is retried later.
+    case unavailable(code: Int32, detail: String)
+
+    public var description: String {
+        switch self {
+        case .duplicateName(let existing): "a utensil named \(existing) already exists"
+        case .duplicateContent(let existing): "the same photo is already the utensil \(existing)"
+        case .alreadyIngested: "this drop was already ingested"
+        case .notFound: "no such utensil"
+        case .unavailable(_, let detail): "the catalog is unavailable: \(detail)"
+        }
+    }
+
+    /// Maps a GRDB error to what the caller can act on.
+    static func from(_ error: any Error) -> CatalogError {
+        guard let databaseError = error as? DatabaseError else {
+            return .unavailable(code: -1, detail: String(describing: error))
+        }
+        let detail = databaseError.message ?? "SQLite error \(databaseError.resultCode.rawValue)"
+        return .unavailable(code: databaseError.resultCode.rawValue, detail: detail)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import GRDB
+
+/// One utensil as the catalog stores it.
+public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "utensil"
+    public static let databaseUUIDEncodingStrategy = DatabaseUUIDEncodingStrategy.uppercaseString
+
+    public var id: UUID
+    /// The name as people see it.
+    public var name: String
+    /// NFC, case-folded: the key under which names clash.
+    public var nameKey: String
+    /// Case- and accent-folded: what searches match.
+    public var searchKey: String
+    /// `jpg`, `jpeg` or `png`: the dropped extension in lower case.
+    public var fileExtension: String
+    public var createdAt: Date
+    /// Size of the photo as displayed (EXIF orientation applied).
+    public var width: Int
+    public var height: Int
+    /// Size of the original in bytes.
+    public var bytes: Int
+    /// Lower-case hex SHA-256 of the original.
+    public var sha256: String
+    /// Identity of the inbox entry this utensil came from (device, inode, size, mtime), so that
+    /// a drop whose commit happened before a crash is recognised and not ingested twice.
+    public var sourceKey: String?
+    /// `nameKey` when duplicate names are refused, else nil: a UNIQUE column, so SQLite itself
+    /// enforces the policy even between concurrent ingests.
+    public var nameClaim: String?
+    /// `sha256` when duplicate content is refused, else nil (UNIQUE, like `nameClaim`).
+    public var contentClaim: String?
+
+    public init(
+        id: UUID, name: String, nameKey: String, searchKey: String, fileExtension: String,
+        createdAt: Date, width: Int, height: Int, bytes: Int, sha256: String,
+        sourceKey: String?, nameClaim: String?, contentClaim: String?
+    ) {
+        self.id = id
+        self.name = name
+        self.nameKey = nameKey
+        self.searchKey = searchKey
+        self.fileExtension = fileExtension
+        self.createdAt = createdAt
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.sourceKey = sourceKey
+        self.nameClaim = nameClaim
+        self.contentClaim = contentClaim
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
+        case bytes, sha256, sourceKey, nameClaim, contentClaim
+    }
+
+    /// Column names, for queries.
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let name = Column(CodingKeys.name)
+        public static let nameKey = Column(CodingKeys.nameKey)
+        public static let searchKey = Column(CodingKeys.searchKey)
+        public static let createdAt = Column(CodingKeys.createdAt)
+        public static let sha256 = Column(CodingKeys.sha256)
+        public static let sourceKey = Column(CodingKeys.sourceKey)
+    }
+}

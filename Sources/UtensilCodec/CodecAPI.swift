@@ -1,0 +1,77 @@
+/// The public surface of the image codec: bytes in, a thumbnail (or a typed error) out.
+/// The codec knows nothing of the catalog, the inbox or logging.
+
+/// What the first bytes of a file say it is.
+public enum SniffedFormat: String, Sendable, Equatable {
+    case jpeg, png
+    /// Recognised image formats that utensild does not ingest.
+    case gif, webp, heic, avif, tiff, bmp, jpegXL = "jpeg-xl"
+    /// Not an image format we recognise.
+    case unknown
+
+    /// A name for people ("WebP", "HEIC" …).
+    public var displayName: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .gif: "GIF"
+        case .webp: "WebP"
+        case .heic: "HEIC"
+        case .avif: "AVIF"
+        case .tiff: "TIFF"
+        case .bmp: "BMP"
+        case .jpegXL: "JPEG XL"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+/// What a thumbnail should look like and which inputs to refuse before decoding.
+public struct ThumbnailRequest: Sendable, Equatable {
+    /// Edge of the square thumbnail in pixels.
+    public var size: Int
+    /// JPEG quality (1…100) of the thumbnail.
+    public var quality: Int
+    /// Images with more pixels than this are refused from their header, before any allocation.
+    public var maxPixels: Int
+
+    public init(size: Int = 180, quality: Int = 85, maxPixels: Int = 100_000_000) {
+        self.size = size
+        self.quality = quality
+        self.maxPixels = maxPixels
+    }
+}
+
+/// The result of decoding a photo: its size as displayed and its thumbnail.
+public struct Thumbnail: Sendable, Equatable {
+    /// The format read from the bytes.
+    public var format: SniffedFormat
+    /// Width of the photo as displayed (EXIF orientation applied).
+    public var width: Int
+    /// Height of the photo as displayed (EXIF orientation applied).
+    public var height: Int
+    /// The EXIF orientation (1…8) that was applied; 1 when there was none.
+    public var orientation: Int
+    /// The encoded `size` × `size` JPEG thumbnail.
+    public var jpeg: [UInt8]
+
+    public init(format: SniffedFormat, width: Int, height: Int, orientation: Int, jpeg: [UInt8]) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.jpeg = jpeg
+    }
+}
+
+/// Why a photo could not be turned into a thumbnail. Each case carries what a person needs.
+public enum ImageCodecError: Error, Sendable, Equatable {
+    /// The bytes are no image format we recognise.
+    case unrecognizedFormat
+    /// A recognised format (or variant, such as a 12-bit JPEG) that utensild does not decode.
+    case unsupported(format: String, detail: String)
+    /// The header announces more pixels than allowed; nothing was decoded.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// The data is damaged or truncated; `detail` is the decoder's own words.
+    case corrupt(detail: String)
+}

@@ -1,0 +1,26 @@
+import CTurboJPEG
+
+/// Encodes RGB8 pixels as a baseline 4:2:0 JPEG with libturbojpeg.
+enum JPEGEncoder {
+    static func encode(rgb pixels: [UInt8], width: Int, height: Int, quality: Int) throws(ImageCodecError) -> [UInt8] {
+        guard width > 0, height > 0, pixels.count >= width * height * 3 else {
+            throw .corrupt(detail: "Nothing to encode.")
+        }
+        guard let handle = tjInitCompress() else {
+            throw .corrupt(detail: "libturbojpeg could not start an encoder: \(JPEGDecoder.message(nil))")
+        }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: UInt = 0
+        defer { if let output { tjFree(output) } }
+        let status = pixels.withUnsafeBufferPointer { source in
+            tjCompress2(
+                handle, source.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue),
+                &output, &outputSize, Int32(TJSAMP_420.rawValue), Int32(min(max(quality, 1), 100)), 0)
+        }
+        guard status == 0, let output, outputSize > 0 else {
+            throw .corrupt(detail: "The thumbnail could not be encoded: \(JPEGDecoder.message(handle))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
+    }
+}

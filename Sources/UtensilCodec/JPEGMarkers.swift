@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the JPEG segments before the first scan say, read by a bounds-checked walk.
+struct JPEGMarkers {
+    /// The SOFn marker byte (0xC0 baseline, 0xC2 progressive …), if one was found.
+    var frameMarker: UInt8?
+    /// Sample precision from the frame header (8 for everything libturbojpeg decodes).
+    var precision: Int?
+    /// EXIF orientation (1…8) from the first "Exif" APP1 segment, if valid.
+    var exifOrientation: Int?
+    /// An Adobe APP14 segment is present: CMYK samples are stored inverted.
+    var hasAdobeMarker = false
+
+    /// Walks the segments from SOI up to the first SOS; stops quietly at anything malformed
+    /// (libturbojpeg will then give the real diagnosis).
+    init(_ bytes: UnsafeRawBufferPointer) {
+        var position = 2
+        while position + 4 <= bytes.count {
+            guard bytes[position] == 0xFF else { return }
+            let marker = bytes[position + 1]
+            if marker == 0xFF { position += 1; continue }  // fill byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { position += 2; continue }
+            if marker == 0xD9 || marker == 0xDA { return }
+            let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+            let payloadStart = position + 4, payloadEnd = position + 2 + length
+            guard length >= 2, payloadEnd <= bytes.count else { return }
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<payloadEnd])
+            switch marker {
+            case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                if frameMarker == nil {
+                    frameMarker = marker
+                    precision = payload.isEmpty ? nil : Int(payload[0])
+                }
+            case 0xE1 where exifOrientation == nil && Self.hasPrefix(payload, "Exif"):
+                exifOrientation = ExifOrientationReader.orientation(in: payload)
+            case 0xEE where Self.hasPrefix(payload, "Adobe"):
+                hasAdobeMarker = true
+            default:
+                break
+            }
+            position = payloadEnd
+        }
+    }
+
+    /// Why libturbojpeg cannot decode this frame type, if it cannot (checked before decoding).
+    var unsupportedReason: String? {
+        if let precision, precision != 8 { return "\(precision)-bit samples (only 8-bit JPEG is supported)" }
+        switch frameMarker {
+        case 0xC3, 0xC7, 0xCB, 0xCF: return "lossless JPEG"
+        case 0xC5, 0xC6, 0xCD, 0xCE: return "hierarchical JPEG"
+        default: return nil
+        }
+    }
+
+    private static func hasPrefix(_ payload: UnsafeRawBufferPointer, _ prefix: String) -> Bool {
+        let prefix = Array(prefix.utf8)
+        return payload.count >= prefix.count && zip(payload, prefix).allSatisfy { $0 == $1 }
+    }
+
+    /// Whether the whole marker structure, entropy-coded scans included, reaches an EOI marker.
+    /// `false` means the file was cut short, whatever libjpeg's first warning said.
+    static func reachesEndOfImage(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        var position = 2
+        while position < count {
+            // Find the next marker (skipping stray bytes, which libjpeg tolerates with a warning).
+            guard let found = memchr(base + position, 0xFF, count - position) else { return false }
+            position = base.distance(to: UnsafeRawPointer(found)) + 1
+            while position < count, bytes[position] == 0xFF { position += 1 }
+            guard position < count else { return false }
+            let marker = bytes[position]
+            position += 1
+            if marker == 0xD9 { return true }
+            if marker == 0x00 || marker == 0x01 || marker == 0xD8 || (0xD0...0xD7).contains(marker) { continue }
+            guard position + 2 <= count else { return false }
+            let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
+            guard length >= 2 else { return false }
+            position += length
+            // After an SOS header comes entropy-coded data: its 0xFF bytes are followed by 0x00
+            // (stuffing) or RSTn, which the marker search above skips as non-segment markers.
+        }
+        return false
+    }
+}

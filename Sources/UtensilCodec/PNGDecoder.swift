@@ -1,0 +1,120 @@
+import CSPNG
+
+/// Decodes a PNG with libspng straight to the scaled centre square, alpha composited on white.
+///
+/// Non-interlaced images are decoded row by row into the resampler, so a 24 MP PNG never needs
+/// a full-size bitmap; Adam7-interlaced ones are decoded whole (each row is completed only by
+/// the last pass).
+/// `spng_set_png_buffer` keeps the caller's pointer, so all decoding happens inside this call.
+struct PNGDecoder {
+    let size: Int
+    let maxPixels: Int
+
+    /// Per-chunk and total ancillary-chunk memory libspng may use.
+    static let chunkSizeLimit = 16 << 20
+    static let chunkCacheLimit = 64 << 20
+
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+        guard let base = bytes.baseAddress, let context = spng_ctx_new(0) else {
+            throw .corrupt(detail: "libspng could not start a decoder.")
+        }
+        defer { spng_ctx_free(context) }
+        let dimensionLimit = UInt32(clamping: min(max(maxPixels, 1), Int(Int32.max)))
+        try check(spng_set_image_limits(context, dimensionLimit, dimensionLimit), bytes)
+        try check(spng_set_chunk_limits(context, Self.chunkSizeLimit, Self.chunkCacheLimit), bytes)
+        try check(spng_set_png_buffer(context, base, bytes.count), bytes)
+
+        var header = spng_ihdr()
+        try check(spng_get_ihdr(context, &header), bytes)
+        let width = Int(header.width), height = Int(header.height)
+        guard width > 0, height > 0 else { throw .corrupt(detail: "The PNG header gives no image size.") }
+        guard width * height <= maxPixels else {
+            throw .tooManyPixels(width: width, height: height, limit: maxPixels)
+        }
+
+        var resampler = ThumbnailResampler(
+            sourceWidth: width, sourceHeight: height, region: CenterSquare(width: width, height: height), size: size)
+        let rowBytes = width * 4
+        var rgbRow = [UInt8](repeating: 0, count: width * 3)
+        func feed(_ rgba: UnsafeRawPointer, y: Int) {
+            guard resampler.needs(row: y) else { return }
+            rgbRow.withUnsafeMutableBufferPointer { rgb in
+                let pixels = UnsafeBufferPointer(start: rgba.assumingMemoryBound(to: UInt8.self), count: rowBytes)
+                Self.compositeOnWhite(pixels, into: rgb, pixelCount: width)
+                resampler.add(row: UnsafeBufferPointer(rgb), y: y)
+            }
+        }
+
+        // Interlaced rows arrive pass by pass, so they need the whole bitmap; the buffer is left
+        // uninitialised so that only rows libspng actually decodes ever occupy memory.
+        let interlaced = header.interlace_method != UInt8(SPNG_INTERLACE_NONE.rawValue)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: rowBytes * (interlaced ? height : 1), alignment: 16)
+        defer { buffer.deallocate() }
+        let flags = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
+        try check(spng_decode_image(context, nil, 0, Int32(SPNG_FMT_RGBA8.rawValue), flags), bytes)
+        let endOfImage = Int32(SPNG_EOI.rawValue)
+        var rowsDone = 0, finished = false
+        while !finished {
+            var info = spng_row_info()
+            try check(spng_get_row_info(context, &info), bytes)
+            let y = Int(info.row_num)
+            guard y >= 0, y < height, interlaced || y == rowsDone,
+                let target = buffer.baseAddress?.advanced(by: interlaced ? y * rowBytes : 0)
+            else { throw .corrupt(detail: "libspng returned rows out of order.") }
+            let status = spng_decode_row(context, target, rowBytes)
+            if status != 0, status != endOfImage { try check(status, bytes) }
+            if !interlaced { feed(target, y: y) }
+            rowsDone += 1
+            finished = status == endOfImage
+        }
+        guard interlaced || rowsDone == height else { throw .corrupt(detail: "The PNG image data ends early.") }
+        // The chunks after the image data, up to IEND: a file cut there is truncated too.
+        try check(spng_decode_chunks(context), bytes)
+        if interlaced, let base = buffer.baseAddress {
+            for y in 0..<height { feed(base.advanced(by: y * rowBytes), y: y) }
+        }
+
+        return DecodedSquare(
+            pixels: resampler.finish(), storedWidth: width, storedHeight: height,
+            orientation: Orientation(exifValue: exifOrientation(context)))
+    }
+
+    /// The orientation in an `eXIf` chunk (read after decoding: it may follow the image data).
+    private func exifOrientation(_ context: OpaquePointer) -> Int? {
+        var exif = spng_exif()
+        guard spng_get_exif(context, &exif) == 0, let data = exif.data, exif.length > 0 else { return nil }
+        return ExifOrientationReader.orientation(in: UnsafeRawBufferPointer(start: data, count: exif.length))
+    }
+
+    /// Maps a libspng status to the codec's errors.
+    private func check(_ status: Int32, _ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) {
+        guard status != 0 else { return }
+        if status == Int32(SPNG_EUSER_WIDTH.rawValue) || status == Int32(SPNG_EUSER_HEIGHT.rawValue) {
+            let (width, height) = Self.headerDimensions(bytes)
+            throw .tooManyPixels(width: width, height: height, limit: maxPixels)
+        }
+        let text = spng_strerror(status).map { String(cString: $0) } ?? "libspng error \(status)"
+        throw .corrupt(detail: text)
+    }
+
+    /// Width and height straight from the IHDR bytes (for the error when libspng refuses them).
+    private static func headerDimensions(_ bytes: UnsafeRawBufferPointer) -> (Int, Int) {
+        guard bytes.count >= 24 else { return (0, 0) }
+        func u32(_ offset: Int) -> Int { (offset..<offset + 4).reduce(0) { $0 << 8 | Int(bytes[$1]) } }
+        return (u32(16), u32(20))
+    }
+
+    /// RGBA8 → RGB8 over a white background.
+    static func compositeOnWhite(
+        _ rgba: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>, pixelCount: Int
+    ) {
+        for pixel in 0..<pixelCount {
+            let alpha = Int(rgba[pixel * 4 + 3])
+            for channel in 0..<3 {
+                let value = Int(rgba[pixel * 4 + channel])
+                rgb[pixel * 3 + channel] = alpha == 255
+                    ? UInt8(value) : UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+            }
+        }
+    }
+}

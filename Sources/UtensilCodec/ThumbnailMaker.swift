@@ -1,0 +1,52 @@
+/// Turns the bytes of a JPEG or PNG photo into a square thumbnail.
+///
+/// Synchronous, pure (no files, no logging, no shared state) and safe to call from many threads
+/// at once. Hostile bytes end in an ``ImageCodecError``, never a crash: sizes are checked from
+/// the header against ``ThumbnailRequest/maxPixels`` before anything large is allocated.
+public struct ThumbnailMaker: Sendable {
+    public let request: ThumbnailRequest
+
+    /// `request.size` is clamped to 1…16384 and `request.quality` to 1…100.
+    public init(request: ThumbnailRequest) {
+        self.request = request
+    }
+
+    /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
+    public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
+        FormatSniffer.sniff(bytes)
+    }
+
+    /// Decodes `bytes` and makes the thumbnail: the centre square of the photo as displayed
+    /// (EXIF orientation applied), scaled to `size` × `size`, alpha composited on white,
+    /// encoded as a baseline JPEG at `quality`.
+    ///
+    /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
+    ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
+    ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
+    ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data.
+    public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
+        let size = min(max(request.size, 1), 16384)
+        let format = Self.sniff(bytes)
+        let square: DecodedSquare
+        switch format {
+        case .jpeg:
+            square = try JPEGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
+        case .png:
+            square = try PNGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
+        case .unknown:
+            throw .unrecognizedFormat
+        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
+            throw .unsupported(
+                format: format.displayName, detail: "\(format.displayName) images are not accepted, only JPEG and PNG.")
+        }
+        let upright = square.orientation.apply(toSquare: square.pixels, side: size)
+        let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
+        let swapped = square.orientation.swapsAxes
+        return Thumbnail(
+            format: format,
+            width: swapped ? square.storedHeight : square.storedWidth,
+            height: swapped ? square.storedWidth : square.storedHeight,
+            orientation: square.orientation.rawValue,
+            jpeg: jpeg)
+    }
+}

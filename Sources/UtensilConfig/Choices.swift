@@ -1,0 +1,22 @@
+/// What to do with a drop that duplicates an existing utensil (by name or by content).
+public enum DuplicatePolicy: String, Sendable, Codable, CaseIterable {
+    /// Reject the drop (`duplicate-name` or `duplicate-content`).
+    case reject
+    /// Ingest it anyway.
+    case allow
+}
+
+/// How the inbox is watched.
+public enum WatchMode: String, Sendable, Codable, CaseIterable {
+    /// Kernel notifications only.
+    case inotify
+    /// Periodic listing every `settle_seconds`.
+    case poll
+    /// `poll` where `statfs` shows a network or FUSE filesystem (inotify sees no remote writes), else `inotify`.
+    case auto
+}
+
+/// The least severe log level that is emitted.
+public enum LogLevelName: String, Sendable, Codable, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+}

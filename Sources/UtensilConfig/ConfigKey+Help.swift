@@ -1,0 +1,39 @@
+extension ConfigKey {
+    /// One sentence for `--help` and the example file: what the key means and which values it takes.
+    public var help: String {
+        switch self {
+        case .inbox:
+            "The watched folder people drop photos into (absolute path)."
+        case .rejected:
+            "Where failed drops go, each beside a .error.json sidecar (absolute path; default: the folder \"rejected\" beside inbox)."
+        case .stateDir:
+            "Holds utensils.sqlite, originals/ and thumbnails/ (absolute path)."
+        case .controlSocket:
+            "The Unix socket utensilctl talks to (absolute path, at most \(Limits.socketPathBytes) bytes)."
+        case .socketMode:
+            "Permission bits of the control socket, in octal: \"0660\", 0o660 or 660 (at most 0777)."
+        case .workers:
+            "Parallel ingests, \(Limits.workers.lowerBound) to \(Limits.workers.upperBound); 0 means one per CPU core."
+        case .thumbnailSize:
+            "Thumbnail edge in pixels (thumbnails are square), \(Limits.thumbnailSize.lowerBound) to \(Limits.thumbnailSize.upperBound)."
+        case .thumbnailQuality:
+            "JPEG quality of thumbnails, \(Limits.thumbnailQuality.lowerBound) to \(Limits.thumbnailQuality.upperBound)."
+        case .maxFileBytes:
+            "Drops larger than this many bytes are rejected as too-large (greater than 0)."
+        case .maxPixels:
+            "Images with more pixels are rejected as too-many-pixels before decoding (greater than 0)."
+        case .duplicateNames:
+            "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
+        case .duplicateContent:
+            "\"reject\" or \"allow\" a drop with the same bytes as an existing utensil."
+        case .settleSeconds:
+            "A drop is taken once its size and mtime have been unchanged this long; 0 to \(Int(Limits.settleSecondsMaximum)), fractions allowed."
+        case .watch:
+            "\"inotify\", \"poll\" or \"auto\" (poll where the inbox is on a network or FUSE filesystem)."
+        case .rescanSeconds:
+            "Full rescan of the inbox this often, as a safety net; greater than 0, at most \(Int(Limits.rescanSecondsMaximum))."
+        case .logLevel:
+            "Least severe level logged: " + LogLevelName.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        }
+    }
+}

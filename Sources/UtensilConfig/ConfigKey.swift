@@ -1,0 +1,73 @@
+/// One configuration key. `rawValue` is its name in the TOML file.
+public enum ConfigKey: String, CaseIterable, Sendable {
+    case inbox
+    case rejected
+    case stateDir = "state_dir"
+    case controlSocket = "control_socket"
+    case socketMode = "socket_mode"
+    case workers
+    case thumbnailSize = "thumbnail_size"
+    case thumbnailQuality = "thumbnail_quality"
+    case maxFileBytes = "max_file_bytes"
+    case maxPixels = "max_pixels"
+    case duplicateNames = "duplicate_names"
+    case duplicateContent = "duplicate_content"
+    case settleSeconds = "settle_seconds"
+    case watch
+    case rescanSeconds = "rescan_seconds"
+    case logLevel = "log_level"
+}
+
+extension ConfigKey {
+    /// Every environment variable starting with this prefix must name a key (or be `UTENSILD_CONFIG`).
+    public static let environmentPrefix = "UTENSILD_"
+
+    /// The long flag without its leading dashes: `state-dir` for `--state-dir`.
+    public var flagName: String { String(rawValue.map { $0 == "_" ? "-" : $0 }) }
+
+    /// The environment variable: `UTENSILD_STATE_DIR`.
+    public var environmentName: String { Self.environmentPrefix + rawValue.uppercased() }
+
+    /// The key whose flag is `name` (with or without the leading `--`).
+    public init?(flagName name: String) {
+        let bare = name.hasPrefix("--") ? String(name.dropFirst(2)) : name
+        guard let key = Self.allCases.first(where: { $0.flagName == bare }) else { return nil }
+        self = key
+    }
+
+    /// The key whose environment variable is `name`.
+    public init?(environmentName name: String) {
+        guard let key = Self.allCases.first(where: { $0.environmentName == name }) else { return nil }
+        self = key
+    }
+
+    /// Whether a running daemon may apply a new value without a restart.
+    ///
+    /// Paths, the socket, the worker count, the watch mode and `thumbnail_size` (every thumbnail
+    /// is `thumbnail_size` square, so changing it means regenerating them) need a restart.
+    public var isReloadable: Bool {
+        switch self {
+        case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
+             .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
+            true
+        case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
+             .workers, .thumbnailSize, .watch:
+            false
+        }
+    }
+
+    /// A placeholder for the value in usage texts: `PATH`, `N`, `SECONDS`, `reject|allow` …
+    public var valueName: String {
+        switch self {
+        case .inbox, .rejected, .stateDir, .controlSocket: "PATH"
+        case .socketMode: "MODE"
+        case .workers, .thumbnailSize, .thumbnailQuality: "N"
+        case .maxFileBytes: "BYTES"
+        case .maxPixels: "PIXELS"
+        case .settleSeconds, .rescanSeconds: "SECONDS"
+        case .duplicateNames, .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
+        case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
+        case .logLevel: "LEVEL"
+        }
+    }
+}

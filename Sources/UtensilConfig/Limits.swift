@@ -1,0 +1,13 @@
+/// Accepted ranges of the numeric keys, in one place so validation and help texts agree.
+enum Limits {
+    static let workers = 0...256
+    static let thumbnailSize = 16...4096
+    static let thumbnailQuality = 1...100
+    static let positive = 1...Int.max
+    /// Beyond an hour a changing drop is rejected as `never-settled`, so a longer settle time makes no sense.
+    static let settleSecondsMaximum = 3600.0
+    static let rescanSecondsMaximum = 86_400.0
+    static let socketModeMaximum: UInt32 = 0o777
+    /// `sun_path` holds 108 bytes including the terminating NUL.
+    static let socketPathBytes = 107
+}

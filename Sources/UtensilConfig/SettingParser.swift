@@ -1,0 +1,105 @@
+/// Turns one ``RawSetting`` into a typed value for its key, or a ``ConfigurationError`` naming key and source.
+struct SettingParser {
+    let key: ConfigKey
+    let raw: RawSetting
+    let source: ConfigurationSource
+
+    func absolutePath() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding an absolute path")
+        return try checking { () throws(SettingProblem) in try PathRules.normalizedAbsolute(text) }
+    }
+
+    func socketPath() throws(ConfigurationError) -> String {
+        let path = try absolutePath()
+        if path.utf8.count > Limits.socketPathBytes {
+            throw invalid("is \(path.utf8.count) bytes long, but a Unix socket path can have at most \(Limits.socketPathBytes); choose a shorter path")
+        }
+        return path
+    }
+
+    func integer(in range: ClosedRange<Int>, meaning: String = "") throws(ConfigurationError) -> Int {
+        let value: Int
+        switch raw {
+        case .tomlInteger(let v, _): value = v
+        case .text(let s):
+            guard let v = Int(s) else { throw invalid("is not a whole number; \(rangeText(range))\(meaning)") }
+            value = v
+        default: throw wrongType(range.upperBound == Int.max ? "an integer greater than \(range.lowerBound - 1)"
+                                 : "an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard range.contains(value) else { throw invalid("is out of range; \(rangeText(range))\(meaning)") }
+        return value
+    }
+
+    /// A duration in seconds: `minimum` (inclusive unless `allowsMinimum` is false) … `maximum`, fractions allowed.
+    func seconds(minimum: Double, allowsMinimum: Bool, maximum: Double) throws(ConfigurationError) -> Double {
+        let bounds = "give seconds " + (allowsMinimum ? "from \(Int(minimum)) to" : "greater than \(Int(minimum)) and at most")
+            + " \(Int(maximum)), like 2 or 0.5"
+        let value: Double
+        switch raw {
+        case .tomlInteger(let v, _): value = Double(v)
+        case .tomlFloat(let v): value = v
+        case .text(let s):
+            guard Self.isPlainDecimal(s), let v = Double(s) else { throw invalid("is not a number; \(bounds)") }
+            value = v
+        default: throw wrongType("a number of seconds, like 2 or 0.5")
+        }
+        guard value.isFinite else { throw invalid("is not a finite number; \(bounds)") }
+        guard allowsMinimum ? value >= minimum : value > minimum, value <= maximum else {
+            throw invalid("is out of range; \(bounds)")
+        }
+        return value
+    }
+
+    func choice<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) throws(ConfigurationError) -> Choice
+    where Choice.RawValue == String {
+        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let text = try string(expected: "a string, one of \(names)")
+        guard let choice = Choice(rawValue: text) else { throw invalid("is not one of \(names)") }
+        return choice
+    }
+
+    func socketMode() throws(ConfigurationError) -> UInt32 {
+        switch raw {
+        case .text(let s), .tomlString(let s):
+            try checking { () throws(SettingProblem) in try SocketMode.fromText(s) }
+        case .tomlInteger(let value, let literal):
+            try checking { () throws(SettingProblem) in try SocketMode.fromInteger(value, literal: literal) }
+        default:
+            throw wrongType("octal permission bits, like \"0660\"")
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func string(expected: String) throws(ConfigurationError) -> String {
+        switch raw {
+        case .text(let s), .tomlString(let s): return s
+        default: throw wrongType(expected)
+        }
+    }
+
+    private func checking<T>(_ body: () throws(SettingProblem) -> T) throws(ConfigurationError) -> T {
+        do throws(SettingProblem) { return try body() } catch { throw invalid(error.message) }
+    }
+
+    private func invalid(_ problem: String) -> ConfigurationError {
+        .invalidValue(key, source: source, value: raw.display, problem: problem)
+    }
+
+    private func wrongType(_ expected: String) -> ConfigurationError {
+        .wrongType(key, source: source, expected: expected, found: raw.kind)
+    }
+
+    private func rangeText(_ range: ClosedRange<Int>) -> String {
+        range.upperBound == Int.max ? "give a whole number greater than \(range.lowerBound - 1)"
+            : "give a whole number from \(range.lowerBound) to \(range.upperBound)"
+    }
+
+    /// Digits with at most one decimal point: what a person types for seconds (no sign, exponent, hex or "inf").
+    private static func isPlainDecimal(_ s: String) -> Bool {
+        let digits = s.filter { ("0"..."9").contains($0) }.count
+        let dots = s.filter { $0 == "." }.count
+        return digits > 0 && dots <= 1 && digits + dots == s.count
+    }
+}

@@ -1,0 +1,26 @@
+extension UtensilConfiguration {
+    /// Sets `key` from `raw`, checked against the key's type and range.
+    mutating func assign(_ raw: RawSetting, to key: ConfigKey, from source: ConfigurationSource) throws(ConfigurationError) {
+        let value = SettingParser(key: key, raw: raw, source: source)
+        switch key {
+        case .inbox: inbox = try value.absolutePath()
+        case .rejected: rejected = try value.absolutePath()
+        case .stateDir: stateDir = try value.absolutePath()
+        case .controlSocket: controlSocket = try value.socketPath()
+        case .socketMode: socketMode = try value.socketMode()
+        case .workers: workers = try value.integer(in: Limits.workers, meaning: " (0 means one per CPU core)")
+        case .thumbnailSize: thumbnailSize = try value.integer(in: Limits.thumbnailSize)
+        case .thumbnailQuality: thumbnailQuality = try value.integer(in: Limits.thumbnailQuality)
+        case .maxFileBytes: maxFileBytes = try value.integer(in: Limits.positive)
+        case .maxPixels: maxPixels = try value.integer(in: Limits.positive)
+        case .duplicateNames: duplicateNames = try value.choice(DuplicatePolicy.self)
+        case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
+        case .settleSeconds:
+            settleSeconds = try value.seconds(minimum: 0, allowsMinimum: true, maximum: Limits.settleSecondsMaximum)
+        case .watch: watch = try value.choice(WatchMode.self)
+        case .rescanSeconds:
+            rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)
+        case .logLevel: logLevel = try value.choice(LogLevelName.self)
+        }
+    }
+}

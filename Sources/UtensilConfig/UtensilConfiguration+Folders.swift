@@ -1,0 +1,70 @@
+import Glibc
+
+extension UtensilConfiguration {
+    /// Creates inbox, rejected, state_dir (+ originals/, thumbnails/) and the socket's folder when
+    /// their parent exists; fails (naming the key) when a parent is missing, a path is not a
+    /// folder, a folder is not writable, or the socket path is taken by something other than a socket.
+    ///
+    /// Writability is tested by creating and removing a hidden probe file (`.utensild-probe-…`,
+    /// invisible to the daemon if it is ever left behind), because root ignores permission bits
+    /// but not a read-only mount. New folders get mode 0755 (0750 under state_dir), minus the umask;
+    /// ownership and group access are left to systemd-tmpfiles and the unit.
+    public func prepareFolders() throws(ConfigurationError) {
+        try FolderPreparation.ensureFolder(inbox, key: .inbox, mode: 0o755)
+        try FolderPreparation.ensureFolder(rejected, key: .rejected, mode: 0o755)
+        try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o750)
+        try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o750)
+        try FolderPreparation.ensureFolder(stateDir + "/thumbnails", key: .stateDir, mode: 0o750)
+        try FolderPreparation.ensureFolder(PathRules.parent(of: controlSocket), key: .controlSocket, mode: 0o755)
+        try FolderPreparation.checkSocketPath(controlSocket)
+    }
+}
+
+/// The file system work behind ``UtensilConfiguration/prepareFolders()``.
+enum FolderPreparation {
+    static func ensureFolder(_ path: String, key: ConfigKey, mode: mode_t) throws(ConfigurationError) {
+        func unusable(_ problem: String) -> ConfigurationError { .unusableFolder(key, path: path, problem: problem) }
+
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            guard code == ENOENT else { throw unusable("cannot examine it: \(ConfigurationFile.errorText(code))") }
+            let parent = PathRules.parent(of: path)
+            var parentInfo = stat()
+            guard stat(parent, &parentInfo) == 0, parentInfo.st_mode & S_IFMT == S_IFDIR else {
+                throw unusable("its parent folder \(TOMLText.quoted(parent)) does not exist; create it first or choose another path")
+            }
+            if mkdir(path, mode) != 0, errno != EEXIST {
+                throw unusable("cannot create it: \(ConfigurationFile.errorText(errno))")
+            }
+            guard stat(path, &info) == 0 else { throw unusable("cannot examine it: \(ConfigurationFile.errorText(errno))") }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw unusable("it exists but is not a folder; remove it or choose another path")
+        }
+        try probeWritable(path, unusable: unusable)
+    }
+
+    /// Creates and removes a hidden file in `folder`: the honest test, also for root and read-only mounts.
+    private static func probeWritable(_ folder: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
+        let probe = folder + "/.utensild-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
+        }
+        close(fd)
+        guard unlink(probe) == 0 else {
+            throw unusable("cannot remove files in it (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user")
+        }
+    }
+
+    /// An existing entry at the socket path must be a (stale) socket, which the daemon may replace.
+    static func checkSocketPath(_ path: String) throws(ConfigurationError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw .unusableFolder(.controlSocket, path: path,
+                                  problem: "it exists and is not a socket; remove it or choose another path")
+        }
+    }
+}

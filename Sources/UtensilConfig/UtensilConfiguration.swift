@@ -1,0 +1,55 @@
+/// The effective configuration of utensild: every key, validated.
+///
+/// Build one with ``ConfigurationLoader/load(file:environment:flags:)``; paths are absolute and normalised.
+public struct UtensilConfiguration: Sendable, Equatable {
+    public var inbox: String
+    public var rejected: String
+    public var stateDir: String
+    public var controlSocket: String
+    /// Permission bits of the control socket (at most `0o777`).
+    public var socketMode: UInt32
+    /// Parallel ingests; 0 means one per CPU core (see ``effectiveWorkers``).
+    public var workers: Int
+    public var thumbnailSize: Int
+    public var thumbnailQuality: Int
+    public var maxFileBytes: Int
+    public var maxPixels: Int
+    public var duplicateNames: DuplicatePolicy
+    public var duplicateContent: DuplicatePolicy
+    public var settleSeconds: Double
+    public var watch: WatchMode
+    public var rescanSeconds: Double
+    public var logLevel: LogLevelName
+
+    /// The built-in defaults of the contract.
+    public static let defaults = UtensilConfiguration(
+        inbox: "/srv/utensils/inbox",
+        rejected: "/srv/utensils/rejected",
+        stateDir: "/var/lib/utensild",
+        controlSocket: "/run/utensild/control.sock",
+        socketMode: 0o660,
+        workers: 0,
+        thumbnailSize: 180,
+        thumbnailQuality: 85,
+        maxFileBytes: 104_857_600,
+        maxPixels: 100_000_000,
+        duplicateNames: .reject,
+        duplicateContent: .reject,
+        settleSeconds: 2,
+        watch: .auto,
+        rescanSeconds: 300,
+        logLevel: .info)
+
+    /// workers == 0 resolved to the number of online CPU cores.
+    ///
+    /// Precisely: the cores this process may run on (its affinity mask, which systemd's
+    /// `CPUAffinity=` and container cpusets narrow), falling back to the online count.
+    public var effectiveWorkers: Int { workers == 0 ? CPUCount.usable() : workers }
+
+    /// The keys whose values differ between `self` and `other`, in contract order.
+    ///
+    /// On reload, a changed key that is not ``ConfigKey/isReloadable`` needs a restart.
+    public func changedKeys(comparedTo other: UtensilConfiguration) -> [ConfigKey] {
+        ConfigKey.allCases.filter { renderedValue(of: $0) != other.renderedValue(of: $0) }
+    }
+}

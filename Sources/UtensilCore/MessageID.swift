@@ -1,0 +1,15 @@
+/// The journald `MESSAGE_ID` of each kind of event, documented in `systemd/utensild.catalog`.
+public enum MessageID: String, Sendable, CaseIterable {
+    /// A drop became a utensil.
+    case ingested = "092aa93d51e24d3a8839ac8796bda321"
+    /// A drop was moved to `rejected/` with its sidecar.
+    case rejected = "d1c7c9574b2e4974941b108ff0f349c2"
+    /// A drop could not be ingested for a reason that is not its fault; it stays and is retried.
+    case retryLater = "65f426e627ff4ae085efb538672bd158"
+    /// A drop that crashed the decoder was quarantined.
+    case decoderCrash = "97c9a2e4519744138761e1d40b9f21a1"
+    /// The inbox went missing or came back.
+    case inboxUnavailable = "b735a5b3b772404981b292a5424d1041"
+    /// Start-up reconciliation removed leftovers of an interrupted run.
+    case reconciled = "73ffb29a8cef4c3ea3a7f69b1b390a66"
+}

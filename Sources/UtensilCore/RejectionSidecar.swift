@@ -1,0 +1,48 @@
+import Foundation
+
+/// The `<file name>.error.json` written beside every rejected file.
+public struct RejectionSidecar: Codable, Sendable, Equatable {
+    /// The dropped file's name (without folders), as dropped.
+    public var file: String
+    public var reason: RejectionReason
+    /// One sentence that tells a person what to do.
+    public var message: String
+    /// ISO 8601 UTC with milliseconds.
+    public var rejectedAt: String
+    public var bytes: Int
+    /// The name of the rejected file in `rejected/` (differs from `file` after a name clash).
+    public var rejectedAs: String
+    /// Where the drop was, relative to the inbox (differs from `file` for drops in sub-folders).
+    public var inboxPath: String
+
+    public init(
+        file: String, reason: RejectionReason, message: String, rejectedAt: Date, bytes: Int,
+        rejectedAs: String, inboxPath: String
+    ) {
+        self.file = file
+        self.reason = reason
+        self.message = message
+        self.rejectedAt = Timestamp.string(from: rejectedAt)
+        self.bytes = bytes
+        self.rejectedAs = rejectedAs
+        self.inboxPath = inboxPath
+    }
+
+    /// The sidecar's own file-name suffix.
+    public static let suffix = ".error.json"
+
+    /// Encodes as one JSON document with a stable key order.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a struct of strings and integers cannot fail.
+        return (try? encoder.encode(self)) ?? Data()
+    }
+}
+
+/// Timestamps as the contract writes them: ISO 8601 UTC with milliseconds.
+public enum Timestamp {
+    public static func string(from date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

@@ -1,0 +1,46 @@
+import CUtensilSupport
+import Glibc
+
+/// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
+/// a `kill -9` between two steps of an ingest, and a decoder that crashes. Both are read from
+/// the environment once, and are inert unless those variables are set.
+public struct FaultInjection: Sendable {
+    /// The steps of an ingest at which a `kill -9` can be injected.
+    public enum Step: String, Sendable, CaseIterable {
+        case opened = "opened"
+        case originalWritten = "original-written"
+        case thumbnailWritten = "thumbnail-written"
+        case filesDurable = "files-durable"
+        case committed = "committed"
+        case dropRemoved = "drop-removed"
+        case sidecarWritten = "sidecar-written"
+        case rejectionMoved = "rejection-moved"
+    }
+
+    /// `UTENSILD_TEST_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.
+    public var killAt: Step?
+    /// `UTENSILD_TEST_DECODER_CRASH=<text>`: decoding a drop whose name contains the text
+    /// raises SIGSEGV inside the decoder guard.
+    public var decoderCrashOn: String?
+
+    public init(killAt: Step? = nil, decoderCrashOn: String? = nil) {
+        self.killAt = killAt
+        self.decoderCrashOn = decoderCrashOn
+    }
+
+    public static func fromEnvironment() -> FaultInjection {
+        FaultInjection(
+            killAt: getenv("UTENSILD_TEST_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
+            decoderCrashOn: getenv("UTENSILD_TEST_DECODER_CRASH").map { String(cString: $0) })
+    }
+
+    func reached(_ step: Step) {
+        if killAt == step { kill(getpid(), SIGKILL) }
+    }
+
+    func decoding(_ name: String) {
+        if let needle = decoderCrashOn, !needle.isEmpty, name.contains(needle) {
+            utensil_crashguard_simulate_crash()
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CUtensilSupport
+import Glibc
+
+/// The system calls the engine uses, each throwing a `SystemError` that names the path.
+enum FileOps {
+    static func lstat(_ path: RawPath) throws(SystemError) -> FileStatus {
+        var raw = stat()
+        let result = path.withCString { Glibc.lstat($0, &raw) }
+        guard result == 0 else { throw SystemError("lstat", path) }
+        return FileStatus(raw)
+    }
+
+    static func fstat(_ fd: Int32, path: RawPath) throws(SystemError) -> FileStatus {
+        var raw = stat()
+        guard Glibc.fstat(fd, &raw) == 0 else { throw SystemError("fstat", path) }
+        return FileStatus(raw)
+    }
+
+    /// Opens a drop for reading without following a symlink and without ever blocking
+    /// (a FIFO named `x.jpg` opens at once and is then refused by its `fstat`).
+    static func openDrop(_ path: RawPath) throws(SystemError) -> Int32 {
+        let fd = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        guard fd >= 0 else { throw SystemError("open", path) }
+        return fd
+    }
+
+    /// Reads exactly `size` bytes from the start of `fd`. Returns nil when the file is
+    /// shorter or longer than that (it is still being written).
+    static func readAll(_ fd: Int32, size: Int, path: RawPath) throws(SystemError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + offset, size - offset, off_t(offset))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path)
+            }
+            if count == 0 { return nil }
+            offset += count
+        }
+        var probe: UInt8 = 0
+        let extra = pread(fd, &probe, 1, off_t(size))
+        if extra != 0 { return nil }
+        return buffer
+    }
+
+    /// Writes `bytes` to a new file `path` through a temporary name in the same folder:
+    /// create exclusively, write, fsync, rename. The caller fsyncs the folder.
+    static func writeDurably(_ bytes: [UInt8], to path: RawPath, mode: mode_t = 0o640) throws(SystemError) {
+        let temporary = path.parent.appending(Array(temporaryPrefix.utf8) + path.lastComponent)
+        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw SystemError("create", temporary) }
+        do throws(SystemError) {
+            try writeAll(fd, bytes, path: temporary)
+            guard fsync(fd) == 0 else { throw SystemError("fsync", temporary) }
+            guard close(fd) == 0 else { throw SystemError("close", temporary) }
+        } catch {
+            close(fd)
+            try? unlink(temporary)
+            throw error
+        }
+        do throws(SystemError) {
+            try rename(temporary, to: path)
+        } catch {
+            try? unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Files being written carry this prefix; start-up reconciliation removes leftovers.
+    static let temporaryPrefix = ".tmp-"
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: RawPath) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write", path)
+            }
+            offset += count
+        }
+    }
+
+    static func fsyncDirectory(_ path: RawPath) throws(SystemError) {
+        let fd = path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError("open folder", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemError("fsync folder", path) }
+    }
+
+    static func unlink(_ path: RawPath) throws(SystemError) {
+        guard path.withCString({ Glibc.unlink($0) }) == 0 else { throw SystemError("remove", path) }
+    }
+
+    static func rename(_ from: RawPath, to: RawPath) throws(SystemError) {
+        let result = from.withCString { source in to.withCString { Glibc.rename(source, $0) } }
+        guard result == 0 else { throw SystemError("rename", from) }
+    }
+
+    /// Renames without ever replacing an existing file (EEXIST instead).
+    static func renameNoReplace(_ from: RawPath, to: RawPath) throws(SystemError) {
+        let result = from.withCString { source in
+            to.withCString { utensil_rename_noreplace(source, $0) }
+        }
+        guard result == 0 else { throw SystemError("rename", from) }
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    static func list(_ path: RawPath) throws(SystemError) -> [[UInt8]] {
+        guard let dir = path.withCString({ opendir($0) }) else { throw SystemError("open folder", path) }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                return Array(bytes[..<length])
+            }
+            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    static func makeDirectory(_ path: RawPath, mode: mode_t = 0o750) throws(SystemError) {
+        let result = path.withCString { mkdir($0, mode) }
+        guard result == 0 || errno == EEXIST else { throw SystemError("create folder", path) }
+    }
+}

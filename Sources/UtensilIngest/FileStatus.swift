@@ -1,0 +1,42 @@
+import Glibc
+
+/// What `lstat`/`fstat` say of a file, reduced to what the engine decides on.
+public struct FileStatus: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        case regular, directory, symlink, fifo, socket, characterDevice, blockDevice, unknown
+    }
+
+    public var kind: Kind
+    public var identity: FileIdentity
+    public var size: Int
+    public var modificationNanoseconds: Int64
+
+    init(_ raw: stat) {
+        switch raw.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symlink
+        case S_IFIFO: kind = .fifo
+        case S_IFSOCK: kind = .socket
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        default: kind = .unknown
+        }
+        identity = FileIdentity(device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino))
+        size = Int(raw.st_size)
+        modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+    }
+
+    /// The identity of this version of the file: the same inode with the same size and
+    /// modification time. Stored with each utensil so that a drop whose commit happened just
+    /// before a crash is recognised after restart instead of being ingested twice.
+    public var sourceKey: String {
+        "\(identity.device):\(identity.inode):\(size):\(modificationNanoseconds)"
+    }
+}
+
+/// A file's (device, inode): what "the same file" means while names come and go.
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+}

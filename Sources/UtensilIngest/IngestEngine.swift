@@ -1,0 +1,338 @@
+import Crypto
+import Foundation
+import Glibc
+import Logging
+import UtensilCatalog
+import UtensilCodec
+import UtensilCore
+
+/// Where a drop becomes a utensil — atomically — or a rejection a person understands.
+///
+/// `ingest(_:)` is synchronous and blocking (file I/O, decoding, a durable commit): callers run
+/// it on threads of their own, never on the cooperative pool. It is safe to call for different
+/// drops from several threads at once.
+public final class IngestEngine: Sendable {
+    public let settings: IngestSettings
+    public let catalog: Catalog
+    let logger: Logger
+    let faults: FaultInjection
+    let maker: ThumbnailMaker
+    let rejector: Rejector
+
+    public init(settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
+        self.settings = settings
+        self.catalog = catalog
+        self.logger = logger
+        self.faults = faults
+        self.maker = ThumbnailMaker(request: settings.thumbnail)
+        self.rejector = Rejector(folder: settings.rejected, faults: faults)
+    }
+
+    /// Ingests one drop, top to bottom:
+    /// open it safely → validate the name → check the size → read and hash → sniff the format →
+    /// duplicate policy → decode and make the thumbnail → write both files durably → commit the
+    /// row → only then remove the drop, if it is still the same file.
+    public func ingest(_ drop: Drop) -> IngestOutcome {
+        let started = ContinuousClock.now
+        let outcome: IngestOutcome
+        do {
+            outcome = try ingestOrThrow(drop)
+        } catch let failure as Failure {
+            outcome = settle(drop, failure)
+        } catch {
+            outcome = settle(drop, .transient(TransientFailure(.ioError, String(describing: error))))
+        }
+        log(outcome, drop: drop, duration: ContinuousClock.now - started)
+        return outcome
+    }
+
+    /// Why an ingest stopped before the end.
+    enum Failure: Error {
+        case rejected(Rejection, bytes: Int)
+        case transient(TransientFailure)
+        case vanished
+    }
+
+    private func ingestOrThrow(_ drop: Drop) throws -> IngestOutcome {
+        // 1. Open without following links or blocking, and look at what was really opened.
+        let fd: Int32
+        do {
+            fd = try FileOps.openDrop(drop.path)
+        } catch {
+            throw Self.openFailure(error, drop: drop)
+        }
+        defer { close(fd) }
+        let status = try FileOps.fstat(fd, path: drop.path)
+        guard status.kind == .regular else {
+            throw Failure.rejected(Self.notRegular(status.kind), bytes: 0)
+        }
+        let sourceKey = status.sourceKey
+        faults.reached(.opened)
+
+        // 2. A drop committed just before a crash is recognised, and only removed now.
+        if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
+            try removeDrop(drop, expected: status.identity)
+            return .alreadyIngested(existing)
+        }
+
+        // 3. The name, the extension, the size.
+        let name: UtensilName
+        do {
+            name = try UtensilName(fileNameBytes: drop.fileName)
+        } catch {
+            throw Failure.rejected(Rejection(error), bytes: status.size)
+        }
+        guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
+              DropVisibility.photoExtensions.contains(fileExtension)
+        else {
+            throw Failure.rejected(Self.unsupportedExtension(drop.fileName), bytes: status.size)
+        }
+        guard status.size > 0 else {
+            throw Failure.rejected(
+                Rejection(.corruptImage, "The file is empty (0 bytes); copy the photo into the inbox again."),
+                bytes: 0)
+        }
+        guard status.size <= settings.maxFileBytes else {
+            throw Failure.rejected(
+                Rejection(
+                    .tooLarge,
+                    "The file has \(status.size) bytes but at most \(settings.maxFileBytes) are allowed; export the photo at a smaller size."
+                ), bytes: status.size)
+        }
+
+        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded.
+        guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path) else {
+            throw Failure.transient(TransientFailure(.stillChanging, "\(drop) changed while it was read"))
+        }
+        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+
+        // 5. The format is read from the bytes, and must match the extension.
+        let format = bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) }
+        try checkFormat(format, fileExtension: fileExtension, size: status.size)
+
+        // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims).
+        try checkDuplicates(name: name, sha256: sha256, size: status.size)
+
+        // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
+        if try catalogCall({ try catalog.decoderCrashes(sourceKey: sourceKey) }) >= 2 {
+            throw Failure.rejected(
+                Rejection(
+                    .decoderCrash,
+                    "Decoding this file crashed utensild twice, so it was set aside; open and re-export it with an image editor before dropping it again."
+                ), bytes: status.size)
+        }
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try DecoderCrashGuard.decoding(key: sourceKey) {
+                faults.decoding(drop.fileName.lossyString)
+                return try bytes.withUnsafeBytes { raw in
+                    Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+                }.get()
+            }
+        } catch let error as ImageCodecError {
+            throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size)
+        }
+
+        // 8. Write the original and the thumbnail durably under a new id.
+        let id = UUID()
+        let originalPath = settings.originalPath(id: id.uuidString, fileExtension: fileExtension)
+        let thumbnailPath = settings.thumbnailPath(id: id.uuidString)
+        do throws(SystemError) {
+            try FileOps.writeDurably(bytes, to: originalPath)
+            faults.reached(.originalWritten)
+            try FileOps.writeDurably(thumbnail.jpeg, to: thumbnailPath)
+            faults.reached(.thumbnailWritten)
+            try FileOps.fsyncDirectory(settings.originals)
+            try FileOps.fsyncDirectory(settings.thumbnails)
+            faults.reached(.filesDurable)
+        } catch {
+            try? FileOps.unlink(originalPath)
+            try? FileOps.unlink(thumbnailPath)
+            throw Failure.transient(TransientFailure(error))
+        }
+
+        // 9. Commit the row. If the commit fails, neither file is left behind.
+        let record = UtensilRecord(
+            id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
+            fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
+            bytes: status.size, sha256: sha256, sourceKey: sourceKey,
+            nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
+            contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
+        do {
+            try catalog.insert(record)
+        } catch {
+            try? FileOps.unlink(originalPath)
+            try? FileOps.unlink(thumbnailPath)
+            throw Self.commitFailure(error, size: status.size)
+        }
+        faults.reached(.committed)
+
+        // 10. Only now does the drop leave the inbox, and only if it is still the file we read.
+        try? catalog.clearDecoderCrashes(sourceKey: sourceKey)
+        try removeDrop(drop, expected: status.identity)
+        faults.reached(.dropRemoved)
+        return .ingested(record)
+    }
+
+    // MARK: Steps
+
+    private func checkFormat(_ format: SniffedFormat, fileExtension: String, size: Int) throws {
+        let expected: SniffedFormat = fileExtension == "png" ? .png : .jpeg
+        switch format {
+        case expected:
+            return
+        case .jpeg, .png:
+            throw Failure.rejected(
+                Rejection(
+                    .extensionMismatch,
+                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(format == .png ? "png" : "jpg")."
+                ), bytes: size)
+        case .unknown:
+            throw Failure.rejected(
+                Rejection(
+                    .corruptImage,
+                    "The file is not a readable \(expected.displayName) image; export the photo again and drop the new file."
+                ), bytes: size)
+        default:
+            throw Failure.rejected(
+                Rejection(
+                    .unsupportedType,
+                    "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG or PNG and drop it again."
+                ), bytes: size)
+        }
+    }
+
+    private func checkDuplicates(name: UtensilName, sha256: String, size: Int) throws {
+        if settings.rejectDuplicateNames,
+           let existing = try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) {
+            throw Failure.rejected(Self.duplicateName(existing.name), bytes: size)
+        }
+        if settings.rejectDuplicateContent,
+           let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
+            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: size)
+        }
+    }
+
+    /// Removes the drop from the inbox if the entry is still the file that was ingested.
+    private func removeDrop(_ drop: Drop, expected: FileIdentity) throws {
+        guard let now = try? FileOps.lstat(drop.path), now.identity == expected else { return }
+        do {
+            try FileOps.unlink(drop.path)
+        } catch where error.isNotFound {
+            return
+        }
+    }
+
+    // MARK: Failures
+
+    /// Turns a failure into the outcome: a rejection moves the drop, a transient failure leaves it.
+    func settle(_ drop: Drop, _ failure: Failure) -> IngestOutcome {
+        switch failure {
+        case .vanished:
+            return .vanished
+        case .transient(let transient):
+            return .retryLater(transient)
+        case .rejected(let rejection, let bytes):
+            do {
+                let name = try rejector.reject(drop, rejection, bytes: bytes)
+                return .rejected(rejection, rejectedAs: name.lossyString)
+            } catch where error.isNotFound && (try? FileOps.lstat(drop.path)) == nil {
+                return .vanished
+            } catch {
+                return .retryLater(TransientFailure(error))
+            }
+        }
+    }
+
+    /// Runs a catalog read; a catalog that cannot answer is a transient failure.
+    private func catalogCall<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CatalogError {
+            throw Failure.transient(TransientFailure(error))
+        }
+    }
+
+    static func openFailure(_ error: SystemError, drop: Drop) -> Failure {
+        switch error.code {
+        case ELOOP:
+            return .rejected(notRegular(.symlink), bytes: 0)
+        case ENOENT, ENOTDIR:
+            return .vanished
+        case EACCES, EPERM:
+            return .rejected(
+                Rejection(
+                    .unreadable,
+                    "utensild is not allowed to read this file; give the utensil group read permission (chmod g+r) and drop it again."
+                ), bytes: drop.status.size)
+        case ENXIO, EISDIR:
+            return .rejected(notRegular(drop.status.kind), bytes: 0)
+        default:
+            return .transient(TransientFailure(error))
+        }
+    }
+
+    static func commitFailure(_ error: CatalogError, size: Int) -> Failure {
+        switch error {
+        case .duplicateName(let existing): .rejected(duplicateName(existing), bytes: size)
+        case .duplicateContent(let existing): .rejected(duplicateContent(existing), bytes: size)
+        case .alreadyIngested: .vanished
+        case .notFound, .unavailable: .transient(TransientFailure(error))
+        }
+    }
+
+    static func notRegular(_ kind: FileStatus.Kind) -> Rejection {
+        let what: String = switch kind {
+        case .directory: "a folder"
+        case .symlink: "a symbolic link"
+        case .fifo: "a named pipe"
+        case .socket: "a socket"
+        case .characterDevice, .blockDevice: "a device"
+        case .regular, .unknown: "not a regular file"
+        }
+        return Rejection(
+            .notARegularFile,
+            "This is \(what), not a photo file; copy the photo itself into the inbox.")
+    }
+
+    static func unsupportedExtension(_ fileName: [UInt8]) -> Rejection {
+        let shown = DropVisibility.fileExtension(of: fileName).map { "a .\($0) file" } ?? "a file without an extension"
+        return Rejection(
+            .unsupportedType,
+            "This is \(shown), but utensild takes only .jpg, .jpeg and .png photos; convert it to JPEG or PNG and drop it again.")
+    }
+
+    static func duplicateName(_ existing: String) -> Rejection {
+        Rejection(
+            .duplicateName,
+            "A utensil named \(existing) already exists; rename the file to a name not yet used, or delete the old utensil first.")
+    }
+
+    static func duplicateContent(_ existing: String) -> Rejection {
+        Rejection(
+            .duplicateContent,
+            "This exact photo is already the utensil \(existing); there is nothing to add, so delete this copy.")
+    }
+
+    static func rejection(for error: ImageCodecError, fileExtension: String) -> Rejection {
+        switch error {
+        case .unrecognizedFormat:
+            Rejection(.corruptImage, "The file is not a readable image; export the photo again and drop the new file.")
+        case .unsupported(let format, let detail):
+            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary 8-bit JPEG or PNG and drop it again.")
+        case .tooManyPixels(let width, let height, let limit):
+            Rejection(.tooManyPixels, "The image is \(width)×\(height) pixels but at most \(limit) pixels are allowed; scale it down and drop it again.")
+        case .corrupt(let detail):
+            Rejection(.corruptImage, "The image data is damaged or incomplete (\(detail)); copy the photo again from its source.")
+        }
+    }
+}
+
+extension IngestEngine {
+    /// Rejects a drop for a reason found outside the pipeline (for example `never-settled`).
+    public func reject(_ drop: Drop, _ rejection: Rejection) -> IngestOutcome {
+        let outcome = settle(drop, .rejected(rejection, bytes: drop.status.size))
+        log(outcome, drop: drop, duration: .zero)
+        return outcome
+    }
+}

@@ -1,0 +1,46 @@
+import UtensilCodec
+
+/// What the engine needs to know, mapped from the daemon's configuration.
+public struct IngestSettings: Sendable {
+    public var inbox: RawPath
+    public var rejected: RawPath
+    public var stateDirectory: RawPath
+    public var thumbnail: ThumbnailRequest
+    public var maxFileBytes: Int
+    public var rejectDuplicateNames: Bool
+    public var rejectDuplicateContent: Bool
+
+    public init(
+        inbox: String, rejected: String, stateDirectory: String,
+        thumbnail: ThumbnailRequest = ThumbnailRequest(), maxFileBytes: Int = 104_857_600,
+        rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true
+    ) {
+        self.inbox = RawPath(inbox)
+        self.rejected = RawPath(rejected)
+        self.stateDirectory = RawPath(stateDirectory)
+        self.thumbnail = thumbnail
+        self.maxFileBytes = maxFileBytes
+        self.rejectDuplicateNames = rejectDuplicateNames
+        self.rejectDuplicateContent = rejectDuplicateContent
+    }
+
+    /// `state_dir/utensils.sqlite`
+    public var catalogPath: String { stateDirectory.appending("utensils.sqlite").description }
+    /// `state_dir/originals`
+    public var originals: RawPath { stateDirectory.appending("originals") }
+    /// `state_dir/thumbnails`
+    public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
+    /// Appended to by the fatal-signal handler with the drop being decoded.
+    public var crashLog: RawPath { stateDirectory.appending("decoder-crashes.log") }
+
+    public func originalPath(id: UUIDString, fileExtension: String) -> RawPath {
+        originals.appending("\(id).\(fileExtension)")
+    }
+
+    public func thumbnailPath(id: UUIDString) -> RawPath {
+        thumbnails.appending("\(id).jpeg")
+    }
+}
+
+/// A UUID in Swift's `uuidString` form, as used in file names.
+public typealias UUIDString = String

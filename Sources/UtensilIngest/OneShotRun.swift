@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+import UtensilCore
+
+/// `utensild --oneshot`: ingest everything in the inbox now, on `workers` threads, and report.
+public struct OneShotRun: Sendable {
+    public struct Summary: Sendable, Equatable {
+        public var ingested = 0
+        public var rejected = 0
+        public var leftForRetry = 0
+        public var alreadyIngested = 0
+    }
+
+    let engine: IngestEngine
+    let workers: Int
+    let settle: SettlePolicy
+
+    public init(engine: IngestEngine, workers: Int, settleSeconds: Double) {
+        self.engine = engine
+        self.workers = max(1, workers)
+        self.settle = SettlePolicy(settleSeconds: settleSeconds)
+    }
+
+    /// Ingests every drop now in the inbox; `report` is called once per drop, from worker threads.
+    public func run(report: @Sendable (Drop, IngestOutcome) -> Void) throws -> Summary {
+        let scanner = InboxScanner(inbox: engine.settings.inbox, excludedFolders: excludedFolders())
+        let drops = try scanner.scan()
+        let next = Mutex(0)
+        let summary = Mutex(Summary())
+        DispatchQueue.concurrentPerform(iterations: min(workers, max(drops.count, 1))) { _ in
+            while true {
+                let index = next.withLock { value -> Int in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < drops.count else { return }
+                let outcome = process(drops[index])
+                summary.withLock { $0.count(outcome) }
+                report(drops[index], outcome)
+            }
+        }
+        return summary.withLock { $0 }
+    }
+
+    private func process(_ drop: Drop) -> IngestOutcome {
+        switch settle.waitUntilSettled(drop) {
+        case .settled(let current):
+            return engine.ingest(current)
+        case .vanished:
+            return .vanished
+        case .neverSettled:
+            return engine.reject(drop, Rejection(
+                .neverSettled,
+                "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step."))
+        }
+    }
+
+    /// The rejected and state folders, when someone placed them inside the inbox.
+    private func excludedFolders() -> Set<FileIdentity> {
+        let settings = engine.settings
+        return Set([settings.rejected, settings.stateDirectory].compactMap { try? FileOps.lstat($0).identity })
+    }
+}
+
+extension OneShotRun.Summary {
+    mutating func count(_ outcome: IngestOutcome) {
+        switch outcome {
+        case .ingested: ingested += 1
+        case .alreadyIngested: alreadyIngested += 1
+        case .rejected: rejected += 1
+        case .retryLater: leftForRetry += 1
+        case .vanished: break
+        }
+    }
+}

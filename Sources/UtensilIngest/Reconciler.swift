@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import UtensilCatalog
+import UtensilCore
+
+/// What start-up reconciliation found and mended.
+public struct ReconcileReport: Sendable, Equatable {
+    /// Half-written files of an interrupted ingest or rejection.
+    public var temporariesRemoved = 0
+    /// Originals and thumbnails whose row was never committed.
+    public var orphansRemoved = 0
+    /// Sidecars whose drop never reached `rejected/` (the drop is still in the inbox).
+    public var sidecarsRemoved = 0
+    /// Decoder crashes recorded by the fatal-signal handler of the previous run.
+    public var decoderCrashesRecorded = 0
+    /// Rows whose original or thumbnail is missing (reported, not deleted: a person decides).
+    public var rowsMissingFiles: [UUID] = []
+
+    public init() {}
+
+    public var changedAnything: Bool {
+        temporariesRemoved + orphansRemoved + sidecarsRemoved + decoderCrashesRecorded > 0
+    }
+}
+
+/// Brings the state folder back to the invariant after any interruption, `kill -9` included:
+/// every file in `originals/` and `thumbnails/` has its row, and nothing half-written remains.
+/// Runs before any ingest starts, when no ingest can be in flight.
+public struct Reconciler: Sendable {
+    let settings: IngestSettings
+    let catalog: Catalog
+    let logger: Logger
+
+    public init(settings: IngestSettings, catalog: Catalog, logger: Logger) {
+        self.settings = settings
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    public func reconcile() throws -> ReconcileReport {
+        var report = ReconcileReport()
+        try FileOps.makeDirectory(settings.originals)
+        try FileOps.makeDirectory(settings.thumbnails)
+        try FileOps.makeDirectory(settings.rejected)
+
+        for key in DecoderCrashGuard.takeRecordedCrashes(crashLog: settings.crashLog) where !key.isEmpty {
+            let count = try catalog.recordDecoderCrash(sourceKey: key)
+            report.decoderCrashesRecorded += 1
+            logger.error(
+                "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
+                metadata: ["MESSAGE_ID": .string(MessageID.decoderCrash.rawValue), "SOURCE_KEY": .string(key)])
+        }
+
+        let ids = try catalog.allIDs()
+        var filesSeen: [UUID: Int] = [:]
+        for folder in [settings.originals, settings.thumbnails] {
+            for name in try FileOps.list(folder) {
+                let path = folder.appending(name)
+                if name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+                    try FileOps.unlink(path)
+                    report.temporariesRemoved += 1
+                    continue
+                }
+                guard let id = Self.utensilID(fromFileName: name) else {
+                    logger.warning("\(path) does not belong to utensild; leaving it alone")
+                    continue
+                }
+                if ids.contains(id) {
+                    filesSeen[id, default: 0] += 1
+                } else {
+                    try FileOps.unlink(path)
+                    report.orphansRemoved += 1
+                }
+            }
+            try FileOps.fsyncDirectory(folder)
+        }
+        report.rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < 2 }.sorted { $0.uuidString < $1.uuidString }
+
+        let rejectedNames = Set(try FileOps.list(settings.rejected))
+        let suffix = Array(RejectionSidecar.suffix.utf8)
+        for name in rejectedNames {
+            let path = settings.rejected.appending(name)
+            if name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+                try FileOps.unlink(path)
+                report.temporariesRemoved += 1
+            } else if name.count > suffix.count, Array(name.suffix(suffix.count)) == suffix,
+                      !rejectedNames.contains(Array(name.dropLast(suffix.count))),
+                      !rejectedNames.contains(name + suffix) {
+                // (A rejected file that is itself named `….error.json` has a sidecar of its own.)
+                try FileOps.unlink(path)
+                report.sidecarsRemoved += 1
+            }
+        }
+
+        if report.changedAnything {
+            logger.notice(
+                "Reconciled the state folder: removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
+                metadata: ["MESSAGE_ID": .string(MessageID.reconciled.rawValue)])
+        }
+        for id in report.rowsMissingFiles {
+            logger.error("Utensil \(id.uuidString) is missing its original or thumbnail; `utensilctl check` lists it")
+        }
+        return report
+    }
+
+    /// `<UUID>.<ext>` → the UUID.
+    static func utensilID(fromFileName name: [UInt8]) -> UUID? {
+        guard let dot = name.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        return UUID(uuidString: name[..<dot].lossyString)
+    }
+}

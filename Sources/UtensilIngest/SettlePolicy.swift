@@ -1,0 +1,38 @@
+import Foundation
+
+/// A drop is taken only once its size and modification time have been unchanged for
+/// `settle_seconds`; one that is still changing after an hour is `never-settled`.
+public struct SettlePolicy: Sendable {
+    public var settleSeconds: Double
+    public var giveUpAfterSeconds: Double = 3600
+
+    public init(settleSeconds: Double) { self.settleSeconds = settleSeconds }
+
+    public enum Verdict: Sendable {
+        case settled(Drop)
+        case vanished
+        case neverSettled
+    }
+
+    /// Whether `drop` has been quiet long enough, judged by its modification time.
+    public func isSettled(_ status: FileStatus, now: Date = Date()) -> Bool {
+        let modified = Double(status.modificationNanoseconds) / 1e9
+        return now.timeIntervalSince1970 - modified >= settleSeconds
+    }
+
+    /// Blocks the calling thread until the drop has settled (for `--oneshot`; the daemon
+    /// schedules re-checks instead of blocking).
+    public func waitUntilSettled(_ drop: Drop) -> Verdict {
+        let deadline = Date().addingTimeInterval(giveUpAfterSeconds)
+        var current = drop
+        while true {
+            guard let status = try? FileOps.lstat(drop.path) else { return .vanished }
+            current.status = status
+            if status.kind != .regular || isSettled(status) { return .settled(current) }
+            if Date() > deadline { return .neverSettled }
+            let modified = Double(status.modificationNanoseconds) / 1e9
+            let remaining = max(0.05, settleSeconds - (Date().timeIntervalSince1970 - modified))
+            Thread.sleep(forTimeInterval: min(remaining, 1))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import UtensilConfig
+
+/// One `--<key>` flag per configuration key of the contract.
+struct ConfigurationFlags: ParsableArguments {
+    @Option(name: .customLong("inbox"), help: "The watched folder people drop photos into.") var inbox: String?
+    @Option(name: .customLong("rejected"), help: "Where failed drops go, each with a sidecar.") var rejected: String?
+    @Option(name: .customLong("state-dir"), help: "Holds utensils.sqlite, originals/ and thumbnails/.") var stateDir: String?
+    @Option(name: .customLong("control-socket"), help: "The control socket.") var controlSocket: String?
+    @Option(name: .customLong("socket-mode"), help: "Permission bits of the control socket (octal).") var socketMode: String?
+    @Option(name: .customLong("workers"), help: "Parallel ingests (0 = one per CPU core).") var workers: String?
+    @Option(name: .customLong("thumbnail-size"), help: "Thumbnail edge in pixels.") var thumbnailSize: String?
+    @Option(name: .customLong("thumbnail-quality"), help: "JPEG quality of thumbnails.") var thumbnailQuality: String?
+    @Option(name: .customLong("max-file-bytes"), help: "Larger drops are rejected (too-large).") var maxFileBytes: String?
+    @Option(name: .customLong("max-pixels"), help: "Images with more pixels are rejected before decoding.") var maxPixels: String?
+    @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
+    @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
+    @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
+    @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
+    @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+
+    /// The flags given, by key.
+    var values: [ConfigKey: String] {
+        let pairs: [(ConfigKey, String?)] = [
+            (.inbox, inbox), (.rejected, rejected), (.stateDir, stateDir), (.controlSocket, controlSocket),
+            (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
+            (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
+            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
+            (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
+        ]
+        return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
+    }
+}

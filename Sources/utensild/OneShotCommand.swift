@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import Synchronization
+import UtensilCatalog
+import UtensilCodec
+import UtensilConfig
+import UtensilIngest
+
+/// `utensild --oneshot`: reconcile, ingest the inbox once, print a line per drop and a summary.
+struct OneShotCommand {
+    let configuration: UtensilConfiguration
+    let logger: Logger
+
+    /// Returns the exit code: 0, or 1 if a drop was left for retry.
+    func run() throws -> Int32 {
+        let settings = IngestSettings(configuration)
+        let catalog = try Catalog(path: settings.catalogPath)
+        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+        try DecoderCrashGuard.install(crashLog: settings.crashLog)
+        let engine = IngestEngine(settings: settings, catalog: catalog, logger: logger)
+        let run = OneShotRun(
+            engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)
+        let output = Mutex(())
+        let summary = try run.run { drop, outcome in
+            let line = Self.line(drop, outcome)
+            output.withLock { _ in print(line) }
+        }
+        print(
+            "\(summary.ingested) ingested, \(summary.rejected) rejected, \(summary.leftForRetry) left for retry"
+                + (summary.alreadyIngested > 0 ? ", \(summary.alreadyIngested) finished from an interrupted run" : ""))
+        return summary.leftForRetry > 0 ? 1 : 0
+    }
+
+    static func line(_ drop: Drop, _ outcome: IngestOutcome) -> String {
+        switch outcome {
+        case .ingested(let record): "ingested  \(drop) → \(record.name) (\(record.id.uuidString))"
+        case .alreadyIngested(let record): "ingested  \(drop) → \(record.name) (\(record.id.uuidString), finished from an interrupted run)"
+        case .rejected(let rejection, _): "rejected  \(drop): \(rejection.reason.rawValue) — \(rejection.message)"
+        case .retryLater(let failure): "retry     \(drop): \(failure.message)"
+        case .vanished: "gone      \(drop)"
+        }
+    }
+}
+
+extension IngestSettings {
+    init(_ configuration: UtensilConfiguration) {
+        self.init(
+            inbox: configuration.inbox, rejected: configuration.rejected, stateDirectory: configuration.stateDir,
+            thumbnail: ThumbnailRequest(
+                size: configuration.thumbnailSize, quality: configuration.thumbnailQuality,
+                maxPixels: configuration.maxPixels),
+            maxFileBytes: configuration.maxFileBytes,
+            rejectDuplicateNames: configuration.duplicateNames == .reject,
+            rejectDuplicateContent: configuration.duplicateContent == .reject)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import UtensilCatalog
+
+@Suite("Catalog")
+struct CatalogTests {
+    let folder: URL
+    let catalog: Catalog
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+    }
+
+    func record(
+        name: String, sha: String = UUID().uuidString, source: String? = UUID().uuidString,
+        rejectNames: Bool = true, rejectContent: Bool = true
+    ) -> UtensilRecord {
+        let key = name.lowercased()
+        return UtensilRecord(
+            id: UUID(), name: name, nameKey: key, searchKey: key, fileExtension: "jpg",
+            createdAt: Date(), width: 4032, height: 3024, bytes: 1234, sha256: sha, sourceKey: source,
+            nameClaim: rejectNames ? key : nil, contentClaim: rejectContent ? sha : nil)
+    }
+
+    @Test func walWithFullSynchronousCommits() throws {
+        #expect(try catalog.pragma("journal_mode") == "wal")
+        #expect(try catalog.pragma("synchronous") == "2")  // FULL
+    }
+
+    @Test func insertThenReadBackEveryField() throws {
+        let spoon = record(name: "Spoon")
+        try catalog.insert(spoon)
+        let read = try #require(try catalog.utensil(id: spoon.id))
+        #expect(read.name == "Spoon")
+        #expect(read.fileExtension == "jpg")
+        #expect(read.width == 4032 && read.height == 3024 && read.bytes == 1234)
+        #expect(abs(read.createdAt.timeIntervalSince(spoon.createdAt)) < 0.001)
+        #expect(try catalog.count() == 1)
+        #expect(try catalog.allIDs() == [spoon.id])
+    }
+
+    @Test func duplicateNamesAreRefusedBySQLite() throws {
+        try catalog.insert(record(name: "Spoon"))
+        #expect(throws: CatalogError.duplicateName(existing: "Spoon")) {
+            try catalog.insert(record(name: "Spoon"))
+        }
+        #expect(try catalog.count() == 1)
+    }
+
+    @Test func duplicateNamesAreAllowedWhenTheRecordClaimsNothing() throws {
+        try catalog.insert(record(name: "Spoon", rejectNames: false))
+        try catalog.insert(record(name: "Spoon", rejectNames: false))
+        #expect(try catalog.count() == 2)
+    }
+
+    @Test func duplicateContentIsRefusedBySQLite() throws {
+        try catalog.insert(record(name: "Spoon", sha: "abc"))
+        #expect(throws: CatalogError.duplicateContent(existing: "Spoon")) {
+            try catalog.insert(record(name: "Fork", sha: "abc"))
+        }
+        try catalog.insert(record(name: "Knife", sha: "abc", rejectContent: false))
+        #expect(try catalog.count() == 2)
+    }
+
+    @Test func theSameSourceIsNeverCommittedTwice() throws {
+        try catalog.insert(record(name: "Spoon", source: "1:2:3:4"))
+        #expect(throws: CatalogError.alreadyIngested) {
+            try catalog.insert(record(name: "Fork", source: "1:2:3:4"))
+        }
+        #expect(try catalog.utensil(sourceKey: "1:2:3:4")?.name == "Spoon")
+    }
+
+    @Test func decoderCrashesAreCountedAndCleared() throws {
+        #expect(try catalog.decoderCrashes(sourceKey: "k") == 0)
+        #expect(try catalog.recordDecoderCrash(sourceKey: "k") == 1)
+        #expect(try catalog.recordDecoderCrash(sourceKey: "k") == 2)
+        try catalog.clearDecoderCrashes(sourceKey: "k")
+        #expect(try catalog.decoderCrashes(sourceKey: "k") == 0)
+    }
+
+    @Test func reopeningKeepsRowsAndDoesNotRemigrate() throws {
+        try catalog.insert(record(name: "Spoon"))
+        let again = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        #expect(try again.count() == 1)
+        #expect(try again.integrityCheck() == ["ok"])
+    }
+
+    @Test func aLockedDatabaseIsReportedAsUnavailableNotAsADuplicate() throws {
+        let path = folder.appendingPathComponent("utensils.sqlite").path
+        let impatient = try Catalog(path: path, busyTimeout: 0.05)
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        locker.arguments = [path]
+        let input = Pipe()
+        let output = Pipe()
+        locker.standardInput = input
+        locker.standardOutput = output
+        try locker.run()
+        defer { locker.terminate(); locker.waitUntilExit() }
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
+        // Wait for the lock to be held: sqlite3 prints once its BEGIN EXCLUSIVE succeeded.
+        let line = output.fileHandleForReading.availableData
+        #expect(String(decoding: line, as: UTF8.self).contains("locked"))
+        do {
+            try impatient.insert(record(name: "Spoon"))
+            Issue.record("the insert should have waited for the lock and given up")
+        } catch {
+            guard case .unavailable = error else {
+                Issue.record("expected .unavailable, got \(error)")
+                return
+            }
+        }
+    }
+}

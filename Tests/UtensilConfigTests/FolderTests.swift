@@ -1,0 +1,110 @@
+import Foundation
+import Glibc
+import Testing
+@testable import UtensilConfig
+
+/// A configuration whose folders all live under `root`.
+private func configuration(under root: String) -> UtensilConfiguration {
+    var config = UtensilConfiguration.defaults
+    config.inbox = root + "/inbox"
+    config.rejected = root + "/rejected"
+    config.stateDir = root + "/state"
+    config.controlSocket = root + "/run/control.sock"
+    return config
+}
+
+private func isFolder(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+}
+
+@Suite struct FolderTests {
+    @Test func createsEveryFolderAndLeavesNoProbe() throws {
+        let folder = try TemporaryFolder()
+        let config = configuration(under: folder.path)
+        try config.prepareFolders()
+        try config.prepareFolders() // again: nothing to do, no error
+        for path in ["inbox", "rejected", "state", "state/originals", "state/thumbnails", "run"] {
+            #expect(isFolder(folder.file(path)), "\(path)")
+        }
+        for path in ["inbox", "rejected", "state", "run"] {
+            let content = try FileManager.default.contentsOfDirectory(atPath: folder.file(path))
+            #expect(content.allSatisfy { !$0.hasPrefix(".utensild-probe") }, "\(path): \(content)")
+        }
+    }
+
+    @Test func aMissingParentFailsNamingTheKey() throws {
+        let folder = try TemporaryFolder()
+        var config = configuration(under: folder.path)
+        config.stateDir = folder.file("missing/state")
+        let error = try #require(throws: ConfigurationError.self) { try config.prepareFolders() }
+        guard case .unusableFolder(.stateDir, folder.file("missing/state"), let problem) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(problem.contains("parent folder \"\(folder.file("missing"))\" does not exist"))
+        #expect(error.description.hasPrefix("state_dir: cannot use "))
+    }
+
+    @Test func aFileWhereAFolderBelongsFails() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("not a folder", to: "inbox")
+        let error = try #require(throws: ConfigurationError.self) { try configuration(under: folder.path).prepareFolders() }
+        #expect(error.key == .inbox)
+        #expect(error.description.contains("not a folder"))
+    }
+
+    @Test func theSocketPathMustBeFreeOrASocket() throws {
+        let folder = try TemporaryFolder()
+        let config = configuration(under: folder.path)
+        try FileManager.default.createDirectory(atPath: folder.file("run"), withIntermediateDirectories: false)
+        try folder.write("", to: "run/control.sock")
+        let error = try #require(throws: ConfigurationError.self) { try config.prepareFolders() }
+        #expect(error.key == .controlSocket)
+
+        try FileManager.default.removeItem(atPath: config.controlSocket)
+        #expect(mknod(config.controlSocket, S_IFSOCK | 0o600, 0) == 0)
+        try config.prepareFolders() // a stale socket is the daemon's to replace
+    }
+
+    /// A real read-only mount: root writes through permission bits, but not through `ro`.
+    @Test(.enabled(if: getuid() == 0, "mounting a read-only tmpfs needs root"))
+    func aReadOnlyMountFails() throws {
+        let folder = try TemporaryFolder()
+        let mountPoint = folder.file("ro")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        try #require(mount("tmpfs", mountPoint, "tmpfs", UInt(MS_RDONLY), "size=64k") == 0,
+                     "mount: \(String(cString: strerror(errno)))")
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+
+        var existing = configuration(under: folder.path)
+        existing.stateDir = mountPoint
+        let notWritable = try #require(throws: ConfigurationError.self) { try existing.prepareFolders() }
+        guard case .unusableFolder(.stateDir, mountPoint, let problem) = notWritable else {
+            Issue.record("unexpected \(notWritable)")
+            return
+        }
+        #expect(problem.contains("not writable (Read-only file system)"))
+
+        var inside = configuration(under: folder.path)
+        inside.rejected = mountPoint + "/rejected"
+        let cannotCreate = try #require(throws: ConfigurationError.self) { try inside.prepareFolders() }
+        #expect(cannotCreate.key == .rejected)
+        #expect(cannotCreate.description.contains("cannot create it: Read-only file system"))
+    }
+
+    /// Permission bits stop a non-root daemon; as root they are ignored, which the probe reports truthfully.
+    @Test func permissionBitsMatchWhoIsAsking() throws {
+        let folder = try TemporaryFolder()
+        let config = configuration(under: folder.path)
+        try config.prepareFolders()
+        #expect(chmod(config.inbox, 0o555) == 0)
+        defer { chmod(config.inbox, 0o755) }
+        if getuid() == 0 {
+            try config.prepareFolders()
+        } else {
+            let error = try #require(throws: ConfigurationError.self) { try config.prepareFolders() }
+            #expect(error.key == .inbox)
+        }
+    }
+}

@@ -1,0 +1,382 @@
+import Foundation
+import Glibc
+import Testing
+import UtensilCatalog
+import UtensilCore
+@testable import UtensilIngest
+
+@Suite("Ingest engine")
+struct IngestEngineTests {
+    let world: TestWorld
+
+    init() throws { world = try TestWorld() }
+
+    func image(_ spec: (String) -> TestImages.Spec) throws -> Data {
+        let path = world.root.appendingPathComponent("fixture-\(UUID().uuidString)").path
+        return try TestImages.make([spec(path)])[0]
+    }
+
+    @Test func aJPEGBecomesAUtensil() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.jpeg($0, width: 1200, height: 900) }
+        try world.drop("Spoon.JPG", bytes)
+        let engine = try world.engine()
+        guard case .ingested(let record) = try world.ingest("Spoon.JPG", with: engine) else {
+            Issue.record("not ingested")
+            return
+        }
+        #expect(record.name == "Spoon")
+        #expect(record.fileExtension == "jpg")
+        #expect(record.width == 1200 && record.height == 900)
+        #expect(record.bytes == bytes.count)
+        #expect(record.sha256 == sha256Hex(bytes))
+        let original = world.originals.appendingPathComponent("\(record.id.uuidString).jpg")
+        #expect(try Data(contentsOf: original) == bytes)
+        #expect(FileManager.default.fileExists(atPath: world.thumbnails.appendingPathComponent("\(record.id.uuidString).jpeg").path))
+        #expect(world.files(in: world.inbox) == [])
+        #expect(try InvariantChecker(world: world).verify(inputs: [bytes]).utensils == 1)
+    }
+
+    @Test func aPNGInASubFolderBecomesAUtensilAndTheFolderStays() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.png($0, mode: "RGBA") }
+        try world.drop("Holiday/Ladle.png", bytes)
+        let engine = try world.engine()
+        guard case .ingested(let record) = try world.ingest("Holiday/Ladle.png", with: engine) else {
+            Issue.record("not ingested")
+            return
+        }
+        #expect(record.name == "Ladle" && record.fileExtension == "png")
+        #expect(world.files(in: world.inbox) == ["Holiday"])
+        try InvariantChecker(world: world).verify(inputs: [bytes])
+    }
+
+    struct RejectionCase: Sendable, CustomTestStringConvertible {
+        var fileName: String
+        var content: Content
+        var reason: RejectionReason
+        var testDescription: String { "\(fileName) → \(reason.rawValue)" }
+
+        enum Content: Sendable { case jpeg, png, bytes([UInt8]), truncatedJPEG, pngHeaderBomb(Int, Int) }
+    }
+
+    @Test(arguments: [
+        RejectionCase(fileName: "   .jpg", content: .jpeg, reason: .emptyName),
+        RejectionCase(fileName: String(repeating: "ß", count: 101) + ".jpg", content: .jpeg, reason: .nameTooLong),
+        RejectionCase(fileName: "Spoon\nFork.jpg", content: .jpeg, reason: .nameHasLineBreak),
+        RejectionCase(fileName: "Spoon\u{1B}.jpg", content: .jpeg, reason: .nameHasControlCharacter),
+        RejectionCase(fileName: "Spoon\u{202E}gnp.jpg", content: .jpeg, reason: .nameHasControlCharacter),
+        RejectionCase(fileName: "notes.txt", content: .bytes(Array("hello".utf8)), reason: .unsupportedType),
+        RejectionCase(fileName: "README", content: .bytes(Array("hello".utf8)), reason: .unsupportedType),
+        RejectionCase(fileName: "phone.heic", content: .bytes([0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)), reason: .unsupportedType),
+        RejectionCase(fileName: "phone.jpg", content: .bytes([0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)), reason: .unsupportedType),
+        RejectionCase(fileName: "anim.jpg", content: .bytes(Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0]), reason: .unsupportedType),
+        RejectionCase(fileName: "Empty.jpg", content: .bytes([]), reason: .corruptImage),
+        RejectionCase(fileName: "Text.jpg", content: .bytes(Array("not a photo at all".utf8)), reason: .corruptImage),
+        RejectionCase(fileName: "Cut.jpg", content: .truncatedJPEG, reason: .corruptImage),
+        RejectionCase(fileName: "Looks like a jpeg.jpg", content: .png, reason: .extensionMismatch),
+        RejectionCase(fileName: "Looks like a png.png", content: .jpeg, reason: .extensionMismatch),
+        RejectionCase(fileName: "Bomb.png", content: .pngHeaderBomb(30000, 30000), reason: .tooManyPixels),
+    ])
+    func rejectionsMoveTheDropBesideASidecar(_ example: RejectionCase) throws {
+        defer { world.remove() }
+        let bytes: Data
+        switch example.content {
+        case .jpeg: bytes = try image { TestImages.jpeg($0) }
+        case .png: bytes = try image { TestImages.png($0) }
+        case .bytes(let raw): bytes = Data(raw)
+        case .truncatedJPEG:
+            let whole = try image { TestImages.jpeg($0) }
+            bytes = whole.prefix(whole.count / 2)
+        case .pngHeaderBomb(let width, let height): bytes = PNGBytes.headerOnly(width: width, height: height)
+        }
+        try world.drop(example.fileName, bytes)
+        let engine = try world.engine()
+        guard case .rejected(let rejection, let rejectedAs) = try world.ingest(example.fileName, with: engine) else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(rejection.reason == example.reason)
+        #expect(rejection.message.hasSuffix(".") && !rejection.message.contains("\n"))
+        #expect(rejectedAs == example.fileName)
+        #expect(world.files(in: world.inbox) == [])
+        let sidecar = try world.sidecar(for: example.fileName)
+        #expect(sidecar["file"] as? String == example.fileName)
+        #expect(sidecar["reason"] as? String == example.reason.rawValue)
+        #expect(sidecar["message"] as? String == rejection.message)
+        #expect(sidecar["bytes"] as? Int == bytes.count)
+        let rejectedAt = try #require(sidecar["rejectedAt"] as? String)
+        #expect(rejectedAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+        #expect(try Data(contentsOf: world.rejected.appendingPathComponent(example.fileName)) == bytes)
+        try InvariantChecker(world: world).verify(inputs: [bytes])
+    }
+
+    @Test func aNameThatIsNotUTF8IsRejectedAndStillMoved() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.jpeg($0) }
+        let name: [UInt8] = [0x53, 0xFF, 0x6F] + Array(".jpg".utf8)
+        let path = RawPath(world.inbox.path).appending(name)
+        _ = bytes.withUnsafeBytes { raw in
+            path.withCString { cPath -> Int in
+                let fd = open(cPath, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+                defer { close(fd) }
+                return write(fd, raw.baseAddress!, raw.count)
+            }
+        }
+        let engine = try world.engine()
+        let outcome = engine.ingest(Drop(path: path, inboxPath: name, status: try FileOps.lstat(path)))
+        guard case .rejected(let rejection, _) = outcome else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(rejection.reason == .nameNotUTF8)
+        let moved = RawPath(world.rejected.path).appending(name)
+        #expect(try FileOps.lstat(moved).size == bytes.count)
+        #expect((try? FileOps.lstat(path)) == nil)
+    }
+
+    @Test func tooLargeFollowsTheConfiguredLimit() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.jpeg($0) }
+        try world.drop("Big.jpg", bytes)
+        let engine = try world.engine(world.settings(maxFileBytes: bytes.count - 1))
+        guard case .rejected(let rejection, _) = try world.ingest("Big.jpg", with: engine) else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(rejection.reason == .tooLarge)
+    }
+
+    @Test func specialFilesAreNotRegularFilesAndNothingBlocks() throws {
+        defer { world.remove() }
+        let inbox = world.inbox.path
+        #expect(mkfifo(inbox + "/Pipe.jpg", 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: inbox + "/Shadow.jpg", withDestinationPath: "/etc/shadow")
+        try FileManager.default.createDirectory(atPath: inbox + "/Folder.jpg", withIntermediateDirectories: false)
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socketFD) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let socketPath = inbox + "/Socket.jpg"
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        let engine = try world.engine()
+        for name in ["Pipe.jpg", "Shadow.jpg", "Folder.jpg", "Socket.jpg"] {
+            guard case .rejected(let rejection, _) = try world.ingest(name, with: engine) else {
+                Issue.record("\(name) not rejected")
+                continue
+            }
+            #expect(rejection.reason == .notARegularFile, "\(name)")
+            #expect(try world.sidecar(for: name)["reason"] as? String == "not-a-regular-file")
+        }
+        // The symlink itself was moved, not what it points to.
+        let moved = try FileManager.default.destinationOfSymbolicLink(atPath: world.rejected.appendingPathComponent("Shadow.jpg").path)
+        #expect(moved == "/etc/shadow")
+        #expect(world.files(in: world.inbox) == [])
+    }
+
+    @Test func duplicateNamesAreRejectedAcrossCaseAndNormalisation() throws {
+        defer { world.remove() }
+        let first = try image { TestImages.jpeg($0, seed: 1) }
+        let second = try image { TestImages.png($0, seed: 2) }
+        try world.drop("Crème.jpg", first)
+        try world.drop("CRE\u{0300}ME.png", second)
+        let engine = try world.engine()
+        guard case .ingested = try world.ingest("Crème.jpg", with: engine) else {
+            Issue.record("first not ingested")
+            return
+        }
+        guard case .rejected(let rejection, _) = try world.ingest("CRE\u{0300}ME.png", with: engine) else {
+            Issue.record("second not rejected")
+            return
+        }
+        #expect(rejection.reason == .duplicateName)
+        #expect(rejection.message.contains("Crème"))
+        try InvariantChecker(world: world).verify(inputs: [first, second])
+    }
+
+    @Test func duplicateContentIsRejectedUnlessAllowed() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.jpeg($0) }
+        try world.drop("Spoon.jpg", bytes)
+        try world.drop("Same spoon.jpg", bytes)
+        try world.drop("Same spoon again.jpg", bytes)
+        let strict = try world.engine()
+        guard case .ingested = try world.ingest("Spoon.jpg", with: strict) else {
+            Issue.record("not ingested")
+            return
+        }
+        guard case .rejected(let rejection, _) = try world.ingest("Same spoon.jpg", with: strict) else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect(rejection.reason == .duplicateContent)
+        let lenient = try world.engine(world.settings(rejectDuplicateContent: false))
+        guard case .ingested = try world.ingest("Same spoon again.jpg", with: lenient) else {
+            Issue.record("duplicate content not allowed")
+            return
+        }
+        try InvariantChecker(world: world).verify(inputs: [bytes, bytes, bytes])
+    }
+
+    @Test func duplicateNamesAreIngestedWhenAllowed() throws {
+        defer { world.remove() }
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
+            TestImages.jpeg(world.root.appendingPathComponent("b").path, seed: 2),
+        ])
+        try world.drop("Spoon.jpg", images[0])
+        try world.drop("Kitchen/spoon.jpg", images[1])
+        let engine = try world.engine(world.settings(rejectDuplicateNames: false))
+        for name in ["Spoon.jpg", "Kitchen/spoon.jpg"] {
+            guard case .ingested = try world.ingest(name, with: engine) else {
+                Issue.record("\(name) not ingested")
+                return
+            }
+        }
+        #expect(try engine.catalog.count() == 2)
+    }
+
+    @Test func rejectedNamesNeverOverwrite() throws {
+        defer { world.remove() }
+        let engine = try world.engine()
+        for round in 1...3 {
+            try world.drop("Broken.jpg", Data("junk \(round)".utf8))
+            guard case .rejected(_, let rejectedAs) = try world.ingest("Broken.jpg", with: engine) else {
+                Issue.record("not rejected")
+                return
+            }
+            #expect(rejectedAs == (round == 1 ? "Broken.jpg" : "Broken (\(round)).jpg"))
+        }
+        #expect(world.files(in: world.rejected) == [
+            "Broken (2).jpg", "Broken (2).jpg.error.json", "Broken (3).jpg", "Broken (3).jpg.error.json",
+            "Broken.jpg", "Broken.jpg.error.json",
+        ])
+    }
+
+    @Test func aNameTooLongForTheSidecarIsShortenedButTheJSONKeepsIt() throws {
+        defer { world.remove() }
+        let long = String(repeating: "é", count: 100) + String(repeating: "x", count: 50) + ".txt"  // 254 bytes
+        #expect(long.utf8.count == 254)
+        try world.drop(long, Data("text".utf8))
+        let engine = try world.engine()
+        guard case .rejected(_, let rejectedAs) = try world.ingest(long, with: engine) else {
+            Issue.record("not rejected")
+            return
+        }
+        #expect((rejectedAs + ".error.json").utf8.count <= 255)
+        #expect(rejectedAs.hasSuffix(".txt"))
+        #expect(try world.sidecar(for: rejectedAs)["file"] as? String == long)
+    }
+
+    @Test func whenTheCommitFailsNoFilesAreLeftAndTheDropStays() throws {
+        defer { world.remove() }
+        let bytes = try image { TestImages.jpeg($0) }
+        try world.drop("Spoon.jpg", bytes)
+        let engine = try world.engine(busyTimeout: 0.05)
+        let lock = try SQLiteLock(path: world.settings().catalogPath)
+        defer { lock.release() }
+        guard case .retryLater(let failure) = try world.ingest("Spoon.jpg", with: engine) else {
+            Issue.record("should be left for retry")
+            return
+        }
+        #expect(failure.kind == .catalogUnavailable)
+        #expect(world.files(in: world.originals) == [])
+        #expect(world.files(in: world.thumbnails) == [])
+        #expect(world.files(in: world.inbox) == ["Spoon.jpg"])
+        lock.release()
+        guard case .ingested = try world.ingest("Spoon.jpg", with: engine) else {
+            Issue.record("not ingested once the lock is gone")
+            return
+        }
+        try InvariantChecker(world: world).verify(inputs: [bytes])
+    }
+
+    @Test func aDropReplacedBeforeItIsOpenedIsIngestedAsTheNewFile() throws {
+        defer { world.remove() }
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
+            TestImages.jpeg(world.root.appendingPathComponent("b").path, seed: 2),
+        ])
+        try world.drop("Spoon.jpg", images[0])
+        let drop = try world.found("Spoon.jpg")
+        // Replace the inbox entry with another file (another inode) before the engine reads it.
+        try world.drop("Spoon.jpg.new", images[1])
+        #expect(rename(world.inbox.appendingPathComponent("Spoon.jpg.new").path, world.inbox.appendingPathComponent("Spoon.jpg").path) == 0)
+        let engine = try world.engine()
+        let outcome = engine.ingest(drop)
+        // The engine opened the new file: it is ingested under its own identity, and removed.
+        guard case .ingested(let record) = outcome else {
+            Issue.record("expected the replacement to be ingested, got \(outcome)")
+            return
+        }
+        #expect(record.sha256 == sha256Hex(images[1]))
+    }
+
+    @Test func neverSettledWhenTheFileKeepsChanging() throws {
+        defer { world.remove() }
+        let url = try world.drop("Growing.jpg", Data("x".utf8))
+        // A modification time in the future never becomes old enough.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(3600)], ofItemAtPath: url.path)
+        var policy = SettlePolicy(settleSeconds: 0.1)
+        policy.giveUpAfterSeconds = 0.3
+        guard case .neverSettled = policy.waitUntilSettled(try world.found("Growing.jpg")) else {
+            Issue.record("expected never-settled")
+            return
+        }
+    }
+}
+
+/// Holds SQLite's write lock on a database from another process (the sqlite3 CLI).
+final class SQLiteLock {
+    let process = Process()
+    let input = Pipe()
+    private var released = false
+
+    init(path: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.contains("locked") else { throw TestFailure("sqlite3 did not take the lock: \(line)") }
+    }
+
+    func release() {
+        guard !released else { return }
+        released = true
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        process.waitUntilExit()
+    }
+}
+
+/// PNG bytes made by hand, for headers no encoder would write.
+enum PNGBytes {
+    static func headerOnly(width: Int, height: Int) -> Data {
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var ihdr = Data("IHDR".utf8)
+        for value in [UInt32(width), UInt32(height)] { withUnsafeBytes(of: value.bigEndian) { ihdr.append(contentsOf: $0) } }
+        ihdr.append(contentsOf: [8, 2, 0, 0, 0])
+        withUnsafeBytes(of: UInt32(13).bigEndian) { data.append(contentsOf: $0) }
+        data.append(ihdr)
+        withUnsafeBytes(of: crc32(ihdr).bigEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
+        }
+        return ~crc
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// Runs the real `utensild` binary built next to the test bundle.
+struct UtensildProcess {
+    /// `.build/<configuration>/utensild`, beside the test bundle.
+    static var binary: URL {
+        get throws {
+            let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            var folder = bundle.deletingLastPathComponent()
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("utensild")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                folder = folder.deletingLastPathComponent()
+            }
+            throw TestFailure("the utensild binary was not found beside \(bundle.path); run `swift build --build-tests` first")
+        }
+    }
+
+    struct Result {
+        var status: Int32
+        var killedBySignal: Bool
+        var output: String
+        var errors: String
+    }
+
+    /// The flags that point utensild at a test world.
+    static func arguments(for world: TestWorld, extra: [String] = []) -> [String] {
+        [
+            "--config", "/dev/null",
+            "--inbox", world.inbox.path, "--rejected", world.rejected.path, "--state-dir", world.state.path,
+            "--control-socket", world.root.appendingPathComponent("control.sock").path,
+            "--settle-seconds", "0", "--log-level", "debug",
+        ] + extra
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("UTENSILD_") }
+        env["SWIFT_BACKTRACE"] = "enable=no"
+        env.merge(environment) { $1 }
+        process.environment = env
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return (process, output, errors)
+    }
+
+    /// Runs utensild to completion.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let (process, output, errors) = try start(arguments, environment: environment)
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
+            output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+}
