@@ -4,7 +4,10 @@ import GRDB
 /// One utensil as the catalog stores it.
 public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "utensil"
-    public static let databaseUUIDEncodingStrategy = DatabaseUUIDEncodingStrategy.uppercaseString
+    /// Ids are stored as text in `uuidString` form, readable with the sqlite3 CLI.
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
+        .uppercaseString
+    }
 
     public var id: UUID
     /// The name as people see it.

@@ -5,41 +5,45 @@ struct BoxShrinker {
     let factor: Int
     let sourceWidth: Int
     let sourceHeight: Int
-    /// Shrunk columns to produce; columns outside are skipped.
+    /// Shrunk columns produced (others are never computed).
     let columns: Range<Int>
     private var sums: [Float]
     private var rowsInBlock = 0
 
-    var shrunkWidth: Int { (sourceWidth + factor - 1) / factor }
-    var shrunkHeight: Int { (sourceHeight + factor - 1) / factor }
+    /// Source columns read: the blocks of `columns`.
+    var sourceColumns: Range<Int> {
+        (columns.lowerBound * factor)..<min(columns.upperBound * factor, sourceWidth)
+    }
 
     init(factor: Int, sourceWidth: Int, sourceHeight: Int, columns: Range<Int>) {
         self.factor = factor
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.columns = columns
-        sums = [Float](repeating: 0, count: (sourceWidth + factor - 1) / factor * 3)
+        sums = [Float](repeating: 0, count: columns.count * 3)
     }
 
-    /// Adds source row `y` (RGB8, `sourceWidth` pixels); when it completes a block row, calls
-    /// `emit` with the shrunk row index and its averaged RGB floats (`shrunkWidth * 3`).
+    /// Adds source row `y`, given as RGB8 for ``sourceColumns`` only. When it completes a row of
+    /// blocks, calls `emit` with the shrunk row index and its averages (RGB floats for `columns`).
     mutating func add(
         row: UnsafeBufferPointer<UInt8>, y: Int,
         emit: (Int, UnsafeBufferPointer<Float>) -> Void
     ) {
-        let factor = self.factor, width = sourceWidth
+        let factor = self.factor, width = sourceWidth, columns = self.columns
+        let firstSourceColumn = columns.lowerBound * factor
         sums.withUnsafeMutableBufferPointer { sums in
             for column in columns {
                 let from = column * factor, to = min(from + factor, width)
                 var r: Float = 0, g: Float = 0, b: Float = 0
-                for x in from..<to {
+                for x in (from - firstSourceColumn)..<(to - firstSourceColumn) {
                     r += Float(row[x * 3])
                     g += Float(row[x * 3 + 1])
                     b += Float(row[x * 3 + 2])
                 }
-                sums[column * 3] += r
-                sums[column * 3 + 1] += g
-                sums[column * 3 + 2] += b
+                let slot = (column - columns.lowerBound) * 3
+                sums[slot] += r
+                sums[slot + 1] += g
+                sums[slot + 2] += b
             }
         }
         rowsInBlock += 1
@@ -48,7 +52,8 @@ struct BoxShrinker {
         sums.withUnsafeMutableBufferPointer { sums in
             for column in columns {
                 let pixels = Float(min(column * factor + factor, width) - column * factor) * rows
-                for channel in 0..<3 { sums[column * 3 + channel] /= pixels }
+                let slot = (column - columns.lowerBound) * 3
+                for channel in 0..<3 { sums[slot + channel] /= pixels }
             }
             emit(y / factor, UnsafeBufferPointer(sums))
             for index in sums.indices { sums[index] = 0 }

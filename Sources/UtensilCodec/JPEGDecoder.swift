@@ -3,8 +3,9 @@ import CTurboJPEG
 /// Decodes a JPEG with libturbojpeg straight to the scaled centre square.
 ///
 /// Order of work: the marker walk (orientation, Adobe marker, frame type), the header (refuse
-/// above `maxPixels` before allocating anything), a DCT-scaled decode at the smallest scale
-/// that still covers the thumbnail, then the resampler.
+/// above `maxPixels` before allocating anything), a check that the data reaches its EOI marker
+/// (truncation), a DCT-scaled decode at the smallest scale that still covers the thumbnail,
+/// then the resampler.
 struct JPEGDecoder {
     let size: Int
     let maxPixels: Int
@@ -25,11 +26,26 @@ struct JPEGDecoder {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         try check(
             tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace),
-            handle, bytes)
+            handle)
         guard width > 0, height > 0 else { throw .corrupt(detail: "The JPEG header gives no image size.") }
         let storedWidth = Int(width), storedHeight = Int(height)
         guard storedWidth * storedHeight <= maxPixels else {
             throw .tooManyPixels(width: storedWidth, height: storedHeight, limit: maxPixels)
+        }
+
+        // A file cut short is corrupt: say so before spending a decode on it (libjpeg would
+        // pad the missing part with grey, and report only its first warning).
+        guard JPEGMarkers.reachesEndOfImage(bytes) else {
+            throw .corrupt(detail: "Premature end of JPEG file: the data stops before the end-of-image marker.")
+        }
+
+        // A progressive frame makes libjpeg hold coefficients for the whole image (2–6 bytes a
+        // pixel). Huffman coding spends at least one bit per 8×8 block on DC alone, in at least
+        // one component with half the blocks or more: a file far shorter is a decoding bomb.
+        let blocks = ((storedWidth + 7) / 8) * ((storedHeight + 7) / 8)
+        if markers.frameMarker == 0xC2, bytes.count < blocks / 16 {
+            throw .corrupt(
+                detail: "The progressive JPEG data (\(bytes.count) bytes) is far too short for \(storedWidth)×\(storedHeight) pixels.")
         }
 
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
@@ -43,18 +59,20 @@ struct JPEGDecoder {
                 handle, base, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
                 Int32(scaledHeight), Int32(pixelFormat.rawValue), TJFLAG_LIMITSCANS)
         }
-        try check(status, handle, bytes)
+        try check(status, handle)
 
         var resampler = ThumbnailResampler(
             sourceWidth: scaledWidth, sourceHeight: scaledHeight,
             region: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size)
-        var rgbRow = [UInt8](repeating: 0, count: isCMYK ? scaledWidth * 3 : 0)
+        let columns = resampler.sourceColumns
+        var rgbRow = [UInt8](repeating: 0, count: isCMYK ? columns.count * 3 : 0)
         decoded.withUnsafeBufferPointer { pixels in
             for y in 0..<scaledHeight where resampler.needs(row: y) {
-                let row = UnsafeBufferPointer(rebasing: pixels[(y * scaledWidth * channels)..<((y + 1) * scaledWidth * channels)])
+                let rowStart = (y * scaledWidth + columns.lowerBound) * channels
+                let row = UnsafeBufferPointer(rebasing: pixels[rowStart..<(rowStart + columns.count * channels)])
                 if isCMYK {
                     rgbRow.withUnsafeMutableBufferPointer { rgb in
-                        CMYKConversion.convert(row, into: rgb, pixelCount: scaledWidth, inverted: markers.hasAdobeMarker)
+                        CMYKConversion.convert(row, into: rgb, pixelCount: columns.count, inverted: markers.hasAdobeMarker)
                         resampler.add(row: UnsafeBufferPointer(rgb), y: y)
                     }
                 } else {
@@ -68,16 +86,13 @@ struct JPEGDecoder {
     }
 
     /// Throws for a failed libturbojpeg call unless it only warned about something harmless.
-    private func check(_ status: Int32, _ handle: tjhandle, _ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) {
+    private func check(_ status: Int32, _ handle: tjhandle) throws(ImageCodecError) {
         guard status != 0 else { return }
         let message = Self.message(handle)
         guard tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) else {
             throw TurboJPEGDiagnosis.error(fatal: message)
         }
         if TurboJPEGDiagnosis.isDamaging(warning: message) { throw .corrupt(detail: message) }
-        if !JPEGMarkers.reachesEndOfImage(bytes) {
-            throw .corrupt(detail: "Premature end of JPEG file (after: \(message))")
-        }
     }
 
     /// libturbojpeg's last message for this handle (thread-local for libjpeg's own messages).

@@ -35,12 +35,13 @@ struct PNGDecoder {
         var resampler = ThumbnailResampler(
             sourceWidth: width, sourceHeight: height, region: CenterSquare(width: width, height: height), size: size)
         let rowBytes = width * 4
-        var rgbRow = [UInt8](repeating: 0, count: width * 3)
+        let columns = resampler.sourceColumns
+        var rgbRow = [UInt8](repeating: 0, count: columns.count * 3)
         func feed(_ rgba: UnsafeRawPointer, y: Int) {
             guard resampler.needs(row: y) else { return }
             rgbRow.withUnsafeMutableBufferPointer { rgb in
-                let pixels = UnsafeBufferPointer(start: rgba.assumingMemoryBound(to: UInt8.self), count: rowBytes)
-                Self.compositeOnWhite(pixels, into: rgb, pixelCount: width)
+                let pixels = UnsafeRawBufferPointer(start: rgba + columns.lowerBound * 4, count: columns.count * 4)
+                Self.compositeOnWhite(pixels, into: rgb, pixelCount: columns.count)
                 resampler.add(row: UnsafeBufferPointer(rgb), y: y)
             }
         }
@@ -70,6 +71,7 @@ struct PNGDecoder {
         guard interlaced || rowsDone == height else { throw .corrupt(detail: "The PNG image data ends early.") }
         // The chunks after the image data, up to IEND: a file cut there is truncated too.
         try check(spng_decode_chunks(context), bytes)
+        guard Self.hasCompleteEnd(bytes) else { throw .corrupt(detail: "The PNG file ends before its IEND chunk.") }
         if interlaced, let base = buffer.baseAddress {
             for y in 0..<height { feed(base.advanced(by: y * rowBytes), y: y) }
         }
@@ -104,9 +106,24 @@ struct PNGDecoder {
         return (u32(16), u32(20))
     }
 
+    /// Walks the chunk lengths to IEND and checks that it is there whole, CRC included
+    /// (libspng stops reading at IEND's type).
+    static func hasCompleteEnd(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var position = 8
+        while position + 8 <= bytes.count {
+            let length = (position..<position + 4).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+            let isEnd = bytes[position + 4] == 0x49 && bytes[position + 5] == 0x45
+                && bytes[position + 6] == 0x4E && bytes[position + 7] == 0x44
+            let next = position + 12 + length
+            if isEnd { return next <= bytes.count }
+            position = next
+        }
+        return false
+    }
+
     /// RGBA8 → RGB8 over a white background.
     static func compositeOnWhite(
-        _ rgba: UnsafeBufferPointer<UInt8>, into rgb: UnsafeMutableBufferPointer<UInt8>, pixelCount: Int
+        _ rgba: UnsafeRawBufferPointer, into rgb: UnsafeMutableBufferPointer<UInt8>, pixelCount: Int
     ) {
         for pixel in 0..<pixelCount {
             let alpha = Int(rgba[pixel * 4 + 3])

@@ -6,7 +6,7 @@
 public struct ThumbnailMaker: Sendable {
     public let request: ThumbnailRequest
 
-    /// `request.size` is clamped to 1…16384 and `request.quality` to 1…100.
+    /// `request.size` is clamped to 1…4096 and `request.quality` to 1…100.
     public init(request: ThumbnailRequest) {
         self.request = request
     }
@@ -25,7 +25,7 @@ public struct ThumbnailMaker: Sendable {
     ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
-        let size = min(max(request.size, 1), 16384)
+        let size = min(max(request.size, 1), 4096)
         let format = Self.sniff(bytes)
         let square: DecodedSquare
         switch format {

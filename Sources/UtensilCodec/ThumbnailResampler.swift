@@ -1,5 +1,6 @@
 /// Streams the RGB8 rows of a decoded image, top to bottom, and produces the `size` × `size`
-/// RGB8 image of one square region of it, without ever holding the whole source.
+/// RGB8 image of one square region of it, without ever holding the whole source: memory is a
+/// few rows of the region plus the output, whatever the source's width.
 ///
 /// Large reductions first area-average integer blocks (``BoxShrinker``, leaving at least three
 /// times the output size, like Pillow's `reducing_gap`), then apply the separable
@@ -11,9 +12,12 @@ struct ThumbnailResampler {
     let size: Int
     /// Block edge of the area-averaging first stage (1: none).
     let shrinkFactor: Int
+    /// The source columns read; rows are passed to ``add(row:y:)`` for these columns only.
+    let sourceColumns: Range<Int>
     private var shrinker: BoxShrinker?
     private let horizontal: ResampleWeights
     private let vertical: ResampleWeights
+    /// Rows and columns (after shrinking) that any output pixel reads.
     private let neededRows: Range<Int>
     private let neededColumns: Range<Int>
     private var lowestOpenOutputRow = 0
@@ -30,22 +34,28 @@ struct ThumbnailResampler {
         self.size = size
         let factor = max(1, Int((region.side / Double(size) / 3).rounded(.down)))
         shrinkFactor = factor
-        let inverse = 1 / Double(factor)
-        let shrunkWidth = (sourceWidth + factor - 1) / factor
-        let shrunkHeight = (sourceHeight + factor - 1) / factor
-        let shrunk = region.scaled(by: inverse)
+        let shrunk = region.scaled(by: 1 / Double(factor))
         horizontal = ResampleWeights(
-            inputCount: shrunkWidth, start: shrunk.x, end: shrunk.x + shrunk.side, outputCount: size)
+            inputCount: (sourceWidth + factor - 1) / factor, start: shrunk.x, end: shrunk.x + shrunk.side,
+            outputCount: size)
         vertical = ResampleWeights(
-            inputCount: shrunkHeight, start: shrunk.y, end: shrunk.y + shrunk.side, outputCount: size)
+            inputCount: (sourceHeight + factor - 1) / factor, start: shrunk.y, end: shrunk.y + shrunk.side,
+            outputCount: size)
         neededColumns = horizontal.inputRange
         neededRows = vertical.inputRange
-        shrinker = factor > 1
-            ? BoxShrinker(factor: factor, sourceWidth: sourceWidth, sourceHeight: sourceHeight, columns: neededColumns)
-            : nil
+        if factor > 1 {
+            let shrinker = BoxShrinker(
+                factor: factor, sourceWidth: sourceWidth, sourceHeight: sourceHeight, columns: neededColumns)
+            sourceColumns = shrinker.sourceColumns
+            self.shrinker = shrinker
+            floatRow = []
+        } else {
+            sourceColumns = neededColumns
+            shrinker = nil
+            floatRow = [Float](repeating: 0, count: neededColumns.count * 3)
+        }
         accumulator = [Float](repeating: 0, count: size * size * 3)
         filteredRow = [Float](repeating: 0, count: size * 3)
-        floatRow = factor > 1 ? [] : [Float](repeating: 0, count: sourceWidth * 3)
     }
 
     /// Whether source row `y` contributes at all (decoders may skip converting others).
@@ -53,20 +63,18 @@ struct ThumbnailResampler {
         neededRows.contains(y / shrinkFactor)
     }
 
-    /// Adds source row `y` (RGB8, `sourceWidth` pixels). Rows must come in increasing order.
+    /// Adds source row `y`: RGB8 pixels of ``sourceColumns`` only. Rows must come in increasing order.
     mutating func add(row: UnsafeBufferPointer<UInt8>, y: Int) {
-        guard needs(row: y), row.count >= sourceWidth * 3 else { return }
+        guard needs(row: y), row.count >= sourceColumns.count * 3 else { return }
         if var shrinker {
             self.shrinker = nil  // keep its buffer uniquely referenced while it is mutated
             shrinker.add(row: row, y: y) { shrunkY, shrunkRow in addFiltered(row: shrunkRow, y: shrunkY) }
             self.shrinker = shrinker
         } else {
             var floats = floatRow
-            floatRow = []
+            floatRow = []  // likewise
             floats.withUnsafeMutableBufferPointer { floats in
-                for index in (neededColumns.lowerBound * 3)..<(neededColumns.upperBound * 3) {
-                    floats[index] = Float(row[index])
-                }
+                for index in floats.indices { floats[index] = Float(row[index]) }
                 addFiltered(row: UnsafeBufferPointer(floats), y: y)
             }
             floatRow = floats
@@ -78,9 +86,10 @@ struct ThumbnailResampler {
         accumulator.map { value in UInt8(max(0, min(255, value.rounded()))) }
     }
 
-    /// Filters one (shrunk) row horizontally, then adds it into the output rows it feeds.
+    /// Filters one (shrunk) row, given for `neededColumns`, horizontally; then adds it into the
+    /// output rows it feeds.
     private mutating func addFiltered(row: UnsafeBufferPointer<Float>, y: Int) {
-        let size = self.size
+        let size = self.size, offset = neededColumns.lowerBound
         filteredRow.withUnsafeMutableBufferPointer { out in
             horizontal.first.withUnsafeBufferPointer { first in
                 horizontal.count.withUnsafeBufferPointer { count in
@@ -88,7 +97,7 @@ struct ThumbnailResampler {
                         let stride = horizontal.stride
                         for x in 0..<size {
                             var r: Float = 0, g: Float = 0, b: Float = 0
-                            let base = first[x]
+                            let base = first[x] - offset
                             for tap in 0..<count[x] {
                                 let weight = weights[x * stride + tap]
                                 let pixel = (base + tap) * 3

@@ -17,9 +17,9 @@ public struct FaultInjection: Sendable {
         case rejectionMoved = "rejection-moved"
     }
 
-    /// `UTENSILD_TEST_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.
+    /// `UTENSIL_FAULT_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.
     public var killAt: Step?
-    /// `UTENSILD_TEST_DECODER_CRASH=<text>`: decoding a drop whose name contains the text
+    /// `UTENSIL_FAULT_DECODER_CRASH=<text>`: decoding a drop whose name contains the text
     /// raises SIGSEGV inside the decoder guard.
     public var decoderCrashOn: String?
 
@@ -30,8 +30,8 @@ public struct FaultInjection: Sendable {
 
     public static func fromEnvironment() -> FaultInjection {
         FaultInjection(
-            killAt: getenv("UTENSILD_TEST_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
-            decoderCrashOn: getenv("UTENSILD_TEST_DECODER_CRASH").map { String(cString: $0) })
+            killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
+            decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) })
     }
 
     func reached(_ step: Step) {

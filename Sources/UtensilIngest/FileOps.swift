@@ -1,4 +1,5 @@
 import CUtensilSupport
+import Foundation
 import Glibc
 
 /// The system calls the engine uses, each throwing a `SystemError` that names the path.
@@ -49,7 +50,8 @@ enum FileOps {
     /// Writes `bytes` to a new file `path` through a temporary name in the same folder:
     /// create exclusively, write, fsync, rename. The caller fsyncs the folder.
     static func writeDurably(_ bytes: [UInt8], to path: RawPath, mode: mode_t = 0o640) throws(SystemError) {
-        let temporary = path.parent.appending(Array(temporaryPrefix.utf8) + path.lastComponent)
+        // A short random temporary name: the final name may already be as long as a name can be.
+        let temporary = path.parent.appending(temporaryPrefix + UUID().uuidString)
         let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw SystemError("create", temporary) }
         do throws(SystemError) {

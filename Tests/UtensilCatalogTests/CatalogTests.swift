@@ -98,7 +98,11 @@ struct CatalogTests {
         locker.standardInput = input
         locker.standardOutput = output
         try locker.run()
-        defer { locker.terminate(); locker.waitUntilExit() }
+        defer {
+            // End of input makes sqlite3 roll back and exit.
+            try? input.fileHandleForWriting.close()
+            locker.waitUntilExit()
+        }
         input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
         // Wait for the lock to be held: sqlite3 prints once its BEGIN EXCLUSIVE succeeded.
         let line = output.fileHandleForReading.availableData

@@ -111,6 +111,19 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
             == .tooManyPixels(width: 8, height: 8, limit: 63))
     }
 
+    @Test("A small progressive JPEG announcing 10000×10000 is refused before libjpeg allocates for it")
+    func progressiveBomb() throws {
+        var bytes = try Self.fixture("small-progressive.jpg")
+        let sof = try #require((2..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC2 })
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0x27, 0x10, 0x27, 0x10])
+        let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+        guard case .corrupt(let detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("far too short"), "\(detail)")
+    }
+
     @Test("A progressive JPEG with thousands of scans is refused (TJFLAG_LIMITSCANS)")
     func scanBomb() throws {
         let bytes = try Self.fixture("small-progressive.jpg")
@@ -119,7 +132,11 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
         let scan = Array(bytes[lastSOS..<(bytes.count - 2)])
         let bomb = Array(bytes[..<lastSOS]) + Array([[UInt8]](repeating: scan, count: 1000).joined()) + [0xFF, 0xD9]
         let error = codecError { () throws(ImageCodecError) in try thumbnail(bomb) }
-        #expect(error?.isCorrupt == true, "\(String(describing: error))")
+        guard case .corrupt(let detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("500 scans"), "\(detail)")
     }
 }
 

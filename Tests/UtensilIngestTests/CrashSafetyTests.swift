@@ -30,7 +30,7 @@ struct CrashSafetyTests {
         let inputs = try Self.populate(world)
         let arguments = UtensildProcess.arguments(for: world, extra: ["--oneshot", "--workers", "1"])
 
-        let killed = try UtensildProcess.run(arguments, environment: ["UTENSILD_TEST_KILL_AT": step.rawValue])
+        let killed = try UtensildProcess.run(arguments, environment: ["UTENSIL_FAULT_KILL_AT": step.rawValue])
         #expect(killed.killedBySignal && killed.status == SIGKILL, "utensild was not killed at \(step): \(killed.errors)")
 
         let restarted = try UtensildProcess.run(arguments)
@@ -78,7 +78,7 @@ struct CrashSafetyTests {
         try world.drop("A good spoon.jpg", inputs[0])
         try world.drop("Poison.jpg", inputs[1])
         let arguments = UtensildProcess.arguments(for: world, extra: ["--oneshot", "--workers", "1"])
-        let environment = ["UTENSILD_TEST_DECODER_CRASH": "Poison"]
+        let environment = ["UTENSIL_FAULT_DECODER_CRASH": "Poison"]
 
         for attempt in 1...2 {
             let crashed = try UtensildProcess.run(arguments, environment: environment)
@@ -99,7 +99,7 @@ struct CrashSafetyTests {
         let inputs = try Self.populate(world)
         let arguments = UtensildProcess.arguments(for: world, extra: ["--oneshot", "--workers", "1"])
         for _ in 1...3 {
-            let killed = try UtensildProcess.run(arguments, environment: ["UTENSILD_TEST_KILL_AT": "opened"])
+            let killed = try UtensildProcess.run(arguments, environment: ["UTENSIL_FAULT_KILL_AT": "opened"])
             #expect(killed.killedBySignal)
         }
         let final = try UtensildProcess.run(arguments)
