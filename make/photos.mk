@@ -1,2 +1,2 @@
 # The Debian package whose real photographs the codec's quality test reads.
-PHOTO_PACKAGES :=
+PHOTO_PACKAGES := mate-backgrounds

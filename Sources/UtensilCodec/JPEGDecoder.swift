@@ -12,7 +12,7 @@ struct JPEGDecoder {
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            throw .corrupt(detail: "The file is empty.")
+            throw .corrupt(detail: "the file is empty")
         }
         let markers = JPEGMarkers(bytes)
         if let reason = markers.unsupportedReason {
@@ -27,7 +27,7 @@ struct JPEGDecoder {
         try check(
             tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace),
             handle)
-        guard width > 0, height > 0 else { throw .corrupt(detail: "The JPEG header gives no image size.") }
+        guard width > 0, height > 0 else { throw .corrupt(detail: "the JPEG header gives no image size") }
         let storedWidth = Int(width), storedHeight = Int(height)
         guard storedWidth * storedHeight <= maxPixels else {
             throw .tooManyPixels(width: storedWidth, height: storedHeight, limit: maxPixels)
@@ -36,7 +36,7 @@ struct JPEGDecoder {
         // A file cut short is corrupt: say so before spending a decode on it (libjpeg would
         // pad the missing part with grey, and report only its first warning).
         guard JPEGMarkers.reachesEndOfImage(bytes) else {
-            throw .corrupt(detail: "Premature end of JPEG file: the data stops before the end-of-image marker.")
+            throw .corrupt(detail: "Premature end of JPEG file: the data stops before the end-of-image marker")
         }
 
         // A progressive frame makes libjpeg hold coefficients for the whole image (2–6 bytes a
@@ -45,7 +45,7 @@ struct JPEGDecoder {
         let blocks = ((storedWidth + 7) / 8) * ((storedHeight + 7) / 8)
         if markers.frameMarker == 0xC2, bytes.count < blocks / 16 {
             throw .corrupt(
-                detail: "The progressive JPEG data (\(bytes.count) bytes) is far too short for \(storedWidth)×\(storedHeight) pixels.")
+                detail: "the progressive JPEG data (\(bytes.count) bytes) is far too short for \(storedWidth)×\(storedHeight) pixels")
         }
 
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)

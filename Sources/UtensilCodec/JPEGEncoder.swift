@@ -4,7 +4,7 @@ import CTurboJPEG
 enum JPEGEncoder {
     static func encode(rgb pixels: [UInt8], width: Int, height: Int, quality: Int) throws(ImageCodecError) -> [UInt8] {
         guard width > 0, height > 0, pixels.count >= width * height * 3 else {
-            throw .corrupt(detail: "Nothing to encode.")
+            throw .corrupt(detail: "nothing to encode")
         }
         guard let handle = tjInitCompress() else {
             throw .corrupt(detail: "libturbojpeg could not start an encoder: \(JPEGDecoder.message(nil))")
@@ -19,7 +19,7 @@ enum JPEGEncoder {
                 &output, &outputSize, Int32(TJSAMP_420.rawValue), Int32(min(max(quality, 1), 100)), 0)
         }
         guard status == 0, let output, outputSize > 0 else {
-            throw .corrupt(detail: "The thumbnail could not be encoded: \(JPEGDecoder.message(handle))")
+            throw .corrupt(detail: "the thumbnail could not be encoded: \(JPEGDecoder.message(handle))")
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
     }

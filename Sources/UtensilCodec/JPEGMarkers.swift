@@ -48,7 +48,7 @@ struct JPEGMarkers {
 
     /// Why libturbojpeg cannot decode this frame type, if it cannot (checked before decoding).
     var unsupportedReason: String? {
-        if let precision, precision != 8 { return "\(precision)-bit samples (only 8-bit JPEG is supported)" }
+        if let precision, precision != 8 { return "\(precision)-bit samples, only 8-bit JPEG is supported" }
         switch frameMarker {
         case 0xC3, 0xC7, 0xCB, 0xCF: return "lossless JPEG"
         case 0xC5, 0xC6, 0xCD, 0xCE: return "hierarchical JPEG"

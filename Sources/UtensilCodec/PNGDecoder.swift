@@ -16,7 +16,7 @@ struct PNGDecoder {
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
         guard let base = bytes.baseAddress, let context = spng_ctx_new(0) else {
-            throw .corrupt(detail: "libspng could not start a decoder.")
+            throw .corrupt(detail: "libspng could not start a decoder")
         }
         defer { spng_ctx_free(context) }
         let dimensionLimit = UInt32(clamping: min(max(maxPixels, 1), Int(Int32.max)))
@@ -27,7 +27,7 @@ struct PNGDecoder {
         var header = spng_ihdr()
         try check(spng_get_ihdr(context, &header), bytes)
         let width = Int(header.width), height = Int(header.height)
-        guard width > 0, height > 0 else { throw .corrupt(detail: "The PNG header gives no image size.") }
+        guard width > 0, height > 0 else { throw .corrupt(detail: "the PNG header gives no image size") }
         guard width * height <= maxPixels else {
             throw .tooManyPixels(width: width, height: height, limit: maxPixels)
         }
@@ -61,17 +61,17 @@ struct PNGDecoder {
             let y = Int(info.row_num)
             guard y >= 0, y < height, interlaced || y == rowsDone,
                 let target = buffer.baseAddress?.advanced(by: interlaced ? y * rowBytes : 0)
-            else { throw .corrupt(detail: "libspng returned rows out of order.") }
+            else { throw .corrupt(detail: "libspng returned rows out of order") }
             let status = spng_decode_row(context, target, rowBytes)
             if status != 0, status != endOfImage { try check(status, bytes) }
             if !interlaced { feed(target, y: y) }
             rowsDone += 1
             finished = status == endOfImage
         }
-        guard interlaced || rowsDone == height else { throw .corrupt(detail: "The PNG image data ends early.") }
+        guard interlaced || rowsDone == height else { throw .corrupt(detail: "the PNG image data ends early") }
         // The chunks after the image data, up to IEND: a file cut there is truncated too.
         try check(spng_decode_chunks(context), bytes)
-        guard Self.hasCompleteEnd(bytes) else { throw .corrupt(detail: "The PNG file ends before its IEND chunk.") }
+        guard Self.hasCompleteEnd(bytes) else { throw .corrupt(detail: "the PNG file ends before its IEND chunk") }
         if interlaced, let base = buffer.baseAddress {
             for y in 0..<height { feed(base.advanced(by: y * rowBytes), y: y) }
         }

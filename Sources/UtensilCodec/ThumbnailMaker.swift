@@ -37,7 +37,7 @@ public struct ThumbnailMaker: Sendable {
             throw .unrecognizedFormat
         case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
             throw .unsupported(
-                format: format.displayName, detail: "\(format.displayName) images are not accepted, only JPEG and PNG.")
+                format: format.displayName, detail: "only JPEG and PNG images are accepted")
         }
         let upright = square.orientation.apply(toSquare: square.pixels, side: size)
         let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
