@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,7 +28,22 @@ let package = Package(
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CUtensilSupport"),
+        .target(
+            name: "UtensilSystemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "UtensilWatch"),
+        .target(
+            name: "UtensilDaemon",
+            dependencies: [
+                "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "UtensilCore"),
         .target(
             name: "UtensilCodec",
@@ -48,8 +64,9 @@ let package = Package(
         .executableTarget(
             name: "utensild",
             dependencies: [
-                "UtensilIngest", "UtensilConfig",
+                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
@@ -57,12 +74,25 @@ let package = Package(
         .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
-            name: "UtensilIngestTests",
+            name: "UtensilSystemdTests",
+            dependencies: ["UtensilSystemd", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
+        // Shared by the test targets: temporary worlds, real test images, the invariant check,
+        // and running the real utensild binary.
+        .target(
+            name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            path: "Tests/UtensilTestSupport"),
+        .testTarget(
+            name: "UtensilIngestTests",
+            dependencies: ["UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+        .testTarget(
+            name: "UtensildTests",
+            dependencies: ["UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,30 @@ public struct InboxScanner: Sendable {
         return drops
     }
 
+    /// The drops in one folder below the inbox (a folder that just appeared) and its sub-folders.
+    public func scan(below folder: RawPath) throws(SystemError) -> [Drop] {
+        var drops: [Drop] = []
+        let depth = folder.relative(to: inbox).split(separator: UInt8(ascii: "/")).count
+        try scan(folder: folder, into: &drops, depth: max(depth, 1))
+        return drops
+    }
+
+    /// The drop at `path` (as reported by the watcher), or nil when the entry is gone,
+    /// invisible, or an ordinary folder.
+    public func drop(at path: RawPath) -> Drop? {
+        guard let status = try? FileOps.lstat(path) else { return nil }
+        let isFolder = status.kind == .directory
+        let name = path.lastComponent
+        if DropVisibility.isInvisible(name: name, isDirectory: isFolder) { return nil }
+        if isFolder && !DropVisibility.hasPhotoExtension(name) { return nil }
+        return Drop(path: path, inboxPath: path.relative(to: inbox), status: status)
+    }
+
+    /// `lstat` of a path.
+    public static func status(of path: RawPath) throws(SystemError) -> FileStatus {
+        try FileOps.lstat(path)
+    }
+
     /// Deeper than this, a folder tree is more likely a loop or an attack than photos.
     static let maximumDepth = 32
 

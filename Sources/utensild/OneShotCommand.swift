@@ -4,6 +4,7 @@ import Synchronization
 import UtensilCatalog
 import UtensilCodec
 import UtensilConfig
+import UtensilDaemon
 import UtensilIngest
 
 /// `utensild --oneshot`: reconcile, ingest the inbox once, print a line per drop and a summary.
@@ -14,6 +15,8 @@ struct OneShotCommand {
     /// Returns the exit code: 0, or 1 if a drop was left for retry.
     func run() throws -> Int32 {
         let settings = IngestSettings(configuration)
+        let lock = try StateLock(stateDirectory: configuration.stateDir)
+        defer { withExtendedLifetime(lock) {} }
         let catalog = try Catalog(path: settings.catalogPath)
         _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
         try DecoderCrashGuard.install(crashLog: settings.crashLog)
@@ -39,18 +42,5 @@ struct OneShotCommand {
         case .retryLater(let failure): "retry     \(drop): \(failure.message)"
         case .vanished: "gone      \(drop)"
         }
-    }
-}
-
-extension IngestSettings {
-    init(_ configuration: UtensilConfiguration) {
-        self.init(
-            inbox: configuration.inbox, rejected: configuration.rejected, stateDirectory: configuration.stateDir,
-            thumbnail: ThumbnailRequest(
-                size: configuration.thumbnailSize, quality: configuration.thumbnailQuality,
-                maxPixels: configuration.maxPixels),
-            maxFileBytes: configuration.maxFileBytes,
-            rejectDuplicateNames: configuration.duplicateNames == .reject,
-            rejectDuplicateContent: configuration.duplicateContent == .reject)
     }
 }

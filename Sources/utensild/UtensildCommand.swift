@@ -5,7 +5,7 @@ import UtensilConfig
 
 /// `utensild`: the daemon. Runs in the foreground under systemd (`Type=notify`), never forks.
 @main
-struct UtensildCommand: ParsableCommand {
+struct UtensildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "utensild",
         abstract: "Turns photos dropped into an inbox folder into utensils with thumbnails.",
@@ -26,7 +26,7 @@ struct UtensildCommand: ParsableCommand {
 
     @OptionGroup var keys: ConfigurationFlags
 
-    func run() throws {
+    func run() async throws {
         let configuration: UtensilConfiguration
         do {
             configuration = try ConfigurationLoader.load(
@@ -41,11 +41,23 @@ struct UtensildCommand: ParsableCommand {
             return
         }
         let logger = LogSetup.makeLogger(level: configuration.logLevel)
-        if oneshot {
-            throw ExitCode(try OneShotCommand(configuration: configuration, logger: logger).run())
+        do {
+            if oneshot {
+                throw ExitCode(try OneShotCommand(configuration: configuration, logger: logger).run())
+            }
+            try await DaemonCommand(
+                configuration: configuration, logger: logger,
+                readConfiguration: { [config, keys] in
+                    try ConfigurationLoader.load(
+                        file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
+                }
+            ).run()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            logger.critical("utensild cannot run: \(error)")
+            throw ExitCode(1)
         }
-        FileHandle.standardError.write(Data("utensild: the long-running daemon is not built yet; use --oneshot\n".utf8))
-        throw ExitCode(70)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import UtensilIngest
+import UtensilTestSupport
 
 /// `kill -9` at every step of an ingest and of a rejection, then a restart: every drop ends up
 /// exactly once as a utensil or a rejection, and no file lacks its row.
@@ -107,18 +108,5 @@ struct CrashSafetyTests {
         #expect(!final.output.contains("decoder-crash"))
         let census = try InvariantChecker(world: world).verify(inputs: inputs)
         #expect(census == .init(utensils: 3, rejections: 1, stillInInbox: 0))
-    }
-}
-
-/// A small, seedable generator (SplitMix64) so that random kills are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

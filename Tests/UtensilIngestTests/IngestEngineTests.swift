@@ -4,6 +4,7 @@ import Testing
 import UtensilCatalog
 import UtensilCore
 @testable import UtensilIngest
+import UtensilTestSupport
 
 @Suite("Ingest engine")
 struct IngestEngineTests {
@@ -329,54 +330,5 @@ struct IngestEngineTests {
             Issue.record("expected never-settled")
             return
         }
-    }
-}
-
-/// Holds SQLite's write lock on a database from another process (the sqlite3 CLI).
-final class SQLiteLock {
-    let process = Process()
-    let input = Pipe()
-    private var released = false
-
-    init(path: String) throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard line.contains("locked") else { throw TestFailure("sqlite3 did not take the lock: \(line)") }
-    }
-
-    func release() {
-        guard !released else { return }
-        released = true
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
-        process.waitUntilExit()
-    }
-}
-
-/// PNG bytes made by hand, for headers no encoder would write.
-enum PNGBytes {
-    static func headerOnly(width: Int, height: Int) -> Data {
-        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        var ihdr = Data("IHDR".utf8)
-        for value in [UInt32(width), UInt32(height)] { withUnsafeBytes(of: value.bigEndian) { ihdr.append(contentsOf: $0) } }
-        ihdr.append(contentsOf: [8, 2, 0, 0, 0])
-        withUnsafeBytes(of: UInt32(13).bigEndian) { data.append(contentsOf: $0) }
-        data.append(ihdr)
-        withUnsafeBytes(of: crc32(ihdr).bigEndian) { data.append(contentsOf: $0) }
-        return data
-    }
-
-    static func crc32(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
-        }
-        return ~crc
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// Runs the real `utensild` binary built next to the test bundle.
-struct UtensildProcess {
+public struct UtensildProcess {
     /// `.build/<configuration>/utensild`, beside the test bundle.
-    static var binary: URL {
+    public static var binary: URL {
         get throws {
             let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             var folder = bundle.deletingLastPathComponent()
@@ -17,15 +17,15 @@ struct UtensildProcess {
         }
     }
 
-    struct Result {
-        var status: Int32
-        var killedBySignal: Bool
-        var output: String
-        var errors: String
+    public struct Result: Sendable {
+        public var status: Int32
+        public var killedBySignal: Bool
+        public var output: String
+        public var errors: String
     }
 
     /// The flags that point utensild at a test world.
-    static func arguments(for world: TestWorld, extra: [String] = []) -> [String] {
+    public static func arguments(for world: TestWorld, extra: [String] = []) -> [String] {
         [
             "--config", "/dev/null",
             "--inbox", world.inbox.path, "--rejected", world.rejected.path, "--state-dir", world.state.path,
@@ -34,12 +34,14 @@ struct UtensildProcess {
         ] + extra
     }
 
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("UTENSILD_") }
         env["SWIFT_BACKTRACE"] = "enable=no"
+        env["SYSTEMD_LOG_TARGET"] = "console"  // Logs on stderr, even while a test runs journald.
+        env.removeValue(forKey: "NOTIFY_SOCKET")
         env.merge(environment) { $1 }
         process.environment = env
         let output = Pipe()
@@ -51,7 +53,7 @@ struct UtensildProcess {
     }
 
     /// Runs utensild to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let (process, output, errors) = try start(arguments, environment: environment)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()

@@ -3,8 +3,8 @@ import Testing
 
 /// Makes real JPEG and PNG files with Pillow, in one python3 run per batch.
 /// Pillow is a test dependency (`make test` installs python3-pil); without it the test fails.
-enum TestImages {
-    struct Spec: Codable {
+public enum TestImages {
+    public struct Spec: Codable {
         var path: String
         var format: String  // "JPEG" or "PNG"
         var width: Int
@@ -15,7 +15,7 @@ enum TestImages {
         var progressive: Bool = false
     }
 
-    static let script = #"""
+    public static let script = #"""
     import json, random, sys
     from PIL import Image
     for spec in json.load(sys.stdin):
@@ -38,7 +38,7 @@ enum TestImages {
 
     /// Writes every spec'd image; returns their bytes in order.
     @discardableResult
-    static func make(_ specs: [Spec]) throws -> [Data] {
+    public static func make(_ specs: [Spec]) throws -> [Data] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script]
@@ -54,16 +54,16 @@ enum TestImages {
         return try specs.map { try Data(contentsOf: URL(fileURLWithPath: $0.path)) }
     }
 
-    static func jpeg(_ path: String, width: Int = 640, height: Int = 480, seed: Int = 1) -> Spec {
+    public static func jpeg(_ path: String, width: Int = 640, height: Int = 480, seed: Int = 1) -> Spec {
         Spec(path: path, format: "JPEG", width: width, height: height, seed: seed)
     }
 
-    static func png(_ path: String, width: Int = 320, height: Int = 240, seed: Int = 1, mode: String = "RGB") -> Spec {
+    public static func png(_ path: String, width: Int = 320, height: Int = 240, seed: Int = 1, mode: String = "RGB") -> Spec {
         Spec(path: path, format: "PNG", width: width, height: height, seed: seed, mode: mode)
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -4,25 +4,25 @@ import Logging
 import Testing
 import UtensilCatalog
 import UtensilCodec
-@testable import UtensilIngest
+import UtensilIngest
 
 /// A complete set of utensild folders in a fresh temporary directory.
-struct TestWorld {
-    let root: URL
-    var inbox: URL { root.appendingPathComponent("inbox") }
-    var rejected: URL { root.appendingPathComponent("rejected") }
-    var state: URL { root.appendingPathComponent("state") }
-    var originals: URL { state.appendingPathComponent("originals") }
-    var thumbnails: URL { state.appendingPathComponent("thumbnails") }
+public struct TestWorld: Sendable {
+    public let root: URL
+    public var inbox: URL { root.appendingPathComponent("inbox") }
+    public var rejected: URL { root.appendingPathComponent("rejected") }
+    public var state: URL { root.appendingPathComponent("state") }
+    public var originals: URL { state.appendingPathComponent("originals") }
+    public var thumbnails: URL { state.appendingPathComponent("thumbnails") }
 
-    init() throws {
+    public init() throws {
         root = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-test-\(UUID().uuidString)")
         for folder in [root, inbox, state] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
     }
 
-    func settings(rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, maxFileBytes: Int = 104_857_600, maxPixels: Int = 100_000_000) -> IngestSettings {
+    public func settings(rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, maxFileBytes: Int = 104_857_600, maxPixels: Int = 100_000_000) -> IngestSettings {
         IngestSettings(
             inbox: inbox.path, rejected: rejected.path, stateDirectory: state.path,
             thumbnail: ThumbnailRequest(size: 180, quality: 85, maxPixels: maxPixels), maxFileBytes: maxFileBytes,
@@ -30,18 +30,18 @@ struct TestWorld {
     }
 
     /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start.
-    func engine(_ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5) throws -> IngestEngine {
+    public func engine(_ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
         _ = try Reconciler(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
         return IngestEngine(settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection())
     }
 
-    static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    public static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     /// Writes `bytes` into the inbox as `name` (a relative path; folders are created).
     @discardableResult
-    func drop(_ name: String, _ bytes: Data) throws -> URL {
+    public func drop(_ name: String, _ bytes: Data) throws -> URL {
         let url = inbox.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try bytes.write(to: url)
@@ -49,47 +49,55 @@ struct TestWorld {
     }
 
     /// The drop at a path relative to the inbox, as the scanner would find it.
-    func found(_ name: String) throws -> Drop {
+    public func found(_ name: String) throws -> Drop {
         let path = RawPath(inbox.appendingPathComponent(name).path)
-        return Drop(path: path, inboxPath: Array(name.utf8), status: try FileOps.lstat(path))
+        return Drop(path: path, inboxPath: Array(name.utf8), status: try InboxScanner.status(of: path))
     }
 
-    func ingest(_ name: String, with engine: IngestEngine) throws -> IngestOutcome {
+    public func ingest(_ name: String, with engine: IngestEngine) throws -> IngestOutcome {
         engine.ingest(try found(name))
     }
 
-    func files(in folder: URL) -> [String] {
+    public func files(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
     }
 
-    func sidecar(for rejectedName: String) throws -> [String: Any] {
+    public func sidecar(for rejectedName: String) throws -> [String: Any] {
         let data = try Data(contentsOf: rejected.appendingPathComponent(rejectedName + ".error.json"))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(at: root)
     }
 }
 
-func sha256Hex(_ data: Data) -> String {
+public func sha256Hex(_ data: Data) -> String {
     SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
 }
 
 /// The invariant every scenario ends with: each input is exactly one utensil (original
 /// identical, thumbnail decodable at the right size) or one rejection with a valid sidecar, or
 /// still in the inbox; no orphans, no temporaries; the database is sound.
-struct InvariantChecker {
-    let world: TestWorld
+public struct InvariantChecker {
+    public let world: TestWorld
 
-    struct Census: Equatable {
-        var utensils = 0
-        var rejections = 0
-        var stillInInbox = 0
+    public struct Census: Equatable, Sendable {
+        public var utensils = 0
+        public var rejections = 0
+        public var stillInInbox = 0
+
+        public init(utensils: Int = 0, rejections: Int = 0, stillInInbox: Int = 0) {
+            self.utensils = utensils
+            self.rejections = rejections
+            self.stillInInbox = stillInInbox
+        }
     }
 
+    public init(world: TestWorld) { self.world = world }
+
     @discardableResult
-    func verify(inputs: [Data], sourceLocation: SourceLocation = #_sourceLocation) throws -> Census {
+    public func verify(inputs: [Data], sourceLocation: SourceLocation = #_sourceLocation) throws -> Census {
         let settings = world.settings()
         let catalog = try Catalog(path: settings.catalogPath)
         #expect(try catalog.integrityCheck() == ["ok"], sourceLocation: sourceLocation)

@@ -1,0 +1,20 @@
+import Foundation
+
+/// What the daemon has done since it started: shown in `STATUS=`, logs and `utensilctl status`.
+public struct DaemonCounters: Sendable, Equatable {
+    /// Drops known but not being ingested (settling, ready, or waiting for a retry).
+    public var queued = 0
+    /// Drops being ingested right now.
+    public var inFlight = 0
+    public var ingested = 0
+    public var rejected = 0
+    /// Drops left in the inbox for a retry (not their fault) since start.
+    public var retries = 0
+    /// The last failure that was not a drop's fault, for people.
+    public var lastError: String?
+    public var lastErrorAt: Date?
+    /// Whether the inbox is missing right now.
+    public var inboxMissing = false
+
+    public init() {}
+}

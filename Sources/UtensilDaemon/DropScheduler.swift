@@ -1,0 +1,258 @@
+import Foundation
+import UtensilCore
+import UtensilIngest
+
+/// Decides when each drop is ingested: once it has settled, at most once at a time, again
+/// after a back-off when it was left for a retry, and as `never-settled` when it kept changing
+/// for an hour. Owns the counters that status reports read.
+///
+/// Keyed by (device, inode): however many events arrive for a file, it is one entry.
+actor DropScheduler {
+    /// A drop handed to an ingest worker.
+    struct Job: Sendable {
+        var drop: Drop
+        /// The drop kept changing for longer than `neverSettledAfter`: reject it.
+        var neverSettled: Bool
+    }
+
+    private enum Phase {
+        /// Look again at `due` (settling, or waiting out a retry back-off).
+        case waiting(due: ContinuousClock.Instant)
+        case ready
+        case inFlight(since: ContinuousClock.Instant)
+    }
+
+    private struct Entry {
+        var drop: Drop
+        var phase: Phase
+        var firstSeen: ContinuousClock.Instant
+        var attempts = 0
+        var neverSettled = false
+    }
+
+    private var entries: [FileIdentity: Entry] = [:]
+    private var readyQueue: [FileIdentity] = []
+    private var readyHead = 0
+    private var takers: [CheckedContinuation<Job?, Never>] = []
+    private var timerWaiter: CheckedContinuation<Void, Never>?
+    private var changeObservers: [UUID: AsyncStream<DaemonCounters>.Continuation] = [:]
+    private var stopping = false
+    private(set) var counters = DaemonCounters()
+
+    private var settle: Duration
+    let neverSettledAfter: Duration
+    private let clock = ContinuousClock()
+
+    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600)) {
+        self.settle = .milliseconds(Int64(settleSeconds * 1000))
+        self.neverSettledAfter = neverSettledAfter
+    }
+
+    func setSettleSeconds(_ seconds: Double) {
+        settle = .milliseconds(Int64(seconds * 1000))
+    }
+
+    // MARK: Feeding
+
+    /// A drop was seen (by the watcher or a scan). Known drops are left as they are.
+    func submit(_ drop: Drop) {
+        guard !stopping else { return }
+        let id = drop.status.identity
+        if entries[id] != nil { return }
+        entries[id] = Entry(drop: drop, phase: .waiting(due: dueTime(for: drop.status)), firstSeen: clock.now)
+        wakeTimer()
+        publish()
+    }
+
+    /// When a file with this status will have been unchanged for `settle`.
+    private func dueTime(for status: FileStatus) -> ContinuousClock.Instant {
+        let modified = Double(status.modificationNanoseconds) / 1e9
+        let age = Date().timeIntervalSince1970 - modified
+        let remaining = max(0, settle / .seconds(1) - age)
+        return clock.now + .milliseconds(Int64(remaining * 1000))
+    }
+
+    // MARK: The timer
+
+    /// The earliest moment a waiting drop must be looked at again, or nil when none waits.
+    func earliestDue() -> ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        for entry in entries.values {
+            if case .waiting(let due) = entry.phase, earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
+    }
+
+    /// Suspends until a drop starts waiting (or the scheduler stops).
+    func waitForWaitingDrops() async {
+        if stopping || earliestDue() != nil { return }
+        await withCheckedContinuation { continuation in
+            timerWaiter = continuation
+        }
+    }
+
+    private func wakeTimer() {
+        timerWaiter?.resume()
+        timerWaiter = nil
+    }
+
+    /// Looks again at every drop whose time has come: one whose size and modification time
+    /// have not changed since the last look, and are older than `settle`, becomes ready.
+    func promoteDue() {
+        let now = clock.now
+        for (id, entry) in entries {
+            guard case .waiting(let due) = entry.phase, due <= now else { continue }
+            guard let status = try? currentStatus(of: entry.drop), status.identity == id else {
+                entries[id] = nil  // Gone, or replaced by another file (which gets its own entry).
+                continue
+            }
+            var updated = entry
+            let unchanged = status == entry.drop.status
+            updated.drop.status = status
+            if status.kind != .regular || (unchanged && isSettled(status)) {
+                updated.phase = .ready
+            } else if now - entry.firstSeen >= neverSettledAfter {
+                updated.phase = .ready
+                updated.neverSettled = true
+            } else {
+                updated.phase = .waiting(due: max(dueTime(for: status), now + .milliseconds(50)))
+            }
+            entries[id] = updated
+            if case .ready = updated.phase { readyQueue.append(id) }
+        }
+        handOut()
+        publish()
+    }
+
+    private func isSettled(_ status: FileStatus) -> Bool {
+        let modified = Double(status.modificationNanoseconds) / 1e9
+        return Date().timeIntervalSince1970 - modified >= settle / .seconds(1)
+    }
+
+    private func currentStatus(of drop: Drop) throws -> FileStatus {
+        try InboxScanner.status(of: drop.path)
+    }
+
+    // MARK: Workers
+
+    /// The next drop to ingest; nil once the scheduler stops.
+    func take() async -> Job? {
+        if let job = nextJob() { return job }
+        if stopping { return nil }
+        return await withCheckedContinuation { continuation in
+            takers.append(continuation)
+        }
+    }
+
+    private func nextJob() -> Job? {
+        while readyHead < readyQueue.count {
+            let id = readyQueue[readyHead]
+            readyHead += 1
+            if readyHead > 1024 && readyHead * 2 > readyQueue.count {
+                readyQueue.removeFirst(readyHead)
+                readyHead = 0
+            }
+            guard var entry = entries[id], case .ready = entry.phase else { continue }
+            entry.phase = .inFlight(since: clock.now)
+            entries[id] = entry
+            publish()
+            return Job(drop: entry.drop, neverSettled: entry.neverSettled)
+        }
+        return nil
+    }
+
+    private func handOut() {
+        while !takers.isEmpty, let job = nextJob() {
+            takers.removeFirst().resume(returning: job)
+        }
+    }
+
+    /// A worker is done with a drop.
+    func finish(_ job: Job, _ outcome: IngestOutcome) {
+        let id = job.drop.status.identity
+        switch outcome {
+        case .ingested, .alreadyIngested:
+            counters.ingested += 1
+            entries[id] = nil
+        case .rejected:
+            counters.rejected += 1
+            entries[id] = nil
+        case .vanished:
+            entries[id] = nil
+        case .retryLater(let failure):
+            counters.retries += 1
+            counters.lastError = failure.message
+            counters.lastErrorAt = Date()
+            if var entry = entries[id], !stopping {
+                entry.attempts += 1
+                entry.phase = .waiting(due: clock.now + Backoff.delay(afterAttempt: entry.attempts))
+                entries[id] = entry
+                wakeTimer()
+            } else {
+                entries[id] = nil
+            }
+        }
+        publish()
+    }
+
+    /// When the longest-running ingest started (for the watchdog), or nil when none runs.
+    func oldestInFlightStart() -> ContinuousClock.Instant? {
+        var oldest: ContinuousClock.Instant?
+        for entry in entries.values {
+            if case .inFlight(let since) = entry.phase, oldest.map({ since < $0 }) ?? true { oldest = since }
+        }
+        return oldest
+    }
+
+    // MARK: Status
+
+    func noteInbox(missing: Bool, error: String?) {
+        counters.inboxMissing = missing
+        if let error {
+            counters.lastError = error
+            counters.lastErrorAt = Date()
+        }
+        publish()
+    }
+
+    func noteError(_ message: String) {
+        counters.lastError = message
+        counters.lastErrorAt = Date()
+        publish()
+    }
+
+    /// Counter snapshots, one after every change, until the scheduler stops.
+    func changes() -> AsyncStream<DaemonCounters> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DaemonCounters.self, bufferingPolicy: .bufferingNewest(1))
+        let key = UUID()
+        changeObservers[key] = continuation
+        continuation.yield(counters)
+        if stopping { continuation.finish() }
+        return stream
+    }
+
+    private func publish() {
+        var queued = 0
+        var inFlight = 0
+        for entry in entries.values {
+            if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
+        }
+        counters.queued = queued
+        counters.inFlight = inFlight
+        for observer in changeObservers.values { observer.yield(counters) }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops handing out drops; workers finish what they hold, then `take()` returns nil.
+    func stop() {
+        stopping = true
+        for taker in takers { taker.resume(returning: nil) }
+        takers.removeAll()
+        wakeTimer()
+        for observer in changeObservers.values { observer.finish() }
+        changeObservers.removeAll()
+    }
+
+    var isStopping: Bool { stopping }
+}

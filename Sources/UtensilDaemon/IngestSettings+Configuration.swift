@@ -1,0 +1,41 @@
+import UtensilCodec
+import UtensilConfig
+import UtensilIngest
+
+extension IngestSettings {
+    /// The engine's settings from the daemon's configuration.
+    public init(_ configuration: UtensilConfiguration) {
+        self.init(
+            inbox: configuration.inbox, rejected: configuration.rejected, stateDirectory: configuration.stateDir,
+            thumbnail: ThumbnailRequest(
+                size: configuration.thumbnailSize, quality: configuration.thumbnailQuality,
+                maxPixels: configuration.maxPixels),
+            maxFileBytes: configuration.maxFileBytes,
+            rejectDuplicateNames: configuration.duplicateNames == .reject,
+            rejectDuplicateContent: configuration.duplicateContent == .reject)
+    }
+}
+
+extension UtensilConfiguration {
+    /// Takes the value of one key from another configuration (for a reload).
+    mutating func take(_ key: ConfigKey, from other: UtensilConfiguration) {
+        switch key {
+        case .inbox: inbox = other.inbox
+        case .rejected: rejected = other.rejected
+        case .stateDir: stateDir = other.stateDir
+        case .controlSocket: controlSocket = other.controlSocket
+        case .socketMode: socketMode = other.socketMode
+        case .workers: workers = other.workers
+        case .thumbnailSize: thumbnailSize = other.thumbnailSize
+        case .thumbnailQuality: thumbnailQuality = other.thumbnailQuality
+        case .maxFileBytes: maxFileBytes = other.maxFileBytes
+        case .maxPixels: maxPixels = other.maxPixels
+        case .duplicateNames: duplicateNames = other.duplicateNames
+        case .duplicateContent: duplicateContent = other.duplicateContent
+        case .settleSeconds: settleSeconds = other.settleSeconds
+        case .watch: watch = other.watch
+        case .rescanSeconds: rescanSeconds = other.rescanSeconds
+        case .logLevel: logLevel = other.logLevel
+        }
+    }
+}

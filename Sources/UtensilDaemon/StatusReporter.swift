@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import Synchronization
+import UtensilSystemd
+
+/// Keeps systemd informed: `READY=1`, a `STATUS=` line kept current (at most about once a
+/// second, and only when something changed), and `WATCHDOG=1` only while ingests make
+/// progress, so that a hung decoder lets the watchdog fire.
+struct StatusReporter: Sendable {
+    let inbox: String
+    let initialCount: Int
+    let scheduler: DropScheduler
+    let notifier: SystemdNotifier?
+    let logger: Logger
+
+    /// The one-line summary shown by `systemctl status`.
+    static func line(inbox: String, utensils: Int, counters: DaemonCounters) -> String {
+        if counters.inboxMissing {
+            return "Inbox \(inbox) is missing — waiting for it; \(utensils) utensils, \(counters.queued) queued"
+        }
+        var line = "Watching \(inbox) — \(utensils) utensils, \(counters.queued) queued"
+        if counters.inFlight > 0 { line += ", \(counters.inFlight) ingesting" }
+        line += ", \(counters.rejected) rejected since start"
+        if counters.retries > 0, let error = counters.lastError { line += "; last problem: \(error)" }
+        return line
+    }
+
+    func ready() {
+        try? notifier?.ready()
+    }
+
+    /// Sends `STATUS=` after each change, at most about once a second.
+    func runStatus() async {
+        guard let notifier else { return }
+        var lastSent = ContinuousClock.now - .seconds(2)
+        var lastLine = ""
+        for await counters in await scheduler.changes() {
+            let wait = lastSent + .seconds(1) - ContinuousClock.now
+            if wait > .zero { try? await Task.sleep(for: wait) }
+            let latest = await scheduler.counters
+            let line = Self.line(inbox: inbox, utensils: initialCount + latest.ingested, counters: latest)
+            _ = counters
+            if line != lastLine {
+                try? notifier.status(line)
+                lastLine = line
+                lastSent = .now
+            }
+        }
+    }
+
+    /// Pings the watchdog at half its interval while no ingest has been running for longer
+    /// than the interval itself.
+    func runWatchdog() async {
+        guard let notifier, let interval = notifier.watchdogInterval else { return }
+        while !Task.isCancelled {
+            let started = await scheduler.oldestInFlightStart()
+            if let started, ContinuousClock.now - started > interval {
+                logger.critical("An ingest has been running for over \(interval); letting the watchdog restart utensild")
+            } else {
+                try? notifier.watchdog()
+            }
+            do { try await Task.sleep(for: interval / 2) } catch { return }
+        }
+    }
+}

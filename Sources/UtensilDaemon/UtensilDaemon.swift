@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+import UtensilCatalog
+import UtensilConfig
+import UtensilCore
+import UtensilIngest
+import UtensilSystemd
+import UtensilWatch
+
+/// The long-running daemon: watches the inbox, schedules ingests on `workers` threads,
+/// keeps systemd informed, reloads on SIGHUP, and on graceful shutdown lets in-flight
+/// ingests finish before returning.
+public struct UtensilDaemon: Service {
+    /// Re-reads the configuration from the same file, environment and flags (for SIGHUP).
+    public typealias ConfigurationReader = @Sendable () throws -> UtensilConfiguration
+
+    let configuration: UtensilConfiguration
+    let readConfiguration: ConfigurationReader
+    let logger: Logger
+    let notifier: SystemdNotifier?
+    /// Called once the start-up scan is queued (tests and the control socket use it).
+    let onReady: @Sendable () -> Void
+
+    public init(
+        configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
+        notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), onReady: @escaping @Sendable () -> Void = {}
+    ) {
+        self.configuration = configuration
+        self.readConfiguration = readConfiguration
+        self.logger = logger
+        self.notifier = notifier
+        self.onReady = onReady
+    }
+
+    public func run() async throws {
+        let settings = IngestSettings(configuration)
+        let catalog = try Catalog(path: settings.catalogPath)
+        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+        try DecoderCrashGuard.install(crashLog: settings.crashLog)
+
+        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
+        let pool = BlockingPool()
+        let feeder = InboxFeeder(
+            settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
+            settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
+        let reporter = StatusReporter(
+            inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
+            notifier: notifier, logger: logger)
+        let workerCount = configuration.effectiveWorkers
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await feeder.start()
+                group.addTask { await feeder.run() }
+                group.addTask { await Self.runTimer(scheduler) }
+                group.addTask { await reporter.runStatus() }
+                group.addTask { await reporter.runWatchdog() }
+                group.addTask { await self.runReloads(scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog) }
+                reporter.ready()
+                onReady()
+                logger.notice(
+                    "utensild is watching \(configuration.inbox) with \(workerCount) workers (\(feeder.strategyDescription))")
+                // Ingest workers; when they have all finished (after a graceful shutdown), the
+                // other loops are cancelled.
+                await withDiscardingTaskGroup { workers in
+                    for _ in 0..<workerCount {
+                        workers.addTask { await Self.runWorker(scheduler: scheduler, engines: engines, pool: pool) }
+                    }
+                }
+                feeder.stop()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            try? notifier?.stopping(status: "Stopping: finishing the ingests in flight")
+            logger.notice("Stopping: no new drops are taken; ingests in flight finish first")
+            feeder.stop()
+            Task { await scheduler.stop() }
+        }
+        logger.notice("utensild stopped")
+    }
+
+    /// One ingest worker: takes a settled drop, ingests it on a blocking thread, reports back.
+    static func runWorker(scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool) async {
+        while let job = await scheduler.take() {
+            let engine = engines.current
+            let outcome = await pool.run {
+                if job.neverSettled {
+                    return engine.reject(job.drop, Rejection(
+                        .neverSettled,
+                        "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step."))
+                }
+                return engine.ingest(job.drop)
+            }
+            await scheduler.finish(job, outcome)
+        }
+    }
+
+    /// Wakes the scheduler whenever a settling drop is due; sleeps while none waits.
+    static func runTimer(_ scheduler: DropScheduler) async {
+        while !Task.isCancelled, await !scheduler.isStopping {
+            if let due = await scheduler.earliestDue() {
+                try? await Task.sleep(until: due, tolerance: .milliseconds(20), clock: .continuous)
+            } else {
+                await scheduler.waitForWaitingDrops()
+            }
+            await scheduler.promoteDue()
+        }
+    }
+
+    /// SIGHUP: re-read the configuration, apply what can change without a restart.
+    func runReloads(scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog) async {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        var current = configuration
+        for await _ in signals {
+            try? notifier?.reloading()
+            do {
+                let fresh = try readConfiguration()
+                let changed = current.changedKeys(comparedTo: fresh)
+                let needRestart = changed.filter { !$0.isReloadable }
+                var applied = current
+                for key in changed where key.isReloadable { applied.take(key, from: fresh) }
+                var reloadLogger = logger
+                reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
+                engines.replace(IngestEngine(settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger))
+                await scheduler.setSettleSeconds(applied.settleSeconds)
+                feeder.setRescanSeconds(applied.rescanSeconds)
+                current = applied
+                let appliedNames = changed.filter(\.isReloadable).map(\.rawValue)
+                let summary = appliedNames.isEmpty ? "nothing changed" : "applied " + appliedNames.joined(separator: ", ")
+                let restart = needRestart.isEmpty
+                    ? "" : "; a restart is needed for " + needRestart.map(\.rawValue).joined(separator: ", ")
+                logger.notice("Reloaded the configuration: \(summary)\(restart)")
+            } catch {
+                logger.error("Reloading the configuration failed, keeping the current one: \(error)")
+                await scheduler.noteError("configuration reload failed: \(error)")
+            }
+            try? notifier?.ready()
+        }
+    }
+}
+
+/// The engine in use; replaced on reload (the catalog stays the same).
+final class EngineHolder: Sendable {
+    private let engine: Mutex<IngestEngine>
+
+    init(_ engine: IngestEngine) { self.engine = Mutex(engine) }
+
+    var current: IngestEngine { engine.withLock { $0 } }
+    func replace(_ new: IngestEngine) { engine.withLock { $0 = new } }
+}

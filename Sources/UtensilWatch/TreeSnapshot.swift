@@ -1,0 +1,38 @@
+import Glibc
+
+/// What one listing of the inbox tree saw, for poll mode: every non-folder entry with the
+/// (size, mtime, inode) that tells whether it changed.
+struct TreeSnapshot {
+    struct Signature: Equatable {
+        var size: Int64
+        var modifiedSeconds: Int64
+        var modifiedNanoseconds: Int64
+        var inode: UInt64
+    }
+
+    private(set) var files: [[UInt8]: Signature] = [:]
+
+    /// Lists the tree below `inbox` with the walker's rules; `nil` if the inbox is not there.
+    static func take(of inbox: [UInt8], walker: FolderWalker) -> TreeSnapshot? {
+        guard InboxCheck.problem(with: inbox) == nil else { return nil }
+        var snapshot = TreeSnapshot()
+        var inboxOpened = false
+        walker.walk(inbox, depth: 0, isInbox: true, folder: { _, depth in
+            if depth == 0 { inboxOpened = true }
+            return .descend
+        }, file: { path, info in
+            snapshot.files[path] = Signature(
+                size: Int64(info.st_size),
+                modifiedSeconds: Int64(info.st_mtim.tv_sec),
+                modifiedNanoseconds: Int64(info.st_mtim.tv_nsec),
+                inode: UInt64(info.st_ino))
+        })
+        return inboxOpened ? snapshot : nil
+    }
+
+    /// Paths that are new or changed in `self` compared with `previous`, in byte order.
+    func changes(since previous: TreeSnapshot) -> [[UInt8]] {
+        files.compactMap { path, signature in previous.files[path] == signature ? nil : path }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+    }
+}

@@ -1,0 +1,40 @@
+/// Why watching could not start or went wrong; each message says what to do about it.
+public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `inotify_init1` failed for a reason other than the instance limit.
+    case inotifyUnavailable(errno: Int32)
+    /// `inotify_init1` failed with EMFILE: `fs.inotify.max_user_instances` is exhausted.
+    case tooManyInotifyInstances
+    /// `inotify_add_watch` failed with ENOSPC or ENOMEM: `fs.inotify.max_user_watches` is exhausted.
+    case watchLimitReached(path: [UInt8])
+    /// The inbox folder does not exist.
+    case inboxMissing(path: [UInt8])
+    /// The inbox path exists but is not a folder.
+    case inboxNotAFolder(path: [UInt8])
+    /// The inbox cannot be read or watched (permissions, I/O error).
+    case inboxUnreadable(path: [UInt8], errno: Int32)
+    /// Some other system call failed.
+    case systemCallFailed(call: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .inotifyUnavailable(let code):
+            return "inotify is not available (\(BytePath.describe(errno: code))): set watch = \"poll\""
+        case .tooManyInotifyInstances:
+            return "too many inotify instances for this user: raise fs.inotify.max_user_instances "
+                + "(sysctl -w fs.inotify.max_user_instances=1024) or set watch = \"poll\""
+        case .watchLimitReached(let path):
+            return "inotify watch limit reached while watching \(BytePath.display(path)): raise "
+                + "fs.inotify.max_user_watches (sysctl -w fs.inotify.max_user_watches=524288, and "
+                + "persist it in /etc/sysctl.d/) or set watch = \"poll\""
+        case .inboxMissing(let path):
+            return "the inbox \(BytePath.display(path)) does not exist: create it or fix the inbox setting"
+        case .inboxNotAFolder(let path):
+            return "the inbox \(BytePath.display(path)) is not a folder: fix the inbox setting"
+        case .inboxUnreadable(let path, let code):
+            return "the inbox \(BytePath.display(path)) cannot be watched (\(BytePath.describe(errno: code))): "
+                + "give the daemon's user read and search permission on it"
+        case .systemCallFailed(let call, let code):
+            return "\(call) failed: \(BytePath.describe(errno: code))"
+        }
+    }
+}

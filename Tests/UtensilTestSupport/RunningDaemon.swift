@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import UtensilCatalog
+
+/// The real `utensild` daemon running as a child process on a test world, with a real
+/// `NOTIFY_SOCKET` so that the test waits for `READY=1` rather than sleeping.
+public final class RunningDaemon: @unchecked Sendable {
+    public let world: TestWorld
+    public let notifications: NotifyListener
+    public let process: Process
+    private let errors: Pipe
+    private let logLock = NSLock()
+    private var logData = Data()
+
+    /// Starts utensild (settle time 0.2 s unless `extra` says otherwise) and waits for READY=1.
+    public init(world: TestWorld, extra: [String] = [], environment: [String: String] = [:], waitForReady: Bool = true) throws {
+        self.world = world
+        notifications = try NotifyListener(folder: world.root)
+        var env = environment
+        env["NOTIFY_SOCKET"] = notifications.path
+        var arguments = UtensildProcess.arguments(for: world, extra: extra)
+        if !extra.contains("--settle-seconds") {
+            arguments += ["--settle-seconds", "0.2"]
+        }
+        let (process, _, errors) = try UtensildProcess.start(arguments, environment: env)
+        self.process = process
+        self.errors = errors
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.logLock.withLock { self.logData.append(data) }
+        }
+        if waitForReady {
+            do {
+                try notifications.wait(for: "READY=1")
+            } catch {
+                kill()
+                throw TestFailure("utensild did not become ready: \(error)\n\(log)")
+            }
+        }
+    }
+
+    deinit { kill() }
+
+    /// What the daemon wrote to stderr so far.
+    public var log: String { logLock.withLock { String(decoding: logData, as: UTF8.self) } }
+
+    /// Polls the catalog (a reader beside the daemon, as WAL allows) until `predicate` holds.
+    @discardableResult
+    public func waitForCatalog(seconds: Double = 60, _ what: String, _ predicate: ([UtensilRecord]) -> Bool) throws -> [UtensilRecord] {
+        let deadline = Date().addingTimeInterval(seconds)
+        let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
+        while true {
+            let rows = try catalog.all()
+            if predicate(rows) { return rows }
+            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what); catalog has \(rows.count) rows\n\(log)") }
+            usleep(50_000)  // Polling with a deadline.
+        }
+    }
+
+    public func waitForUtensils(_ count: Int, seconds: Double = 60) throws {
+        try waitForCatalog(seconds: seconds, "\(count) utensils") { $0.count == count }
+    }
+
+    /// Polls the file system until `predicate` holds, or fails after `seconds`.
+    public func waitUntil(seconds: Double = 60, _ what: String, _ predicate: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !predicate() {
+            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)\n\(log)") }
+            usleep(50_000)
+        }
+    }
+
+    public func signal(_ signal: Int32) {
+        if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    public func terminate(seconds: Double = 60) throws -> Int32 {
+        signal(SIGTERM)
+        try waitUntil(seconds: seconds, "utensild to exit after SIGTERM") { !process.isRunning }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    public func kill() {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        errors.fileHandleForReading.readabilityHandler = nil
+    }
+}
