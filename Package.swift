@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,
         // and running the real utensild binary.
