@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "utensild", targets: ["utensild"]),
+        .executable(name: "utensilctl", targets: ["utensilctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -36,10 +38,26 @@ let package = Package(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]),
         .target(name: "UtensilWatch"),
+        .target(name: "UtensilControlProtocol"),
+        .executableTarget(
+            name: "utensilctl",
+            dependencies: [
+                "UtensilControlProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .target(
+            name: "UtensilControlServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "UtensilDaemon",
             dependencies: [
-                "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd",
+                "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
+                "UtensilControlProtocol", "UtensilControlServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

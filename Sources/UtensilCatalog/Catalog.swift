@@ -6,7 +6,7 @@ import GRDB
 /// Opening it runs the migrations, so nothing ever sees an unmigrated database. The database
 /// is in WAL mode with `synchronous=FULL`: once a write returns, it survives a power cut.
 public final class Catalog: Sendable {
-    private let writer: DatabasePool
+    let writer: DatabasePool
 
     /// Opens (creating if needed) the catalog at `path`.
     /// - Parameter busyTimeout: how long a write waits for another process's lock.
@@ -160,11 +160,137 @@ public final class Catalog: Sendable {
 
     // MARK: Plumbing
 
-    private func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         do { return try writer.read(body) } catch { throw CatalogError.from(error) }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+    func write<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         do { return try writer.write(body) } catch { throw CatalogError.from(error) }
+    }
+}
+
+// MARK: - Listing, renaming, deleting
+
+/// How `list` orders utensils.
+public enum CatalogSort: String, Sendable, CaseIterable {
+    case name
+    case created
+    case newestFirst = "-created"
+}
+
+/// One page of a listing and the cursor of the next one.
+public struct CatalogPage: Sendable, Equatable {
+    public var utensils: [UtensilRecord]
+    /// Opaque; nil on the last page.
+    public var next: String?
+}
+
+extension Catalog {
+    /// Utensils matching `search` (case- and accent-insensitive, anywhere in the name), in
+    /// `sort` order, at most `limit`, after `cursor` (keyset pagination: stable while rows
+    /// are added or removed).
+    public func list(search: String?, sort: CatalogSort, limit: Int, after cursor: String?) throws(CatalogError) -> CatalogPage {
+        let limit = max(1, min(limit, 10_000))
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let search, !search.isEmpty {
+            conditions.append("searchKey LIKE ? ESCAPE '\\'")
+            arguments.append("%" + Self.escapedForLike(search) + "%")
+        }
+        let column = sort == .name ? "nameKey" : "createdAt"
+        let descending = sort == .newestFirst
+        if let cursor {
+            guard let (value, id) = Self.decodeCursor(cursor) else { throw CatalogError.invalidCursor }
+            conditions.append("(\(column), id) \(descending ? "<" : ">") (?, ?)")
+            arguments.append(value)
+            arguments.append(id)
+        }
+        let direction = descending ? "DESC" : "ASC"
+        let sql = """
+            SELECT *, \(column) AS cursorValue FROM utensil
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)
+            """
+        let statementArguments = StatementArguments(arguments)
+        let rows = try read { db in try Row.fetchAll(db, sql: sql, arguments: statementArguments) }
+        var utensils: [UtensilRecord] = []
+        for row in rows.prefix(limit) {
+            do { utensils.append(try UtensilRecord(row: row)) } catch { throw CatalogError.from(error) }
+        }
+        var next: String?
+        if rows.count > limit, let last = rows.prefix(limit).last {
+            next = Self.encodeCursor(value: last["cursorValue"] as String? ?? "", id: last["id"] as String? ?? "")
+        }
+        return CatalogPage(utensils: utensils, next: next)
+    }
+
+    /// Utensils whose name is `name` (compared NFC and case-insensitively), newest first.
+    public func utensils(nameKey: String) throws(CatalogError) -> [UtensilRecord] {
+        try read { db in
+            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey)
+                .order(UtensilRecord.Columns.createdAt.desc).fetchAll(db)
+        }
+    }
+
+    /// Renames a utensil; the new name is claimed when duplicate names are refused.
+    public func rename(id: UUID, name: String, nameKey: String, searchKey: String, claim: Bool) throws(CatalogError) -> UtensilRecord {
+        do {
+            return try writer.write { db in
+                guard var record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
+                record.name = name
+                record.nameKey = nameKey
+                record.searchKey = searchKey
+                record.nameClaim = claim ? nameKey : nil
+                try record.update(db)
+                return record
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let existing = try? utensil(nameKey: nameKey)?.name
+            throw .duplicateName(existing: existing ?? name)
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+
+    /// Deletes a row; returns it. The caller removes the files once this has committed (a crash
+    /// in between leaves files without a row, which start-up reconciliation removes).
+    public func delete(id: UUID) throws(CatalogError) -> UtensilRecord {
+        do {
+            return try writer.write { db in
+                guard let record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
+                try record.delete(db)
+                return record
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+
+    static func escapedForLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    static func encodeCursor(value: String, id: String) -> String {
+        Data((value + "\u{0}" + id).utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeCursor(_ cursor: String) -> (String, String)? {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+        let parts = text.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
     }
 }

@@ -10,6 +10,10 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyIngested
     /// No utensil with that id or name.
     case notFound
+    /// A `list` cursor that this catalog did not hand out.
+    case invalidCursor
+    /// Several utensils have the name asked for (duplicate names allowed): these ids.
+    case ambiguousName(ids: [String])
     /// The database cannot be written just now (busy, locked, disk full, read-only, I/O error):
     /// not the drop's fault, so the drop is retried later.
     case unavailable(code: Int32, detail: String)
@@ -20,6 +24,8 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateContent(let existing): "the same photo is already the utensil \(existing)"
         case .alreadyIngested: "this drop was already ingested"
         case .notFound: "no such utensil"
+        case .invalidCursor: "the cursor is not one this catalog handed out"
+        case .ambiguousName(let ids): "several utensils have that name: \(ids.joined(separator: ", "))"
         case .unavailable(_, let detail): "the catalog is unavailable: \(detail)"
         }
     }

@@ -10,7 +10,7 @@ struct StatusReporter: Sendable {
     let inbox: String
     let initialCount: Int
     let scheduler: DropScheduler
-    let notifier: SystemdNotifier?
+    let link: SystemdLink
     let logger: Logger
 
     /// The one-line summary shown by `systemctl status`.
@@ -26,12 +26,12 @@ struct StatusReporter: Sendable {
     }
 
     func ready() {
-        try? notifier?.ready()
+        link.send { try $0.ready() }
     }
 
     /// Sends `STATUS=` after each change, at most about once a second.
     func runStatus() async {
-        guard let notifier else { return }
+        guard link.notifier != nil else { return }
         var lastSent = ContinuousClock.now - .seconds(2)
         var lastLine = ""
         for await counters in await scheduler.changes() {
@@ -41,7 +41,7 @@ struct StatusReporter: Sendable {
             let line = Self.line(inbox: inbox, utensils: initialCount + latest.ingested, counters: latest)
             _ = counters
             if line != lastLine {
-                try? notifier.status(line)
+                link.send { try $0.status(line) }
                 lastLine = line
                 lastSent = .now
             }
@@ -51,13 +51,13 @@ struct StatusReporter: Sendable {
     /// Pings the watchdog at half its interval while no ingest has been running for longer
     /// than the interval itself.
     func runWatchdog() async {
-        guard let notifier, let interval = notifier.watchdogInterval else { return }
+        guard let interval = link.watchdogInterval else { return }
         while !Task.isCancelled {
             let started = await scheduler.oldestInFlightStart()
             if let started, ContinuousClock.now - started > interval {
                 logger.critical("An ingest has been running for over \(interval); letting the watchdog restart utensild")
             } else {
-                try? notifier.watchdog()
+                link.send { try $0.watchdog() }
             }
             do { try await Task.sleep(for: interval / 2) } catch { return }
         }

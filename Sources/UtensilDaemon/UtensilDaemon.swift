@@ -1,10 +1,12 @@
 import Foundation
+import Glibc
 import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
 import UtensilCatalog
 import UtensilConfig
+import UtensilControlServer
 import UtensilCore
 import UtensilIngest
 import UtensilSystemd
@@ -42,6 +44,7 @@ public struct UtensilDaemon: Service {
         try DecoderCrashGuard.install(crashLog: settings.crashLog)
 
         let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
         let feeder = InboxFeeder(
@@ -49,8 +52,20 @@ public struct UtensilDaemon: Service {
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
         let reporter = StatusReporter(
             inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
-            notifier: notifier, logger: logger)
+            link: link, logger: logger)
         let workerCount = configuration.effectiveWorkers
+        let events = EventBroadcaster()
+        let listening = try ListeningSocket.fromSystemd(
+            environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
+            ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
+        var socketStatus = stat()
+        let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
+        let handler = ControlRequestHandler(
+            settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
+            socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
+        let server = ControlServer(
+            socket: listening, logger: logger, problemLine: ControlRequestHandler.problemLine,
+            handler: { line, peer in await handler.handle(line, peer: peer) })
 
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
@@ -59,7 +74,17 @@ public struct UtensilDaemon: Service {
                 group.addTask { await Self.runTimer(scheduler) }
                 group.addTask { await reporter.runStatus() }
                 group.addTask { await reporter.runWatchdog() }
-                group.addTask { await self.runReloads(scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog) }
+                group.addTask {
+                    do {
+                        try await server.run()
+                    } catch is CancellationError {
+                        // Graceful shutdown.
+                    } catch {
+                        logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
+                    }
+                }
+                group.addTask { await self.runReloads(
+                        scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link) }
                 reporter.ready()
                 onReady()
                 logger.notice(
@@ -68,14 +93,18 @@ public struct UtensilDaemon: Service {
                 // other loops are cancelled.
                 await withDiscardingTaskGroup { workers in
                     for _ in 0..<workerCount {
-                        workers.addTask { await Self.runWorker(scheduler: scheduler, engines: engines, pool: pool) }
+                        workers.addTask {
+                            await Self.runWorker(
+                                scheduler: scheduler, engines: engines, pool: pool, events: events, handler: handler)
+                        }
                     }
                 }
                 feeder.stop()
+                events.finishAll()
                 group.cancelAll()
             }
         } onGracefulShutdown: {
-            try? notifier?.stopping(status: "Stopping: finishing the ingests in flight")
+            link.send { try $0.stopping(status: "Stopping: finishing the ingests in flight") }
             logger.notice("Stopping: no new drops are taken; ingests in flight finish first")
             feeder.stop()
             Task { await scheduler.stop() }
@@ -84,7 +113,10 @@ public struct UtensilDaemon: Service {
     }
 
     /// One ingest worker: takes a settled drop, ingests it on a blocking thread, reports back.
-    static func runWorker(scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool) async {
+    static func runWorker(
+        scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, events: EventBroadcaster,
+        handler: ControlRequestHandler
+    ) async {
         while let job = await scheduler.take() {
             let engine = engines.current
             let outcome = await pool.run {
@@ -96,6 +128,16 @@ public struct UtensilDaemon: Service {
                 return engine.ingest(job.drop)
             }
             await scheduler.finish(job, outcome)
+            let inboxFile = job.drop.inboxPath.lossyText
+            switch outcome {
+            case .ingested(let record):
+                events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))
+            case .rejected(let rejection, _):
+                events.publish(.rejected(
+                    inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
+            case .alreadyIngested, .retryLater, .vanished:
+                break
+            }
         }
     }
 
@@ -112,11 +154,13 @@ public struct UtensilDaemon: Service {
     }
 
     /// SIGHUP: re-read the configuration, apply what can change without a restart.
-    func runReloads(scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog) async {
+    func runReloads(
+        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, link: SystemdLink
+    ) async {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         var current = configuration
         for await _ in signals {
-            try? notifier?.reloading()
+            link.send { try $0.reloading() }
             do {
                 let fresh = try readConfiguration()
                 let changed = current.changedKeys(comparedTo: fresh)
@@ -138,7 +182,7 @@ public struct UtensilDaemon: Service {
                 logger.error("Reloading the configuration failed, keeping the current one: \(error)")
                 await scheduler.noteError("configuration reload failed: \(error)")
             }
-            try? notifier?.ready()
+            link.send { try $0.ready() }
         }
     }
 }

@@ -277,7 +277,7 @@ public final class IngestEngine: Sendable {
         case .duplicateName(let existing): .rejected(duplicateName(existing), bytes: size)
         case .duplicateContent(let existing): .rejected(duplicateContent(existing), bytes: size)
         case .alreadyIngested: .vanished
-        case .notFound, .unavailable: .transient(TransientFailure(error))
+        case .notFound, .invalidCursor, .ambiguousName, .unavailable: .transient(TransientFailure(error))
         }
     }
 

@@ -6,6 +6,10 @@ struct WatchTable {
     }
 
     private(set) var entries: [Int32: Entry] = [:]
+    /// The reverse map, so that "is anything watched at or below this path" is cheap in the
+    /// common case of a brand-new folder (folders are watched top-down: nothing below an
+    /// unwatched path is watched).
+    private var byPath: [[UInt8]: Int32] = [:]
 
     var count: Int { entries.count }
 
@@ -13,17 +17,27 @@ struct WatchTable {
 
     /// Records (or re-points, after a rename) a watch.
     mutating func set(_ wd: Int32, path: [UInt8], depth: Int) {
+        if let old = entries[wd], byPath[old.path] == wd { byPath[old.path] = nil }
         entries[wd] = Entry(path: path, depth: depth)
+        byPath[path] = wd
     }
 
     @discardableResult
-    mutating func remove(_ wd: Int32) -> Entry? { entries.removeValue(forKey: wd) }
+    mutating func remove(_ wd: Int32) -> Entry? {
+        guard let old = entries.removeValue(forKey: wd) else { return nil }
+        if byPath[old.path] == wd { byPath[old.path] = nil }
+        return old
+    }
 
-    mutating func removeAll() { entries.removeAll() }
+    mutating func removeAll() {
+        entries.removeAll()
+        byPath.removeAll()
+    }
 
     /// The watches on `folder` and every folder below it.
     func watches(under folder: [UInt8]) -> Set<Int32> {
-        Set(entries.compactMap { BytePath.isSelfOrDescendant($0.value.path, of: folder) ? $0.key : nil })
+        guard byPath[folder] != nil else { return [] }
+        return Set(entries.compactMap { BytePath.isSelfOrDescendant($0.value.path, of: folder) ? $0.key : nil })
     }
 
     var allWatches: Set<Int32> { Set(entries.keys) }

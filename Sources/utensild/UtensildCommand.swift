@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import UtensilConfig
+import UtensilDaemon
 
 /// `utensild`: the daemon. Runs in the foreground under systemd (`Type=notify`), never forks.
 @main
@@ -59,8 +60,4 @@ struct UtensildCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-enum UtensildVersion {
-    static let current = "0.1.0"
 }

@@ -22,9 +22,22 @@ public final class NotifyListener: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
+        // Read continuously, as systemd does: a datagram queue left full would block the sender.
+        let reader = Thread { [weak self] in
+            while let self, !self.isClosed {
+                self.drain(timeoutMilliseconds: 100)
+            }
+        }
+        reader.start()
     }
 
-    deinit { close(fd) }
+    private var closed = false
+    private var isClosed: Bool { lock.withLock { closed } }
+
+    deinit {
+        lock.withLock { closed = true }
+        close(fd)
+    }
 
     /// Every message received so far (each datagram split into its lines).
     public var messages: [String] {

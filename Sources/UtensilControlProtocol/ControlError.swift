@@ -1,0 +1,35 @@
+/// Why a request failed; the stable `code` is for programs, `message` for people.
+public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public var code: ControlErrorCode
+    /// One sentence a person understands, ideally saying what to do.
+    public var message: String
+
+    public init(_ code: ControlErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// The stable error codes of protocol version 1; encoded as their raw values.
+public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
+    /// No utensil (or rejected file) with that id or name.
+    case notFound = "not-found"
+    /// A new name fails the same validation as a drop's name.
+    case invalidName = "invalid-name"
+    /// Another utensil already has that name (with `duplicate_names = "reject"`).
+    case duplicateName = "duplicate-name"
+    /// The peer may read but not change (`delete`, `rename`, `retry`).
+    case permissionDenied = "permission-denied"
+    /// The line is not a valid request: bad JSON, unknown command, missing argument.
+    case badRequest = "bad-request"
+    /// The request line is longer than `ControlProtocol.maximumLineBytes`; the server closes.
+    case requestTooLarge = "request-too-large"
+    /// The request's `"v"` is not a version this server speaks.
+    case unsupportedVersion = "unsupported-version"
+    /// Too many clients, or the catalog is momentarily locked: try again shortly.
+    case busy
+    /// Something went wrong inside the daemon; its log says more.
+    case `internal`
+}

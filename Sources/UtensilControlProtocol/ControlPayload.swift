@@ -1,0 +1,85 @@
+/// What a successful reply carries: exactly one of these, under its own key beside
+/// `"v"` and `"ok"` (`{"v":1,"ok":true,"list":{…}}`).
+public enum ControlPayload: Sendable, Equatable {
+    /// `status` → `"status"`.
+    case status(StatusInfo)
+    /// `list` → `"list"`.
+    case list(UtensilPage)
+    /// `show` → `"utensil"`.
+    case utensil(UtensilInfo)
+    /// `rejected` → `"rejected"`.
+    case rejected([RejectedInfo])
+    /// `retry` → `"retried"`: the file names moved back into the inbox.
+    case retried([String])
+    /// `check` → `"check"`.
+    case check(CheckReport)
+    /// `delete` → `"deleted"`: the utensil as it was.
+    case deleted(UtensilInfo)
+    /// `rename` → `"renamed"`: the utensil with its new name.
+    case renamed(UtensilInfo)
+    /// `events`, first line → `"subscribed": true`: events from now on will follow.
+    case subscribed
+    /// `events`, every later line → `"event"`.
+    case event(EventInfo)
+
+    /// The JSON key this payload sits under.
+    public var key: String { Key(self).rawValue }
+
+    enum Key: String, CodingKey, CaseIterable {
+        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event
+
+        init(_ payload: ControlPayload) {
+            switch payload {
+            case .status: self = .status
+            case .list: self = .list
+            case .utensil: self = .utensil
+            case .rejected: self = .rejected
+            case .retried: self = .retried
+            case .check: self = .check
+            case .deleted: self = .deleted
+            case .renamed: self = .renamed
+            case .subscribed: self = .subscribed
+            case .event: self = .event
+            }
+        }
+    }
+}
+
+extension ControlPayload {
+    func encode(into container: inout KeyedEncodingContainer<Key>) throws {
+        let key = Key(self)
+        switch self {
+        case .status(let value): try container.encode(value, forKey: key)
+        case .list(let value): try container.encode(value, forKey: key)
+        case .utensil(let value), .deleted(let value), .renamed(let value):
+            try container.encode(value, forKey: key)
+        case .rejected(let value): try container.encode(value, forKey: key)
+        case .retried(let value): try container.encode(value, forKey: key)
+        case .check(let value): try container.encode(value, forKey: key)
+        case .subscribed: try container.encode(true, forKey: key)
+        case .event(let value): try container.encode(value, forKey: key)
+        }
+    }
+
+    /// Decodes the one payload key present; none or several is a decoding error.
+    init(from container: KeyedDecodingContainer<Key>) throws {
+        let present = Key.allCases.filter(container.contains)
+        guard present.count == 1, let key = present.first else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: container.codingPath,
+                debugDescription: "A successful reply needs exactly one payload key, found \(present.map(\.rawValue))."))
+        }
+        switch key {
+        case .status: self = .status(try container.decode(StatusInfo.self, forKey: key))
+        case .list: self = .list(try container.decode(UtensilPage.self, forKey: key))
+        case .utensil: self = .utensil(try container.decode(UtensilInfo.self, forKey: key))
+        case .rejected: self = .rejected(try container.decode([RejectedInfo].self, forKey: key))
+        case .retried: self = .retried(try container.decode([String].self, forKey: key))
+        case .check: self = .check(try container.decode(CheckReport.self, forKey: key))
+        case .deleted: self = .deleted(try container.decode(UtensilInfo.self, forKey: key))
+        case .renamed: self = .renamed(try container.decode(UtensilInfo.self, forKey: key))
+        case .subscribed: self = .subscribed
+        case .event: self = .event(try container.decode(EventInfo.self, forKey: key))
+        }
+    }
+}

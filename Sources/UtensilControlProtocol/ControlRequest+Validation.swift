@@ -1,0 +1,30 @@
+extension ControlRequest {
+    /// Checks that the arguments `command` needs are there and sensible; the server answers
+    /// a failure with the thrown `bad-request` error.
+    public func validate() throws(ControlError) {
+        switch command {
+        case .list:
+            if let limit, limit < 1 {
+                throw ControlError(.badRequest, "The list limit must be at least 1, not \(limit).")
+            }
+        case .show, .delete:
+            try require(target, "target", "the id or name of a utensil")
+        case .rename:
+            try require(target, "target", "the id of the utensil to rename")
+            try require(newName, "newName", "the new name")
+        case .retry:
+            if all && file != nil {
+                throw ControlError(.badRequest, "Retry takes either a file or \"all\", not both.")
+            }
+            if !all { try require(file, "file", "a file name in the rejected folder, or \"all\": true") }
+        case .status, .rejected, .check, .events:
+            break
+        }
+    }
+
+    private func require(_ value: String?, _ key: String, _ what: String) throws(ControlError) {
+        guard let value, !value.isEmpty else {
+            throw ControlError(.badRequest, "The \(command.rawValue) command needs \"\(key)\": \(what).")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// One request line from a client.
+///
+/// Only the arguments that matter to `command` are set; the rest are `nil` (or `false`)
+/// and are left out of the JSON. Build one with the static constructors, e.g.
+/// `ControlRequest.list(search: "spoon")`.
+public struct ControlRequest: Sendable, Equatable {
+    /// The protocol version the client speaks (`"v"`).
+    public var version: Int
+    public var command: ControlCommand
+    /// `list`: names containing this, case- and accent-insensitively.
+    public var search: String?
+    /// `list`: the order; the server's default is `.newestFirst`.
+    public var sort: ListSort?
+    /// `list`: at most this many utensils in one page.
+    public var limit: Int?
+    /// `list`: the opaque cursor from a previous page's `next`.
+    public var after: String?
+    /// `show`, `delete`, `rename`: a utensil id, or (for `show`) a name.
+    public var target: String?
+    /// `rename`: the new name, validated like a drop's.
+    public var newName: String?
+    /// `retry`: a file name in `rejected/`.
+    public var file: String?
+    /// `retry --all`: every rejected file.
+    public var all: Bool
+    /// `show --preview`: include `thumbnailJPEG` and the raw RGB preview in the reply.
+    public var preview: Bool
+
+    public init(
+        command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
+        after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
+        all: Bool = false, preview: Bool = false, version: Int = ControlProtocol.version
+    ) {
+        self.version = version
+        self.command = command
+        self.search = search
+        self.sort = sort
+        self.limit = limit
+        self.after = after
+        self.target = target
+        self.newName = newName
+        self.file = file
+        self.all = all
+        self.preview = preview
+    }
+}
+
+extension ControlRequest {
+    public static var status: ControlRequest { ControlRequest(command: .status) }
+
+    public static func list(
+        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil
+    ) -> ControlRequest {
+        ControlRequest(command: .list, search: search, sort: sort, limit: limit, after: after)
+    }
+
+    public static func show(_ idOrName: String, preview: Bool = false) -> ControlRequest {
+        ControlRequest(command: .show, target: idOrName, preview: preview)
+    }
+
+    public static func delete(_ id: String) -> ControlRequest {
+        ControlRequest(command: .delete, target: id)
+    }
+
+    public static func rename(_ id: String, to newName: String) -> ControlRequest {
+        ControlRequest(command: .rename, target: id, newName: newName)
+    }
+
+    public static var rejected: ControlRequest { ControlRequest(command: .rejected) }
+
+    public static func retry(file: String) -> ControlRequest {
+        ControlRequest(command: .retry, file: file)
+    }
+
+    public static var retryAll: ControlRequest { ControlRequest(command: .retry, all: true) }
+
+    public static var check: ControlRequest { ControlRequest(command: .check) }
+
+    public static var events: ControlRequest { ControlRequest(command: .events) }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One utensil as the control socket shows it.
+public struct UtensilInfo: Codable, Sendable, Equatable {
+    /// The utensil id, Swift's `UUID.uuidString` form.
+    public var id: String
+    public var name: String
+    /// The original's extension in lower case: `jpg`, `jpeg` or `png` (JSON `"extension"`).
+    public var fileExtension: String
+    public var createdAt: Date
+    public var width: Int
+    public var height: Int
+    /// Size of the original in bytes.
+    public var bytes: Int
+    /// Absolute path of the original under `state_dir/originals/`.
+    public var original: String
+    /// Absolute path of the thumbnail under `state_dir/thumbnails/`.
+    public var thumbnail: String
+    /// `show --preview` only: the thumbnail JPEG (base64 in JSON).
+    public var thumbnailJPEG: Data?
+    /// `show --preview` only: `previewWidth` × `previewHeight` × 3 bytes of RGB, row by row,
+    /// top to bottom (base64 in JSON), for terminals; see `RGBPreview`.
+    public var previewRGB: Data?
+    public var previewWidth: Int?
+    public var previewHeight: Int?
+
+    public init(
+        id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
+        bytes: Int, original: String, thumbnail: String, thumbnailJPEG: Data? = nil,
+        preview: RGBPreview? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.fileExtension = fileExtension
+        self.createdAt = createdAt
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.original = original
+        self.thumbnail = thumbnail
+        self.thumbnailJPEG = thumbnailJPEG
+        self.preview = preview
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
+        case thumbnailJPEG, previewRGB, previewWidth, previewHeight
+    }
+
+    /// The raw RGB preview, when all three preview fields are present and consistent.
+    public var preview: RGBPreview? {
+        get {
+            guard let previewRGB, let previewWidth, let previewHeight else { return nil }
+            return RGBPreview(width: previewWidth, height: previewHeight, rgb: previewRGB)
+        }
+        set {
+            previewRGB = newValue?.rgb
+            previewWidth = newValue?.width
+            previewHeight = newValue?.height
+        }
+    }
+}

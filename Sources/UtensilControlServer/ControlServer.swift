@@ -1,0 +1,176 @@
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// What the server does with one request line.
+public enum ControlResponse: Sendable {
+    /// Send this line and wait for the next request.
+    case reply(String)
+    /// Send these lines until the stream ends or the client leaves (for `events`).
+    case stream(AsyncStream<String>)
+}
+
+/// Problems the server answers itself, before any request reaches the handler.
+public enum ControlServerProblem: Sendable {
+    /// More clients than `maximumClients` are connected.
+    case busy
+    /// A request line is longer than `maximumLineBytes`.
+    case requestTooLarge
+}
+
+/// The control socket: a relay with no policy. It frames newline-delimited requests, reads
+/// each peer's credentials from the kernel, bounds line length, idle time and the number of
+/// clients, and hands each line to `handler`. One bad client never disturbs another.
+public struct ControlServer: Service {
+    public typealias Handler = @Sendable (_ line: String, _ peer: PeerCredentials) async -> ControlResponse
+
+    let socket: ListeningSocket
+    let handler: Handler
+    let problemLine: @Sendable (ControlServerProblem) -> String
+    let maximumLineBytes: Int
+    let maximumClients: Int
+    let idleTimeout: TimeAmount
+    let logger: Logger
+    private let clients = ClientCount()
+
+    public init(
+        socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 64,
+        idleTimeout: TimeAmount = .seconds(60), logger: Logger,
+        problemLine: @escaping @Sendable (ControlServerProblem) -> String, handler: @escaping Handler
+    ) {
+        self.socket = socket
+        self.maximumLineBytes = maximumLineBytes
+        self.maximumClients = maximumClients
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+        self.problemLine = problemLine
+        self.handler = handler
+    }
+
+    public func run() async throws {
+        let maximumLineBytes = maximumLineBytes
+        let idleTimeout = idleTimeout
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 128)
+            .bind(NIOBSDSocket.Handle(socket.descriptor)) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout), name: Self.idleHandlerName)
+                    try pipeline.addHandler(IdleCloser())
+                    try pipeline.addHandler(ByteToMessageHandler(BoundedLineDecoder(maximumBytes: maximumLineBytes)))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        defer { socket.removeFile() }
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        }
+    }
+
+    static let idleHandlerName = "utensild.idle"
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let peer = await Self.credentials(of: connection.channel)
+        let admitted = clients.enter(limit: maximumClients)
+        defer { if admitted { clients.leave() } }
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                guard admitted else {
+                    try await outbound.write(ByteBuffer(string: problemLine(.busy) + "\n"))
+                    return
+                }
+                do {
+                    var lines = inbound.makeAsyncIterator()
+                    while let line = try await lines.next() {
+                        switch await handler(String(buffer: line), peer) {
+                        case .reply(let text):
+                            try await outbound.write(ByteBuffer(string: text + "\n"))
+                        case .stream(let stream):
+                            // A follower sends nothing more: no idle time-out, and its leaving
+                            // (end of input) ends the stream.
+                            try? await connection.channel.pipeline.removeHandler(name: Self.idleHandlerName).get()
+                            let closed = connection.channel.closeFuture
+                            try await Self.follow(stream, outbound: outbound, until: { try await closed.get() })
+                            return
+                        }
+                    }
+                } catch is BoundedLineDecoder.LineTooLong {
+                    try await outbound.write(ByteBuffer(string: problemLine(.requestTooLarge) + "\n"))
+                }
+            }
+        } catch {
+            logger.debug("Control connection from \(peer) ended: \(error)")
+        }
+    }
+
+    /// Writes the stream's lines until it ends or `clientLeft` returns (the connection closed).
+    private static func follow(
+        _ stream: AsyncStream<String>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        until clientLeft: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await line in stream {
+                    try await outbound.write(ByteBuffer(string: line + "\n"))
+                }
+            }
+            group.addTask { try await clientLeft() }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The peer's pid, uid and gid from `SO_PEERCRED`; an unknown peer gets nobody's rights.
+    static func credentials(of channel: any Channel) async -> PeerCredentials {
+        let nobody = PeerCredentials(pid: 0, uid: UInt32.max - 1, gid: UInt32.max - 1)
+        guard let provider = channel as? any SocketOptionProvider else { return nobody }
+        let future: EventLoopFuture<PeerCred> = provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
+        guard let credentials = try? await future.get() else { return nobody }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}
+
+/// `struct ucred` with the same layout, sendable across the event loop.
+struct PeerCred: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// Closes a connection that sent nothing for the idle time-out.
+final class IdleCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}
+
+/// How many clients are connected, against the limit.
+final class ClientCount: Sendable {
+    private let count = Mutex(0)
+
+    func enter(limit: Int) -> Bool {
+        count.withLock { value in
+            guard value < limit else { return false }
+            value += 1
+            return true
+        }
+    }
+
+    func leave() { count.withLock { $0 -= 1 } }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+import UtensilCodec
+
+/// The image repository's in-memory cache (as in the iPhone app): small RGB previews of
+/// thumbnails, most recently used kept, at most `capacity` of them.
+final class ThumbnailCache: Sendable {
+    static let previewSize = 48
+    let capacity: Int
+    private let entries = Mutex<(order: [UUID], pixels: [UUID: [UInt8]])>(([], [:]))
+
+    init(capacity: Int = 256) { self.capacity = capacity }
+
+    /// The preview of a utensil's thumbnail, decoded once and then served from memory.
+    func preview(id: UUID, thumbnailPath: String) -> [UInt8]? {
+        if let cached = entries.withLock({ state -> [UInt8]? in
+            guard let pixels = state.pixels[id] else { return nil }
+            state.order.removeAll { $0 == id }
+            state.order.append(id)
+            return pixels
+        }) {
+            return cached
+        }
+        guard let jpeg = FileManager.default.contents(atPath: thumbnailPath) else { return nil }
+        let maker = ThumbnailMaker(request: ThumbnailRequest(size: Self.previewSize, quality: 90))
+        guard let pixels = try? jpeg.withUnsafeBytes({ raw in
+            Result { () throws(ImageCodecError) in try maker.makeRGBPreview(from: raw) }
+        }).get() else { return nil }
+        entries.withLock { state in
+            state.pixels[id] = pixels
+            state.order.append(id)
+            while state.order.count > capacity { state.pixels[state.order.removeFirst()] = nil }
+        }
+        return pixels
+    }
+
+    func remove(_ id: UUID) {
+        entries.withLock { state in
+            state.pixels[id] = nil
+            state.order.removeAll { $0 == id }
+        }
+    }
+}

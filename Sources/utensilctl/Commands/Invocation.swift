@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import UtensilControlProtocol
+
+/// What every subcommand shares: the merged global options, the socket path, the terminal,
+/// and the translation of `ClientError` into a message on stderr and an exit code.
+struct Invocation {
+    let options: GlobalOptions
+    let socketPath: String
+    let terminal: Terminal
+
+    init(_ globals: GlobalOptions, outer: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        options = globals.merged(with: outer)
+        socketPath = options.socketPath(environment: environment)
+        terminal = Terminal.current(environment: environment)
+    }
+
+    var json: Bool { options.json }
+    var style: Style { terminal.style }
+
+    /// A new connection to the daemon.
+    func connect() throws(ClientError) -> ControlClient {
+        try ControlClient(socketPath: socketPath)
+    }
+
+    /// Runs `body`; a `ClientError` becomes `utensilctl: MESSAGE` on stderr and its exit code.
+    func run(_ body: (Invocation) throws(ClientError) -> Void) throws(ExitCode) {
+        do {
+            try body(self)
+        } catch {
+            StandardStreams.error("utensilctl: " + TerminalText.escaped(error.message))
+            throw ExitCode(error.exitCode)
+        }
+    }
+
+    func print(_ lines: [String]) {
+        for line in lines { StandardStreams.out(line) }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import UtensilControlProtocol
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List utensils, newest first.",
+        discussion: """
+            --search matches names case- and accent-insensitively ("loffel" finds "Löffel"). \
+            When there are more utensils than --limit, the last line tells how to get the next page.
+
+            Examples:
+              utensilctl list
+              utensilctl list --search spoon --sort name
+              utensilctl list --limit 50 --json | jq -r '.next'
+            """)
+
+    enum Sort: String, ExpressibleByArgument, CaseIterable {
+        case name, created
+        case newestFirst = "-created"
+
+        var wire: ListSort {
+            switch self {
+            case .name: .name
+            case .created: .created
+            case .newestFirst: .newestFirst
+            }
+        }
+    }
+
+    @Option(help: ArgumentHelp("Only utensils whose name contains this.", valueName: "text"))
+    var search: String?
+
+    @Option(help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
+    var sort: Sort?
+
+    @Option(help: ArgumentHelp("At most this many utensils.", valueName: "n"))
+    var limit: Int?
+
+    @Option(help: ArgumentHelp("Continue after this cursor (from the previous page).", valueName: "cursor"))
+    var after: String?
+
+    @OptionGroup var globals: GlobalOptions
+    @ParentCommand var root: Utensilctl
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+    }
+
+    func run() throws {
+        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
+            let client = try invocation.connect()
+            let request = ControlRequest.list(search: search, sort: sort?.wire, limit: limit, after: after)
+            let page = try client.send(request).expect("list", \.page)
+            if invocation.json { return try JSONOutput.print(page) }
+            if page.utensils.isEmpty {
+                invocation.print(try emptyMessage(client))
+                return
+            }
+            invocation.print(UtensilListView.table(page.utensils).render(style: invocation.style))
+            if let next = page.next {
+                invocation.print([
+                    "", UtensilListView.nextPageHint(cursor: next, search: search, sort: sort?.rawValue, limit: limit),
+                ])
+            }
+        }
+    }
+
+    /// An empty catalog tells how to add the first utensil; an empty search or page says so.
+    private func emptyMessage(_ client: ControlClient) throws(ClientError) -> [String] {
+        if let search { return ["No utensil matches \"\(TerminalText.escaped(search))\"."] }
+        if after != nil { return ["No more utensils."] }
+        let inbox = try? client.send(.status).expect("status", \.statusInfo).inbox
+        return UtensilListView.emptyCatalog(inbox: inbox)
+    }
+}

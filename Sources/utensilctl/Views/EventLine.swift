@@ -1,0 +1,20 @@
+import Foundation
+import UtensilControlProtocol
+
+/// One line of `utensilctl events` for people.
+enum EventLine {
+    static func render(_ event: EventInfo, style: Style, timeZone: TimeZone = .current) -> String {
+        let time = Formats.dateTime(event.at, in: timeZone)
+        let file = TerminalText.escaped(event.inboxFile)
+        switch event.kind {
+        case .ingested:
+            let name = event.utensil.map { TerminalText.escaped($0.name) } ?? "?"
+            let id = event.utensil.map { "  " + style.dim($0.id) } ?? ""
+            return "\(time)  \(style.green("ingested"))  \(name)  ← \(file)\(id)"
+        case .rejected:
+            let reason = TerminalText.escaped(event.reason ?? "rejected")
+            let message = event.message.map { ": " + TerminalText.escaped($0) } ?? ""
+            return "\(time)  \(style.red("rejected"))  \(file)  \(reason)\(message)"
+        }
+    }
+}

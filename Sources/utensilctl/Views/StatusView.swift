@@ -1,0 +1,18 @@
+import UtensilControlProtocol
+
+/// `utensilctl status` for people.
+enum StatusView {
+    static func render(_ status: StatusInfo, style: Style) -> [String] {
+        var list = KeyValueList()
+        list.add("inbox", status.inbox + (status.inboxMissing ? "  (missing: the daemon waits for it)" : ""))
+        list.add("rejected", status.rejectedDir)
+        list.add("state", status.stateDir)
+        list.add("watching", status.watching)
+        list.add("utensils", "\(status.utensils)")
+        list.add("queued", "\(status.queued), \(status.inFlight) in flight")
+        list.add("since start", "\(status.ingested) ingested, \(status.rejected) rejected")
+        list.add("last error", status.lastError ?? "none")
+        let title = "utensild \(status.version), pid \(status.pid), up \(Formats.duration(seconds: status.uptimeSeconds))"
+        return [style.bold(TerminalText.escaped(title))] + list.render(style: style, indent: "  ")
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import UtensilControlProtocol
+
+/// Sample values of every message type, with millisecond timestamps so that they round-trip.
+enum Fixtures {
+    static let createdAt = ControlTimestamp.date(from: "2026-11-22T10:15:02.123Z")!
+
+    static let spoon = UtensilInfo(
+        id: "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F", name: "Spoon", fileExtension: "jpg",
+        createdAt: createdAt, width: 4032, height: 3024, bytes: 48213,
+        original: "/var/lib/utensild/originals/6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F.jpg",
+        thumbnail: "/var/lib/utensild/thumbnails/6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F.jpeg")
+
+    static var spoonWithPreview: UtensilInfo {
+        var info = spoon
+        info.thumbnailJPEG = Data([0xFF, 0xD8, 0xFF, 0xD9])
+        info.preview = RGBPreview(width: 2, height: 1, rgb: Data([255, 0, 0, 0, 0, 255]))
+        return info
+    }
+
+    static let status = StatusInfo(
+        version: "0.1.0", pid: 4242, uptimeSeconds: 3600, inbox: "/srv/utensils/inbox",
+        rejectedDir: "/srv/utensils/rejected", stateDir: "/var/lib/utensild", utensils: 12, queued: 1,
+        inFlight: 2, ingested: 10, rejected: 3, lastError: nil, watching: "inotify", inboxMissing: false)
+
+    static let rejected = RejectedInfo(
+        file: "Spoon!!.jpg", reason: "corrupt-image", message: "The picture is damaged; export it again.",
+        rejectedAt: createdAt, bytes: 48213)
+
+    static let check = CheckReport(
+        integrity: ["ok"], rowsWithoutFiles: ["6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F"],
+        filesWithoutRows: ["/var/lib/utensild/thumbnails/stray.jpeg"])
+
+    static let requests: [ControlRequest] = [
+        .status, .list(), .list(search: "spo", sort: .name, limit: 20, after: "abc"), .show("Spoon"),
+        .show("Spoon", preview: true), .delete(spoon.id), .rename(spoon.id, to: "Ladle"), .rejected,
+        .retry(file: "Spoon!!.jpg"), .retryAll, .check, .events,
+    ]
+
+    static let payloads: [ControlPayload] = [
+        .status(status), .list(UtensilPage(utensils: [spoon], next: nil)),
+        .list(UtensilPage(utensils: [spoon, spoonWithPreview], next: "cursor-1")), .utensil(spoonWithPreview),
+        .rejected([rejected]), .retried(["Spoon!!.jpg"]), .check(check), .deleted(spoon), .renamed(spoon),
+        .subscribed, .event(.ingested(spoon, inboxFile: "kitchen/Spoon.jpg", at: createdAt)),
+        .event(.rejected(inboxFile: "Fork.heic", reason: "unsupported-type", message: "Not a photo.", at: createdAt)),
+    ]
+
+    /// The top-level keys of `value` encoded as the wire does.
+    static func keys(of value: some Encodable) throws -> Set<String> {
+        Set(try object(of: value).keys)
+    }
+
+    /// `value` encoded as the wire does and read back untyped.
+    static func object(of value: some Encodable) throws -> [String: Any] {
+        let line = try LineFraming.encode(value)
+        return try JSONSerialization.jsonObject(with: line) as! [String: Any]
+    }
+}

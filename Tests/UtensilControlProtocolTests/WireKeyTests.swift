@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import UtensilControlProtocol
+
+/// The contract's JSON field names, checked on the encoded bytes rather than through Codable.
+@Suite struct WireKeyTests {
+    @Test func utensilKeys() throws {
+        #expect(try Fixtures.keys(of: Fixtures.spoon) == [
+            "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
+        ])
+        #expect(try Fixtures.keys(of: Fixtures.spoonWithPreview) == [
+            "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
+            "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
+        ])
+        let object = try Fixtures.object(of: Fixtures.spoonWithPreview)
+        #expect(object["createdAt"] as? String == "2026-11-22T10:15:02.123Z")
+        #expect(object["thumbnailJPEG"] as? String == "/9j/2Q==")
+        #expect(object["previewRGB"] as? String == Data([255, 0, 0, 0, 0, 255]).base64EncodedString())
+        #expect(object["previewWidth"] as? Int == 2)
+    }
+
+    @Test func pageWritesNextAsExplicitNull() throws {
+        let object = try Fixtures.object(of: UtensilPage(utensils: [], next: nil))
+        #expect(Set(object.keys) == ["utensils", "next"])
+        #expect(object["next"] is NSNull)
+        let withCursor = try Fixtures.object(of: UtensilPage(utensils: [], next: "c2"))
+        #expect(withCursor["next"] as? String == "c2")
+    }
+
+    @Test func statusKeys() throws {
+        let object = try Fixtures.object(of: Fixtures.status)
+        #expect(Set(object.keys) == [
+            "version", "pid", "uptimeSeconds", "inbox", "rejectedDir", "stateDir", "utensils", "queued",
+            "inFlight", "ingested", "rejected", "lastError", "watching", "inboxMissing",
+        ])
+        #expect(object["lastError"] is NSNull)
+    }
+
+    @Test func rejectedCheckAndEventKeys() throws {
+        #expect(try Fixtures.keys(of: Fixtures.rejected) == ["file", "reason", "message", "rejectedAt", "bytes"])
+        #expect(try Fixtures.keys(of: Fixtures.check) == ["integrity", "rowsWithoutFiles", "filesWithoutRows", "ok"])
+        #expect(try Fixtures.object(of: Fixtures.check)["ok"] as? Bool == false)
+        let ingested = EventInfo.ingested(Fixtures.spoon, inboxFile: "Spoon.jpg", at: Fixtures.createdAt)
+        #expect(try Fixtures.keys(of: ingested) == ["kind", "at", "inboxFile", "utensil"])
+        let rejected = EventInfo.rejected(inboxFile: "a.heic", reason: "unsupported-type", message: "No.", at: .now)
+        #expect(try Fixtures.keys(of: rejected) == ["kind", "at", "inboxFile", "reason", "message"])
+    }
+
+    @Test func replyKeys() throws {
+        #expect(try Fixtures.keys(of: ControlReply.success(.status(Fixtures.status))) == ["v", "ok", "status"])
+        #expect(try Fixtures.keys(of: ControlReply.success(.utensil(Fixtures.spoon))) == ["v", "ok", "utensil"])
+        #expect(try Fixtures.keys(of: ControlReply.success(.subscribed)) == ["v", "ok", "subscribed"])
+        let failure = try Fixtures.object(of: ControlReply.failure(.notFound, "No utensil is called Spork."))
+        #expect(Set(failure.keys) == ["v", "ok", "error"])
+        #expect(failure["v"] as? Int == 1)
+        #expect(failure["ok"] as? Bool == false)
+        let error = failure["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "not-found")
+        #expect(error?["message"] as? String == "No utensil is called Spork.")
+    }
+
+    @Test(arguments: Fixtures.payloads)
+    func everySuccessHasOnePayloadKey(_ payload: ControlPayload) throws {
+        let keys = try Fixtures.keys(of: ControlReply.success(payload))
+        #expect(keys == ["v", "ok", payload.key])
+    }
+
+    @Test func requestKeysLeaveOutUnsetArguments() throws {
+        #expect(try Fixtures.keys(of: ControlRequest.status) == ["v", "command"])
+        #expect(try Fixtures.keys(of: ControlRequest.retryAll) == ["v", "command", "all"])
+        #expect(try Fixtures.keys(of: ControlRequest.show("x", preview: true)) == ["v", "command", "target", "preview"])
+        #expect(try Fixtures.keys(of: ControlRequest.rename("id", to: "New")) == ["v", "command", "target", "newName"])
+        let list = try Fixtures.object(of: ControlRequest.list(search: "s", sort: .newestFirst, limit: 5, after: "c"))
+        #expect(Set(list.keys) == ["v", "command", "search", "sort", "limit", "after"])
+        #expect(list["sort"] as? String == "-created")
+        #expect(list["command"] as? String == "list")
+    }
+
+    @Test func errorCodesAreTheStableStrings() {
+        #expect(ControlErrorCode.allCases.map(\.rawValue) == [
+            "not-found", "invalid-name", "duplicate-name", "permission-denied", "bad-request",
+            "request-too-large", "unsupported-version", "busy", "internal",
+        ])
+    }
+
+    @Test func timestampsHaveMillisecondsInUTC() throws {
+        let date = Date(timeIntervalSince1970: 1_795_342_502.1234)
+        #expect(ControlTimestamp.string(from: date) == "2026-11-22T10:15:02.123Z")
+        #expect(ControlTimestamp.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(ControlTimestamp.date(from: "2026-11-22T10:15:02Z") == Date(timeIntervalSince1970: 1_795_342_502))
+        #expect(ControlTimestamp.string(from: Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59.500Z")
+        #expect(ControlTimestamp.string(from: Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
+        #expect(ControlTimestamp.date(from: "yesterday") == nil)
+        for text in ["2026-11-22T10:15:02.123Z", "2024-02-29T23:59:59.999Z", "1999-12-31T00:00:00.001Z"] {
+            #expect(ControlTimestamp.date(from: text).map(ControlTimestamp.string(from:)) == text)
+        }
+    }
+}

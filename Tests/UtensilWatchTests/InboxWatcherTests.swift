@@ -1,0 +1,179 @@
+import Foundation
+import Glibc
+import Testing
+@testable import UtensilWatch
+
+/// Real inotify in temporary folders. Serialized: the overflow test lowers a system-wide limit
+/// for the instant it creates its instance, and each test owns one inotify instance.
+@Suite("InboxWatcher (inotify)", .serialized)
+struct InboxWatcherTests {
+    let box: Sandbox
+    init() throws { box = try Sandbox() }
+
+    func start(
+        excluded: Set<FolderIdentity> = [], recheck: Duration = .milliseconds(100)
+    ) throws -> (InboxWatcher, EventRecorder) {
+        let watcher = try InboxWatcher(
+            inbox: bytes(box.inbox), skipFolder: skipRule, excluded: excluded, inboxRecheckInterval: recheck)
+        return (watcher, EventRecorder(watcher.events()))
+    }
+
+    // MARK: Files
+
+    @Test func copiedFileIsACandidate() async throws {
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        writeFile(box.inbox + "/spoon.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/spoon.jpg"))))
+    }
+
+    @Test func fileMovedInFromElsewhereIsACandidate() async throws {
+        writeFile(box.outside + "/fork.png")
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        rename(box.outside + "/fork.png", box.inbox + "/fork.png")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/fork.png"))))
+    }
+
+    @Test func rsyncStyleTempFileRenamedIsACandidateForTheFinalName() async throws {
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        writeFile(box.inbox + "/.knife.jpg.Xa12b")
+        rename(box.inbox + "/.knife.jpg.Xa12b", box.inbox + "/knife.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/knife.jpg"))))
+    }
+
+    @Test func nonUTF8NamesArriveAsTheirBytes() async throws {
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        let path = bytes(box.inbox + "/") + [0x66, 0xFF, 0xFE, 0x2E, 0x6A, 0x70, 0x67]
+        writeFile(path)
+        #expect(await events.wait(for: .candidate(path: path)))
+    }
+
+    @Test func hardLinksAndFIFOsAreCandidatesThoughNeverClosed() async throws {
+        writeFile(box.outside + "/ladle.jpg")
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        #expect(link(box.outside + "/ladle.jpg", box.inbox + "/ladle.jpg") == 0)
+        #expect(mkfifo(box.inbox + "/pipe.jpg", 0o644) == 0)
+        let wanted: Set<WatchEvent> = [
+            .candidate(path: bytes(box.inbox + "/ladle.jpg")), .candidate(path: bytes(box.inbox + "/pipe.jpg")),
+        ]
+        #expect(await events.wait { wanted.isSubset(of: Set($0)) })
+    }
+
+    // MARK: Folders
+
+    @Test func nestedFoldersMadeQuicklyLoseNothing() async throws {
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        try box.mkdir(box.inbox + "/a/b/c")
+        var expected = Set<[UInt8]>()
+        for folder in ["/a", "/a/b", "/a/b/c"] {
+            for index in 0..<5 {
+                let path = box.inbox + folder + "/p\(index).jpg"
+                writeFile(path)
+                expected.insert(bytes(path))
+            }
+        }
+        let all = expected
+        #expect(await events.wait { all.isSubset(of: filesFound(in: $0)) })
+        #expect(events.events.contains(.folderAppeared(path: bytes(box.inbox + "/a"))))
+    }
+
+    @Test func folderOfPhotosMovedInAtOnceIsFoundByItsScan() async throws {
+        try box.mkdir(box.outside + "/album/day 2")
+        var expected = Set<[UInt8]>()
+        for index in 0..<20 {
+            let path = index < 10 ? "/album/img\(index).jpg" : "/album/day 2/img\(index).png"
+            writeFile(box.outside + path)
+            expected.insert(bytes(box.inbox + path))
+        }
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        rename(box.outside + "/album", box.inbox + "/album")
+        #expect(await events.wait(for: .folderAppeared(path: bytes(box.inbox + "/album"))))
+        #expect(expected.isSubset(of: filesFound(in: events.events)))
+        // The moved-in sub-folder is watched too.
+        writeFile(box.inbox + "/album/day 2/late.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/album/day 2/late.jpg"))))
+    }
+
+    @Test func renamedFolderIsWatchedUnderItsNewPathAndMovedOutOneIsDropped() async throws {
+        try box.mkdir(box.inbox + "/old/sub")
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        rename(box.inbox + "/old", box.inbox + "/new")
+        #expect(await events.wait(for: .folderAppeared(path: bytes(box.inbox + "/new"))))
+        writeFile(box.inbox + "/new/sub/x.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/new/sub/x.jpg"))))
+
+        rename(box.inbox + "/new", box.outside + "/gone")
+        writeFile(box.outside + "/gone/sub/y.jpg")
+        writeFile(box.inbox + "/marker.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/marker.jpg"))))
+        #expect(!events.events.contains { $0.path.map { String(decoding: $0, as: UTF8.self).hasSuffix("y.jpg") } ?? false })
+        #expect(!events.events.contains(.candidate(path: bytes(box.inbox + "/old/sub/x.jpg"))))
+    }
+
+    @Test func skippedExcludedAndSymlinkedFoldersAreNotWatched() async throws {
+        try box.mkdir(box.inbox + "/@eaDir")
+        try box.mkdir(box.inbox + "/rejected")
+        try box.mkdir(box.outside + "/real")
+        #expect(symlink(box.outside + "/real", box.inbox + "/link") == 0)
+        let rejected = try #require(FolderIdentity(folderAt: bytes(box.inbox + "/rejected")))
+        let (watcher, events) = try start(excluded: [rejected])
+        defer { watcher.stop() }
+        try box.mkdir(box.inbox + "/.hidden")  // created while watching, skipped by name
+        writeFile(box.inbox + "/@eaDir/thumb.jpg")
+        writeFile(box.inbox + "/rejected/bad.jpg")
+        writeFile(box.inbox + "/.hidden/secret.jpg")
+        writeFile(box.outside + "/real/far.jpg")
+        writeFile(box.inbox + "/normal.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/normal.jpg"))))
+        // Events arrive in order, so anything from the folders above would have come first.
+        #expect(events.events.allSatisfy { $0 == .candidate(path: bytes(box.inbox + "/normal.jpg")) })
+    }
+
+    // MARK: Overflow
+
+    @Test func kernelQueueOverflowIsReportedAndWatchingGoesOn() async throws {
+        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
+        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let lowered = (try? "16".write(toFile: limitFile, atomically: false, encoding: .utf8)) != nil
+        let watcher: InboxWatcher
+        do {
+            defer { if lowered { try? original.write(toFile: limitFile, atomically: false, encoding: .utf8) } }
+            watcher = try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
+        }
+        defer { watcher.stop() }
+        #expect(try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == original)
+        // The thread starts reading only with events(): the burst fills the queue first.
+        // Each file makes two events (create, close).
+        let files = lowered ? 40 : (Int(original) ?? 16384) / 2 + 100
+        for index in 0..<files { writeFile(box.inbox + "/burst\(index).jpg") }
+        let events = EventRecorder(watcher.events())
+        #expect(await events.wait(for: .overflow))
+        writeFile(box.inbox + "/after.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/after.jpg"))))
+    }
+
+    @Test func folderCreatedDuringAnOverflowIsWatchedAfterIt() async throws {
+        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
+        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (try? "16".write(toFile: limitFile, atomically: false, encoding: .utf8)) != nil else { return }
+        let watcher: InboxWatcher
+        do {
+            defer { try? original.write(toFile: limitFile, atomically: false, encoding: .utf8) }
+            watcher = try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
+        }
+        defer { watcher.stop() }
+        for index in 0..<40 { writeFile(box.inbox + "/burst\(index).jpg") }
+        try box.mkdir(box.inbox + "/lost/inner")  // its IN_CREATE is dropped by the full queue
+        let events = EventRecorder(watcher.events())
+        #expect(await events.wait(for: .overflow))
+        writeFile(box.inbox + "/lost/inner/found.jpg")
+        #expect(await events.wait(for: .candidate(path: bytes(box.inbox + "/lost/inner/found.jpg"))))
+    }
+}
