@@ -33,3 +33,13 @@ public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// Something went wrong inside the daemon; its log says more.
     case `internal`
 }
+
+extension ControlError {
+    /// The reply to a line longer than `ControlProtocol.maximumLineBytes`, before closing.
+    public static let requestTooLarge = ControlError(
+        .requestTooLarge,
+        "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send one short JSON object per line.")
+
+    /// The reply to a client past `ControlProtocol.maximumClients`, before closing.
+    public static let tooManyClients = ControlError(.busy, "Too many clients are connected; try again in a moment.")
+}

@@ -37,7 +37,7 @@ public struct ControlServer: Service {
     private let clients = ClientCount()
 
     public init(
-        socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 64,
+        socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 512,
         idleTimeout: TimeAmount = .seconds(60), logger: Logger,
         problemLine: @escaping @Sendable (ControlServerProblem) -> String, handler: @escaping Handler
     ) {
@@ -69,7 +69,16 @@ public struct ControlServer: Service {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
+                        group.addTask {
+                            // On shutdown, close the connection: a client that never reads
+                            // would otherwise hold a suspended write forever.
+                            let channel = connection.channel
+                            await withTaskCancellationHandler {
+                                await self.serve(connection)
+                            } onCancel: {
+                                channel.close(promise: nil)
+                            }
+                        }
                     }
                 }
             }

@@ -52,7 +52,7 @@ final class CannedDaemon: Sendable {
 
     /// Stops answering and removes the folder.
     func stop() {
-        shutdown(listener, SHUT_RDWR)
+        shutdown(listener, Int32(SHUT_RDWR))
         finished.wait()
         close(listener)
         try? FileManager.default.removeItem(at: folder)
@@ -63,11 +63,12 @@ final class CannedDaemon: Sendable {
     private func serve() {
         defer { finished.signal() }
         while true {
-            let connection = accept4(listener, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+            let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR { continue }
                 return
             }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             handle(connection)
             close(connection)
         }

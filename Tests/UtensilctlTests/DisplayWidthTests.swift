@@ -26,7 +26,7 @@ import Testing
         ("a\u{200B}b", 2),  // zero-width space
         ("\u{FEFF}x", 1),  // byte-order mark
         ("Ωμέγα", 5),
-        ("Spoon 🥄 スプーン", 16),
+        ("Spoon 🥄 スプーン", 17),
     ])
     func width(_ text: String, _ expected: Int) {
         #expect(DisplayWidth.of(text) == expected, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")

@@ -1,3 +1,5 @@
+import Foundation
+import UtensilControlProtocol
 import Testing
 @testable import utensilctl
 
@@ -22,5 +24,30 @@ import Testing
         let hostile = String(decoding: (0...0x7F).map { UInt8($0) }, as: UTF8.self) + "\u{80}\u{9F}"
         let escaped = TerminalText.escaped(hostile)
         #expect(escaped.unicodeScalars.allSatisfy { !TerminalText.needsEscape($0) })
+    }
+}
+
+@Suite struct ColourTests {
+    @Test func colourOnlyOnATerminalWithoutNoColor() {
+        #expect(Terminal.allowsColor(isTTY: true, environment: [:]))
+        #expect(Terminal.allowsColor(isTTY: true, environment: ["NO_COLOR": ""]))
+        #expect(!Terminal.allowsColor(isTTY: true, environment: ["NO_COLOR": "1"]))
+        #expect(!Terminal.allowsColor(isTTY: false, environment: [:]))
+    }
+
+    @Test func plainStyleAddsNothing() {
+        #expect(Style.plain.red("x") == "x")
+        #expect(Style(enabled: true).red("x") == "\u{1B}[31mx\u{1B}[0m")
+    }
+
+    @Test func previewNeedsColour() {
+        var utensil = UtensilInfo(
+            id: "A", name: "Spoon", fileExtension: "png", createdAt: .init(timeIntervalSince1970: 0), width: 1, height: 1,
+            bytes: 1, original: "/o", thumbnail: "/t")
+        utensil.preview = RGBPreview(width: 1, height: 2, rgb: Data([0, 0, 0, 9, 9, 9]))
+        let noColour = UtensilView.preview(utensil, terminal: Terminal(isTTY: true, allowsColor: false, columns: 80))
+        #expect(noColour.lines.isEmpty && noColour.note != nil)
+        let colour = UtensilView.preview(utensil, terminal: Terminal(isTTY: true, allowsColor: true, columns: 80))
+        #expect(colour.lines == ["  \u{1B}[38;2;0;0;0m\u{1B}[48;2;9;9;9m▀\u{1B}[0m"])
     }
 }

@@ -8,7 +8,7 @@ import Testing
         if let list = command as? List { return list.globals.merged(with: list.root.globals) }
         if let status = command as? Status { return status.globals.merged(with: status.root.globals) }
         Issue.record("parsed \(arguments) as \(type(of: command))")
-        return GlobalOptions()
+        return try GlobalOptions.parse([])
     }
 
     private func summary(_ options: GlobalOptions) -> String {
@@ -31,11 +31,11 @@ import Testing
         #expect(merged.socket == "/inner.sock")
     }
 
-    @Test func socketDefaultsToEnvironmentThenTheStandardPath() {
-        #expect(GlobalOptions().socketPath(environment: [:]) == "/run/utensild/control.sock")
-        #expect(GlobalOptions().socketPath(environment: ["UTENSIL_SOCKET": "/env.sock"]) == "/env.sock")
-        var given = GlobalOptions()
-        given.socket = "/flag.sock"
+    @Test func socketDefaultsToEnvironmentThenTheStandardPath() throws {
+        let none = try GlobalOptions.parse([])
+        #expect(none.socketPath(environment: [:]) == "/run/utensild/control.sock")
+        #expect(none.socketPath(environment: ["UTENSIL_SOCKET": "/env.sock"]) == "/env.sock")
+        let given = try GlobalOptions.parse(["--socket", "/flag.sock"])
         #expect(given.socketPath(environment: ["UTENSIL_SOCKET": "/env.sock"]) == "/flag.sock")
     }
 
@@ -44,5 +44,9 @@ import Testing
         #expect(list.search == "spo")
         #expect(list.sort == .newestFirst)
         #expect(list.limit == 3)
+        let dashed = try #require(try Utensilctl.parseAsRoot(["list", "--search", "-x-", "--after", "-c2", "--sort=-created"]) as? List)
+        #expect(dashed.search == "-x-")
+        #expect(dashed.after == "-c2")
+        #expect(dashed.sort == .newestFirst)
     }
 }

@@ -10,9 +10,12 @@ struct ControlClient {
     let socketPath: String
     private let connection: SocketConnection
 
-    init(socketPath: String) throws(ClientError) {
+    /// How long `check` may take: an integrity check reads the whole database.
+    static let slowReplyTimeoutSeconds = 600
+
+    init(socketPath: String, replyTimeoutSeconds: Int = Self.replyTimeoutSeconds) throws(ClientError) {
         self.socketPath = socketPath
-        connection = try SocketConnection(path: socketPath, replyTimeoutSeconds: Self.replyTimeoutSeconds)
+        connection = try SocketConnection(path: socketPath, replyTimeoutSeconds: replyTimeoutSeconds)
     }
 
     /// Sends `request` and returns the payload of its successful reply.
@@ -28,7 +31,7 @@ struct ControlClient {
         }
         connection.waitIndefinitely()
         while true {
-            let payload = try nextPayload()
+            let payload = try nextPayload(endOfStream: "the event stream ended; the daemon may be stopping")
             guard case .event(let event) = payload else {
                 throw .unreadableReply("expected an event, got \"\(payload.key)\"")
             }
@@ -36,9 +39,9 @@ struct ControlClient {
         }
     }
 
-    private func nextPayload() throws(ClientError) -> ControlPayload {
+    private func nextPayload(endOfStream: String = "without a reply") throws(ClientError) -> ControlPayload {
         guard let line = try connection.readLine() else {
-            throw .connectionLost(socket: socketPath, reason: "without a reply")
+            throw .connectionLost(socket: socketPath, reason: endOfStream)
         }
         let reply: ControlReply
         do {

@@ -18,9 +18,9 @@ struct Invocation {
     var json: Bool { options.json }
     var style: Style { terminal.style }
 
-    /// A new connection to the daemon.
-    func connect() throws(ClientError) -> ControlClient {
-        try ControlClient(socketPath: socketPath)
+    /// A new connection to the daemon, whose replies may take up to `replyTimeoutSeconds`.
+    func connect(replyTimeoutSeconds: Int = ControlClient.replyTimeoutSeconds) throws(ClientError) -> ControlClient {
+        try ControlClient(socketPath: socketPath, replyTimeoutSeconds: replyTimeoutSeconds)
     }
 
     /// Runs `body`; a `ClientError` becomes `utensilctl: MESSAGE` on stderr and its exit code.

@@ -27,16 +27,16 @@ struct List: ParsableCommand {
         }
     }
 
-    @Option(help: ArgumentHelp("Only utensils whose name contains this.", valueName: "text"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only utensils whose name contains this.", valueName: "text"))
     var search: String?
 
-    @Option(help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
     var sort: Sort?
 
     @Option(help: ArgumentHelp("At most this many utensils.", valueName: "n"))
     var limit: Int?
 
-    @Option(help: ArgumentHelp("Continue after this cursor (from the previous page).", valueName: "cursor"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Continue after this cursor (from the previous page).", valueName: "cursor"))
     var after: String?
 
     @OptionGroup var globals: GlobalOptions

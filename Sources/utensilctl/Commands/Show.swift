@@ -30,7 +30,7 @@ struct Show: ParsableCommand {
             invocation.print(UtensilView.render(utensil, style: invocation.style))
             guard preview else { return }
             let (lines, note) = UtensilView.preview(utensil, terminal: invocation.terminal)
-            invocation.print([""] + lines)
+            if !lines.isEmpty { invocation.print([""] + lines) }
             if let note { StandardStreams.error("utensilctl: " + note) }
         }
     }

@@ -12,11 +12,15 @@ struct Terminal: Sendable {
 
     static func current(environment: [String: String]) -> Terminal {
         let isTTY = isatty(STDOUT_FILENO) == 1
-        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
         var size = winsize()
         let columns = isTTY && ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0
             ? Int(size.ws_col) : nil
-        return Terminal(isTTY: isTTY, allowsColor: isTTY && !noColor, columns: columns)
+        return Terminal(isTTY: isTTY, allowsColor: allowsColor(isTTY: isTTY, environment: environment), columns: columns)
+    }
+
+    /// Colour only on a terminal, and never when `NO_COLOR` is set to anything but "".
+    static func allowsColor(isTTY: Bool, environment: [String: String]) -> Bool {
+        isTTY && (environment["NO_COLOR"] ?? "").isEmpty
     }
 
     var style: Style { Style(enabled: allowsColor) }

@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+
+/// A bare client of the control socket, for tests that must misbehave on purpose.
+public final class RawControlClient: @unchecked Sendable {
+    public let fd: Int32
+
+    public init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(fd)
+            throw TestFailure("connect \(path): \(String(cString: strerror(code)))")
+        }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends bytes; returns false once the daemon has closed the connection.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+
+    @discardableResult
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Reads one line (without its newline), or nil at end of stream or after 30 s.
+    public func readLine() -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+    }
+
+    /// One request line, one reply line, parsed as a JSON object.
+    public func ask(_ request: String) throws -> [String: Any] {
+        guard send(request + "\n"), let line = readLine() else { throw TestFailure("no reply to \(request)") }
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw TestFailure("reply is not a JSON object: \(line)")
+        }
+        return object
+    }
+}
