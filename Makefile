@@ -41,7 +41,7 @@ run: release
 ## Builds and runs every test.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 clean:
 	rm -rf .build var

@@ -95,6 +95,8 @@ let package = Package(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
+        .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
+        .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "utensilctl"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,
         // and running the real utensild binary.
         .target(

@@ -5,8 +5,9 @@ extension UtensilConfiguration {
     /// their parent exists; fails (naming the key) when a parent is missing, a path is not a
     /// folder, a folder is not writable, or the socket path is taken by something other than a socket.
     ///
-    /// Writability is tested by creating and removing a hidden probe file (`.utensild-probe-…`,
-    /// invisible to the daemon if it is ever left behind), because root ignores permission bits
+    /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
+    /// invisible to the daemon, and removed by start-up reconciliation if a `kill -9` leaves one
+    /// in the state folder), because root ignores permission bits
     /// but not a read-only mount. New folders get mode 0755 (0750 under state_dir), minus the umask;
     /// ownership and group access are left to systemd-tmpfiles and the unit.
     public func prepareFolders() throws(ConfigurationError) {
@@ -47,7 +48,7 @@ enum FolderPreparation {
 
     /// Creates and removes a hidden file in `folder`: the honest test, also for root and read-only mounts.
     private static func probeWritable(_ folder: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
-        let probe = folder + "/.utensild-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let probe = folder + "/.tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")

@@ -38,8 +38,9 @@ extension ControlError {
     /// The reply to a line longer than `ControlProtocol.maximumLineBytes`, before closing.
     public static let requestTooLarge = ControlError(
         .requestTooLarge,
-        "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send one short JSON object per line.")
+        "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send a shorter one.")
 
     /// The reply to a client past `ControlProtocol.maximumClients`, before closing.
-    public static let tooManyClients = ControlError(.busy, "Too many clients are connected; try again in a moment.")
+    public static let tooManyClients = ControlError(
+        .busy, "utensild is serving as many clients as it allows; try again in a moment.")
 }

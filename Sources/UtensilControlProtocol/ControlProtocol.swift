@@ -20,11 +20,11 @@ public enum ControlProtocol {
     public static let maximumReplyLineBytes = 16 * 1024 * 1024
 
     /// The recommended server limit on connections at once; past it a client gets `busy`.
-    public static let maximumClients = 64
+    public static let maximumClients = 512
 
     /// The recommended server idle time-out: a connection that sends no complete request
     /// for this long is closed. `events` subscribers are exempt once subscribed.
-    public static let idleTimeoutSeconds = 30
+    public static let idleTimeoutSeconds = 60
 
     /// Edge length of the raw RGB preview the server adds to `show --preview` replies.
     public static let previewEdge = 48

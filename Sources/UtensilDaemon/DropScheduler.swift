@@ -137,8 +137,8 @@ actor DropScheduler {
 
     /// The next drop to ingest; nil once the scheduler stops.
     func take() async -> Job? {
-        if let job = nextJob() { return job }
         if stopping { return nil }
+        if let job = nextJob() { return job }
         return await withCheckedContinuation { continuation in
             takers.append(continuation)
         }

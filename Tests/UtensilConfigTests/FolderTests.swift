@@ -29,7 +29,7 @@ private func isFolder(_ path: String) -> Bool {
         }
         for path in ["inbox", "rejected", "state", "run"] {
             let content = try FileManager.default.contentsOfDirectory(atPath: folder.file(path))
-            #expect(content.allSatisfy { !$0.hasPrefix(".utensild-probe") }, "\(path): \(content)")
+            #expect(content.allSatisfy { !$0.hasPrefix(".tmp-probe") }, "\(path): \(content)")
         }
     }
 

@@ -60,6 +60,12 @@ import UtensilControlProtocol
         }
     }
 
+    @Test func cannedProtocolErrorsMatchTheDocumentedLimits() {
+        #expect(ControlError.requestTooLarge.code == .requestTooLarge)
+        #expect(ControlError.requestTooLarge.message.contains("65536"))
+        #expect(ControlError.tooManyClients.code == .busy)
+    }
+
     @Test func replyWithoutPayloadOrWithTwoIsRejected() {
         for line in [#"{"v":1,"ok":true}"#, #"{"v":1,"ok":true,"retried":[],"subscribed":true}"#] {
             #expect(throws: DecodingError.self) { try LineFraming.decode(ControlReply.self, from: Data(line.utf8)) }

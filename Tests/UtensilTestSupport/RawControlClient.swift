@@ -17,16 +17,16 @@ public final class RawControlClient: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else {
-            let code = errno
-            close(fd)
-            throw TestFailure("connect \(path): \(String(cString: strerror(code)))")
+            // No close(fd) here: the instance is fully initialised, so deinit closes it, and a
+            // second close would hit whatever descriptor reused the number meanwhile.
+            throw TestFailure("connect \(path): \(String(cString: strerror(errno)))")
         }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Sends bytes; returns false once the daemon has closed the connection.
     @discardableResult

@@ -5,15 +5,20 @@ import Testing
 public struct UtensildProcess {
     /// `.build/<configuration>/utensild`, beside the test bundle.
     public static var binary: URL {
-        get throws {
+        get throws { try built("utensild") }
+    }
+
+    /// A product built beside the test bundle (`utensild`, `utensilctl`).
+    public static func built(_ name: String) throws -> URL {
+        do {
             let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             var folder = bundle.deletingLastPathComponent()
             while folder.path != "/" {
-                let candidate = folder.appendingPathComponent("utensild")
+                let candidate = folder.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
                 folder = folder.deletingLastPathComponent()
             }
-            throw TestFailure("the utensild binary was not found beside \(bundle.path); run `swift build --build-tests` first")
+            throw TestFailure("the \(name) binary was not found beside \(bundle.path); run `swift build --build-tests` first")
         }
     }
 
