@@ -49,6 +49,24 @@ public final class Catalog: Sendable {
                 t.column("crashes", .integer).notNull()
             }
         }
+        migrator.registerMigration("v2-search-trigrams") { db in
+            // A trigram index over the folded names: substring search without a table scan.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE utensilSearch USING fts5(
+                    searchKey, content='utensil', content_rowid='rowid', tokenize='trigram');
+                CREATE TRIGGER utensilSearchInsert AFTER INSERT ON utensil BEGIN
+                    INSERT INTO utensilSearch(rowid, searchKey) VALUES (new.rowid, new.searchKey);
+                END;
+                CREATE TRIGGER utensilSearchDelete AFTER DELETE ON utensil BEGIN
+                    INSERT INTO utensilSearch(utensilSearch, rowid, searchKey) VALUES ('delete', old.rowid, old.searchKey);
+                END;
+                CREATE TRIGGER utensilSearchUpdate AFTER UPDATE OF searchKey ON utensil BEGIN
+                    INSERT INTO utensilSearch(utensilSearch, rowid, searchKey) VALUES ('delete', old.rowid, old.searchKey);
+                    INSERT INTO utensilSearch(rowid, searchKey) VALUES (new.rowid, new.searchKey);
+                END;
+                INSERT INTO utensilSearch(utensilSearch) VALUES ('rebuild');
+                """)
+        }
         return migrator
     }
 
@@ -194,8 +212,14 @@ extension Catalog {
         var conditions: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         if let search, !search.isEmpty {
-            conditions.append("searchKey LIKE ? ESCAPE '\\'")
-            arguments.append("%" + Self.escapedForLike(search) + "%")
+            if search.unicodeScalars.count >= 3 {
+                // Trigram index: the whole text as one phrase matches it anywhere in the name.
+                conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
+                arguments.append("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+            } else {
+                conditions.append("searchKey LIKE ? ESCAPE '\\'")
+                arguments.append("%" + Self.escapedForLike(search) + "%")
+            }
         }
         let column = sort == .name ? "nameKey" : "createdAt"
         let descending = sort == .newestFirst

@@ -117,4 +117,37 @@ struct CatalogTests {
             }
         }
     }
+
+    @Test func searchFindsSubstringsAndFollowsRenamesAndDeletes() throws {
+        var torch = record(name: "Crème brûlée torch")
+        torch.searchKey = "creme brulee torch"
+        var knife = record(name: "Bread knife")
+        knife.searchKey = "bread knife"
+        try catalog.insert(torch)
+        try catalog.insert(knife)
+        func names(_ search: String) throws -> [String] {
+            try catalog.list(search: search, sort: .name, limit: 10, after: nil).utensils.map(\.name)
+        }
+        #expect(try names("ulee to") == ["Crème brûlée torch"])
+        #expect(try names("re") == ["Bread knife", "Crème brûlée torch"])  // Short: a scan.
+        #expect(try names("e\"x") == [])
+        _ = try catalog.rename(id: knife.id, name: "Bread saw", nameKey: "bread saw", searchKey: "bread saw", claim: true)
+        #expect(try names("knife") == [])
+        #expect(try names("d sa") == ["Bread saw"])
+        _ = try catalog.delete(id: torch.id)
+        #expect(try names("torch") == [])
+    }
+
+    @Test func pagesFollowEachOtherWithoutGapsOrRepeats() throws {
+        for index in 0..<25 { try catalog.insert(record(name: "Spoon \(index)")) }
+        var seen: [String] = []
+        var cursor: String?
+        repeat {
+            let page = try catalog.list(search: nil, sort: .newestFirst, limit: 7, after: cursor)
+            seen += page.utensils.map(\.name)
+            cursor = page.next
+        } while cursor != nil
+        #expect(seen.count == 25 && Set(seen).count == 25)
+        #expect(throws: CatalogError.invalidCursor) { try catalog.list(search: nil, sort: .name, limit: 5, after: "nonsense!") }
+    }
 }
