@@ -76,7 +76,9 @@ public final class NotifyListener: @unchecked Sendable {
         var timeout = timeoutMilliseconds
         while poll(&poller, 1, timeout) > 0 {
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = recv(fd, &buffer, buffer.count, 0)
+            // Never block: the background reader and a waiting test may both have seen POLLIN
+            // for the same datagram.
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             guard count > 0 else { break }
             let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
             lock.withLock { received.append(contentsOf: lines) }
