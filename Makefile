@@ -34,6 +34,7 @@ run: release
 	@mkdir -p $(VAR)/inbox $(VAR)/state $(VAR)/run
 	@echo "utensild: drop photos (<name>.jpg or <name>.png) into $(VAR)/inbox"
 	@echo "utensild: rejected drops and their reasons appear in $(VAR)/rejected"
+	@echo "utensild: ask it with  UTENSIL_SOCKET=$(VAR)/run/control.sock $(CURDIR)/.build/release/utensilctl status"
 	$(CURDIR)/.build/release/utensild --config /dev/null \
 		--inbox $(VAR)/inbox --rejected $(VAR)/rejected --state-dir $(VAR)/state \
 		--control-socket $(VAR)/run/control.sock
