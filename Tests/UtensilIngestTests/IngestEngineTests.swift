@@ -154,18 +154,8 @@ struct IngestEngineTests {
         #expect(mkfifo(inbox + "/Pipe.jpg", 0o644) == 0)
         try FileManager.default.createSymbolicLink(atPath: inbox + "/Shadow.jpg", withDestinationPath: "/etc/shadow")
         try FileManager.default.createDirectory(atPath: inbox + "/Folder.jpg", withIntermediateDirectories: false)
-        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let socketFD = try UnixSocket.bound(to: inbox + "/Socket.jpg", type: SOCK_STREAM)
         defer { close(socketFD) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let socketPath = inbox + "/Socket.jpg"
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
         let engine = try world.engine()
         for name in ["Pipe.jpg", "Shadow.jpg", "Folder.jpg", "Socket.jpg"] {
             guard case .rejected(let rejection, _) = try world.ingest(name, with: engine) else {

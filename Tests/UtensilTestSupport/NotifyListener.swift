@@ -11,17 +11,7 @@ public final class NotifyListener: @unchecked Sendable {
 
     public init(folder: URL) throws {
         path = folder.appendingPathComponent("notify-\(UUID().uuidString.prefix(8)).sock").path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { throw TestFailure("bind \(path): \(errno)") }
+        fd = try UnixSocket.bound(to: path, type: SOCK_DGRAM)
         // Read continuously, as systemd does: a datagram queue left full would block the sender.
         let reader = Thread { [weak self] in
             while let self, !self.isClosed {

@@ -6,27 +6,13 @@ public final class RawControlClient: @unchecked Sendable {
     public let fd: Int32
 
     public init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            // No close(fd) here: the instance is fully initialised, so deinit closes it, and a
-            // second close would hit whatever descriptor reused the number meanwhile.
-            throw TestFailure("connect \(path): \(String(cString: strerror(errno)))")
-        }
+        fd = try UnixSocket.connected(to: path)
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { close(fd) }
 
     /// Sends bytes; returns false once the daemon has closed the connection.
     @discardableResult

@@ -97,15 +97,7 @@ struct ControlSocketAbuseTests {
         defer { world.remove() }
         let path = Self.socketPath(world)
         // A stale socket file, as a crashed daemon leaves it: nobody listens on it.
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let stale = try UnixSocket.bound(to: path, type: SOCK_STREAM)
         close(stale)
         let daemon = try RunningDaemon(world: world)
         #expect(try Self.statusIsAnswered(world))
