@@ -31,8 +31,7 @@ final class InboxFeeder: Sendable {
         self.logger = logger
         self.rescanSeconds = Mutex(rescanSeconds)
         self.strategy = WatchStrategyResolver.resolve(requested: watch.rawValue, inbox: settings.inbox.bytes)
-        let excluded = Set([settings.rejected, settings.stateDirectory].compactMap { try? InboxScanner.status(of: $0).identity })
-        self.scanner = InboxScanner(inbox: settings.inbox, excludedFolders: excluded)
+        self.scanner = InboxScanner(settings: settings)
     }
 
     var strategyDescription: String {

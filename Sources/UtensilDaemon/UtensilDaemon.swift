@@ -121,9 +121,7 @@ public struct UtensilDaemon: Service {
             let engine = engines.current
             let outcome = await pool.run {
                 if job.neverSettled {
-                    return engine.reject(job.drop, Rejection(
-                        .neverSettled,
-                        "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step."))
+                    return engine.reject(job.drop, SettlePolicy.neverSettled)
                 }
                 return engine.ingest(job.drop)
             }

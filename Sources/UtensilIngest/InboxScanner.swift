@@ -9,6 +9,13 @@ public struct InboxScanner: Sendable {
         self.excludedFolders = excludedFolders
     }
 
+    /// A scanner of the settings' inbox that skips the rejected and state folders, should
+    /// someone have placed them inside the inbox.
+    public init(settings: IngestSettings) {
+        let inside = [settings.rejected, settings.stateDirectory].compactMap { try? FileOps.lstat($0).identity }
+        self.init(inbox: settings.inbox, excludedFolders: Set(inside))
+    }
+
     /// Every visible entry that is a drop: regular files, and also symlinks, FIFOs, sockets,
     /// devices and folders named like photos (they are rejected as `not-a-regular-file`).
     /// Sub-folders are descended into; the folders themselves stay.

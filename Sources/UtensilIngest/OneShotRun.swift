@@ -23,7 +23,7 @@ public struct OneShotRun: Sendable {
 
     /// Ingests every drop now in the inbox; `report` is called once per drop, from worker threads.
     public func run(report: @Sendable (Drop, IngestOutcome) -> Void) throws -> Summary {
-        let scanner = InboxScanner(inbox: engine.settings.inbox, excludedFolders: excludedFolders())
+        let scanner = InboxScanner(settings: engine.settings)
         let drops = try scanner.scan()
         let next = Mutex(0)
         let summary = Mutex(Summary())
@@ -49,16 +49,8 @@ public struct OneShotRun: Sendable {
         case .vanished:
             return .vanished
         case .neverSettled:
-            return engine.reject(drop, Rejection(
-                .neverSettled,
-                "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step."))
+            return engine.reject(drop, SettlePolicy.neverSettled)
         }
-    }
-
-    /// The rejected and state folders, when someone placed them inside the inbox.
-    private func excludedFolders() -> Set<FileIdentity> {
-        let settings = engine.settings
-        return Set([settings.rejected, settings.stateDirectory].compactMap { try? FileOps.lstat($0).identity })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UtensilCore
 
 /// A drop is taken only once its size and modification time have been unchanged for
 /// `settle_seconds`; one that is still changing after an hour is `never-settled`.
@@ -7,6 +8,11 @@ public struct SettlePolicy: Sendable {
     public var giveUpAfterSeconds: Double = 3600
 
     public init(settleSeconds: Double) { self.settleSeconds = settleSeconds }
+
+    /// The rejection of a drop that kept changing for longer than `giveUpAfterSeconds`.
+    public static let neverSettled = Rejection(
+        .neverSettled,
+        "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step.")
 
     public enum Verdict: Sendable {
         case settled(Drop)
