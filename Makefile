@@ -11,9 +11,12 @@ BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libsystemd-dev libsqlite3-dev pk
 # Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
 # references), rsync/coreutils (real drops), and real photographs from a wallpaper package.
 TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES)
-include make/photos.mk
 
-.PHONY: all build release run test deps test-deps clean
+# Suites that `make test` runs after the Swift tests; each make/<topic>.mk appends its own.
+TEST_EXTRAS :=
+include $(sort $(wildcard make/*.mk))
+
+.PHONY: all build release run test unit-test deps test-deps clean
 
 all: build
 
@@ -39,8 +42,11 @@ run: release
 		--inbox $(VAR)/inbox --rejected $(VAR)/rejected --state-dir $(VAR)/state \
 		--control-socket $(VAR)/run/control.sock
 
-## Builds and runs every test.
-test: test-deps
+## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
+test: unit-test $(TEST_EXTRAS)
+
+## Only the Swift tests (quicker while developing).
+unit-test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
