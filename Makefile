@@ -6,15 +6,16 @@ PREFIX    ?= /usr/local
 VAR       := $(CURDIR)/var
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# Suites that `make test` runs after the Swift tests; each make/<topic>.mk appends its own.
+TEST_EXTRAS :=
+include $(sort $(wildcard make/*.mk))
+
 # Build and run time: the C libraries utensild links.
 BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libsystemd-dev libsqlite3-dev pkg-config
 # Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
 # references), rsync/coreutils (real drops), and real photographs from a wallpaper package.
 TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES)
 
-# Suites that `make test` runs after the Swift tests; each make/<topic>.mk appends its own.
-TEST_EXTRAS :=
-include $(sort $(wildcard make/*.mk))
 
 .PHONY: all build release run test unit-test deps test-deps clean
 
