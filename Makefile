@@ -8,6 +8,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Suites that `make test` runs after the Swift tests; each make/<topic>.mk appends its own.
 TEST_EXTRAS :=
+.DEFAULT_GOAL := all
 include $(sort $(wildcard make/*.mk))
 
 # Build and run time: the C libraries utensild links.
