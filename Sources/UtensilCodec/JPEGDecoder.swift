@@ -35,17 +35,28 @@ struct JPEGDecoder {
 
         // A file cut short is corrupt: say so before spending a decode on it (libjpeg would
         // pad the missing part with grey, and report only its first warning).
-        guard JPEGMarkers.reachesEndOfImage(bytes) else {
+        let layout = JPEGMarkers.layout(bytes)
+        guard layout.reachesEndOfImage else {
             throw .corrupt(detail: "Premature end of JPEG file: the data stops before the end-of-image marker")
         }
 
         // A progressive frame makes libjpeg hold coefficients for the whole image (2–6 bytes a
         // pixel). Huffman coding spends at least one bit per 8×8 block on DC alone, in at least
-        // one component with half the blocks or more: a file far shorter is a decoding bomb.
+        // one component with half the blocks or more: scan data far shorter is a decoding bomb
+        // (padding segments do not count).
+        let pixels = storedWidth * storedHeight
         let blocks = ((storedWidth + 7) / 8) * ((storedHeight + 7) / 8)
-        if markers.frameMarker == 0xC2, bytes.count < blocks / 16 {
+        if markers.frameMarker == 0xC2, layout.entropyCodedBytes < blocks / 16 {
             throw .corrupt(
-                detail: "the progressive JPEG data (\(bytes.count) bytes) is far too short for \(storedWidth)×\(storedHeight) pixels")
+                detail: "the progressive JPEG data (\(layout.entropyCodedBytes) bytes of scans) is far too short for \(storedWidth)×\(storedHeight) pixels")
+        }
+        // Every scan is one more pass over the blocks of its components, however little data
+        // it holds: bound the passes × pixels before decoding (libjpeg-turbo's own limit is 500
+        // scans, which at 100 megapixels is minutes of work).
+        let passBudget = maxPixels.multipliedReportingOverflow(by: Self.scanPassesAtMaxPixels)
+        if layout.scans > 1, layout.scans > (passBudget.overflow ? Int.max : passBudget.partialValue) / pixels {
+            throw .corrupt(
+                detail: "the JPEG has \(layout.scans) scans over \(storedWidth)×\(storedHeight) pixels, more decoding work than utensild allows")
         }
 
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
@@ -84,6 +95,10 @@ struct JPEGDecoder {
             pixels: resampler.finish(), storedWidth: storedWidth, storedHeight: storedHeight,
             orientation: Orientation(exifValue: markers.exifOrientation))
     }
+
+    /// A JPEG of `maxPixels` pixels may have this many scans; smaller ones proportionally more
+    /// (up to libjpeg-turbo's own limit of 500). Encoders write about 10 (progressive) or 1–4.
+    static let scanPassesAtMaxPixels = 40
 
     /// Throws for a failed libturbojpeg call unless it only warned about something harmless.
     private func check(_ status: Int32, _ handle: tjhandle) throws(ImageCodecError) {

@@ -61,29 +61,53 @@ struct JPEGMarkers {
         return payload.count >= prefix.count && zip(payload, prefix).allSatisfy { $0 == $1 }
     }
 
-    /// Whether the whole marker structure, entropy-coded scans included, reaches an EOI marker.
-    /// `false` means the file was cut short, whatever libjpeg's first warning said.
-    static func reachesEndOfImage(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
+    /// What a walk over the whole marker structure, entropy-coded scans included, finds.
+    struct Layout: Equatable {
+        /// The walk reached an EOI marker; `false` means the file was cut short, whatever
+        /// libjpeg's first warning said.
+        var reachesEndOfImage = false
+        /// SOS markers seen: each one makes libjpeg pass over every block of its components.
+        var scans = 0
+        /// Bytes of entropy-coded data after all SOS headers (padding segments not counted).
+        var entropyCodedBytes = 0
+    }
+
+    /// Walks every segment and scan up to EOI, without trusting a length it cannot see.
+    static func layout(_ bytes: UnsafeRawBufferPointer) -> Layout {
+        var layout = Layout()
+        guard let base = bytes.baseAddress else { return layout }
         let count = bytes.count
         var position = 2
+        var scanDataStart: Int?  // where the entropy-coded data of the current scan began
         while position < count {
             // Find the next marker (skipping stray bytes, which libjpeg tolerates with a warning).
-            guard let found = memchr(base + position, 0xFF, count - position) else { return false }
-            position = base.distance(to: UnsafeRawPointer(found)) + 1
+            guard let found = memchr(base + position, 0xFF, count - position) else { return layout }
+            let markerStart = base.distance(to: UnsafeRawPointer(found))
+            position = markerStart + 1
             while position < count, bytes[position] == 0xFF { position += 1 }
-            guard position < count else { return false }
+            guard position < count else { return layout }
             let marker = bytes[position]
             position += 1
-            if marker == 0xD9 { return true }
-            if marker == 0x00 || marker == 0x01 || marker == 0xD8 || (0xD0...0xD7).contains(marker) { continue }
-            guard position + 2 <= count else { return false }
-            let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
-            guard length >= 2 else { return false }
-            position += length
             // After an SOS header comes entropy-coded data: its 0xFF bytes are followed by 0x00
-            // (stuffing) or RSTn, which the marker search above skips as non-segment markers.
+            // (stuffing) or RSTn, which are not segment markers and so stay inside the scan.
+            if marker == 0x00 || marker == 0x01 || marker == 0xD8 || (0xD0...0xD7).contains(marker) { continue }
+            if let start = scanDataStart {
+                layout.entropyCodedBytes += markerStart - start
+                scanDataStart = nil
+            }
+            if marker == 0xD9 {
+                layout.reachesEndOfImage = true
+                return layout
+            }
+            guard position + 2 <= count else { return layout }
+            let length = Int(bytes[position]) << 8 | Int(bytes[position + 1])
+            guard length >= 2 else { return layout }
+            position += length
+            if marker == 0xDA {
+                layout.scans += 1
+                scanDataStart = min(position, count)
+            }
         }
-        return false
+        return layout
     }
 }

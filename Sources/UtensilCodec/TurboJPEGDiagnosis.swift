@@ -3,7 +3,7 @@
 /// libturbojpeg returns -1 for warnings too (`tjGetErrorCode` == `TJERR_WARNING`). Some mean
 /// the picture is damaged (data missing or undecodable); others are cosmetic and the picture
 /// is fine. libjpeg reports only its *first* warning, which is why truncation is checked
-/// separately, before decoding, by ``JPEGMarkers/reachesEndOfImage(_:)``.
+/// separately, before decoding, by ``JPEGMarkers/layout(_:)``.
 enum TurboJPEGDiagnosis {
     /// Warnings that leave grey or smeared blocks in the picture.
     private static let damagingWarnings = [

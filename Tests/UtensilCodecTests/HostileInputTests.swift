@@ -138,6 +138,48 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
         }
         #expect(detail.contains("500 scans"), "\(detail)")
     }
+
+    /// `small-progressive.jpg` claiming 10000×10000, padded with 130 KB of comment segments
+    /// right after SOI (so that the file is long enough to pass a size check), with its last
+    /// scan repeated `copies` times.
+    static func paddedProgressiveBomb(copies: Int) throws -> [UInt8] {
+        var bytes = try fixture("small-progressive.jpg")
+        let sof = try #require((2..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC2 })
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0x27, 0x10, 0x27, 0x10])
+        let lastSOS = try #require((2..<bytes.count - 1).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA })
+        let scan = Array(bytes[lastSOS..<(bytes.count - 2)])
+        let comment: [UInt8] = [0xFF, 0xFE, 0xFD, 0xEA] + [UInt8](repeating: 0, count: 65000)
+        return Array(bytes[..<2]) + comment + comment + Array(bytes[2..<lastSOS])
+            + Array([[UInt8]](repeating: scan, count: copies).joined()) + [0xFF, 0xD9]
+    }
+
+    @Test("A padded progressive JPEG with few scan bytes for 10000×10000 is refused before decoding")
+    func paddedProgressiveBomb() throws {
+        let bytes = try Self.paddedProgressiveBomb(copies: 1)
+        #expect(bytes.count > 130_000)
+        let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+        guard case .corrupt(let detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("far too short"), "\(detail)")
+    }
+
+    /// Found by the hostile-files table: 136 KB with 499 scans over 10000×10000 pixels passed
+    /// every check and then kept libjpeg busy for 40 s and 300 MB until its 500-scan limit.
+    @Test("Hundreds of scans over 10000×10000 pixels are refused before decoding (passes × pixels)")
+    func manyScansOverManyPixels() throws {
+        let bytes = try Self.paddedProgressiveBomb(copies: 499)
+        let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+        guard case .corrupt(let detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("scans over 10000×10000 pixels, more decoding work"), "\(detail)")
+        // An ordinary progressive JPEG (about ten scans) still decodes.
+        let normal = try Self.fixture("small-progressive.jpg")
+        #expect(try thumbnail(normal).jpeg.count > 100)
+    }
 }
 
 /// CRC-32 (ISO-HDLC, as PNG uses), for synthesising chunks.
