@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import Testing
+import UtensilCatalog
+import UtensilCore
+import UtensilTestSupport
+
+/// Placing and inspecting hostile entries by their raw byte names, never opening anything that
+/// could block (a FIFO) or lead outside the test's folders (a symlink).
+enum HostileEntries {
+    typealias Case = HostileFilesTests.Case
+
+    /// `folder/name` as a C path (the name need not be UTF-8).
+    static func path(_ folder: String, _ name: [UInt8]) -> [CChar] {
+        (Array(folder.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
+    }
+
+    static func exists(_ folder: String, _ name: [UInt8]) -> Bool {
+        var status = stat()
+        return lstat(path(folder, name), &status) == 0
+    }
+
+    static func lstatOf(_ folder: String, _ name: [UInt8]) -> stat? {
+        var status = stat()
+        return lstat(path(folder, name), &status) == 0 ? status : nil
+    }
+
+    /// Puts a case's entry into the inbox. Files are written beside the inbox and renamed in,
+    /// so that the daemon never sees half a file; the rest is made in place, as a person would.
+    static func place(_ item: Case, in world: TestWorld, keeping descriptors: inout [Int32]) throws {
+        let target = path(world.inbox.path, item.name)
+        func check(_ result: Int32, _ what: String) throws {
+            if result != 0 { throw TestFailure("\(what) \(item.shownName): \(String(cString: strerror(errno)))") }
+        }
+        switch item.entry {
+        case .file(let bytes):
+            let staging = world.root.appendingPathComponent("staging")
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+            let temporary = staging.appendingPathComponent(UUID().uuidString)
+            try bytes.write(to: temporary)
+            try check(rename(temporary.path, target), "rename into the inbox")
+        case .fifo:
+            try check(mkfifo(target, 0o644), "mkfifo")
+        case .socket:
+            let name = String(decoding: item.name, as: UTF8.self)
+            descriptors.append(try UnixSocket.bound(to: world.inbox.appendingPathComponent(name).path, type: SOCK_STREAM))
+        case .symlink(let destination):
+            try check(symlink(destination, target), "symlink")
+        case .folder:
+            try check(mkdir(target, 0o755), "mkdir")
+        }
+    }
+
+    /// Every sidecar in `rejected/`, read by raw names.
+    static func sidecars(in folder: String) throws -> [RejectionSidecar] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var found: [RejectionSidecar] = []
+        let suffix = Array(RejectionSidecar.suffix.utf8)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            guard name.count > suffix.count, Array(name.suffix(suffix.count)) == suffix else { continue }
+            let fd = open(path(folder, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            guard fd >= 0 else { throw TestFailure("cannot open the sidecar \(String(decoding: name, as: UTF8.self))") }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+            let data = try handle.readToEnd() ?? Data()
+            found.append(try JSONDecoder().decode(RejectionSidecar.self, from: data))
+        }
+        return found
+    }
+
+    /// Whether the shared invariant check can read this case's rejected entry as a file: it
+    /// lists folders through FileManager (UTF-8 names) and reads entries by following links.
+    static func invariantReads(_ item: Case) -> Bool {
+        guard case .file = item.entry else { return false }
+        return String(validating: item.name, as: UTF8.self) != nil
+    }
+
+    /// Moves the entries the shared invariant cannot read (special files, links, non-UTF-8
+    /// names) out of `rejected/` with their sidecars, once they have been checked here.
+    static func setAsideWhatTheInvariantCannotRead(world: TestWorld, cases: [Case]) {
+        let aside = world.root.appendingPathComponent("set-aside").path
+        mkdir(aside, 0o755)
+        for item in cases where !invariantReads(item) {
+            let sidecar = item.name + Array(RejectionSidecar.suffix.utf8)
+            for name in [item.name, sidecar] where exists(world.rejected.path, name) {
+                let moved = rename(path(world.rejected.path, name), path(aside, name))
+                #expect(moved == 0, "could not set \(item.shownName) aside")
+            }
+        }
+    }
+
+    /// Links were moved as links, never followed: their targets are untouched and no original
+    /// holds the bytes of `/etc/shadow` or of the photo outside the inbox.
+    static func checkNothingFollowed(world: TestWorld, cases: [Case], outside: URL, outsideBytes: Data) throws {
+        #expect(try Data(contentsOf: outside) == outsideBytes, "the photo outside the inbox changed")
+        let shadow = (try? Data(contentsOf: URL(fileURLWithPath: "/etc/shadow"))).map(sha256Hex)
+        for name in world.files(in: world.originals) {
+            let digest = sha256Hex(try Data(contentsOf: world.originals.appendingPathComponent(name)))
+            #expect(digest != shadow && digest != sha256Hex(outsideBytes), "\(name) holds bytes from outside the inbox")
+        }
+        for item in cases {
+            guard case .symlink(let destination) = item.entry else { continue }
+            guard let status = lstatOf(world.rejected.path, item.name) else {
+                Issue.record("\(item.label): the link is not in rejected/")
+                continue
+            }
+            #expect(status.st_mode & S_IFMT == S_IFLNK, "\(item.label): rejected/ holds something other than the link")
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let length = readlink(path(world.rejected.path, item.name), &buffer, buffer.count - 1)
+            #expect(length > 0 && String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == destination,
+                    "\(item.label): the link's target changed")
+        }
+        for item in cases {
+            let expectedKind: mode_t? = switch item.entry {
+            case .fifo: S_IFIFO
+            case .socket: S_IFSOCK
+            case .folder: S_IFDIR
+            default: nil
+            }
+            guard let expectedKind else { continue }
+            #expect(lstatOf(world.rejected.path, item.name).map { $0.st_mode & S_IFMT } == expectedKind,
+                    "\(item.label): not moved to rejected/ as it was")
+        }
+    }
+}
