@@ -15,12 +15,17 @@ struct JPEGMarkers {
     /// An Adobe APP14 segment is present: CMYK samples are stored inverted.
     var hasAdobeMarker = false
 
-    /// Walks the segments from SOI up to the first SOS; stops quietly at anything malformed
-    /// (libturbojpeg will then give the real diagnosis).
+    /// Walks the segments from SOI up to the first SOS as libjpeg does: bytes that are not a
+    /// marker are skipped (libjpeg warns and carries on), and it stops quietly at a length it
+    /// cannot see (libturbojpeg will then give the real diagnosis). Stopping at stray bytes
+    /// instead would hide the frame type from the checks that libjpeg itself then decodes.
     init(_ bytes: UnsafeRawBufferPointer) {
         var position = 2
         while position + 4 <= bytes.count {
-            guard bytes[position] == 0xFF else { return }
+            guard bytes[position] == 0xFF else {
+                position += 1
+                continue
+            }
             let marker = bytes[position + 1]
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { position += 2; continue }

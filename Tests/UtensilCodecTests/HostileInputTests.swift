@@ -139,6 +139,23 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
         #expect(detail.contains("500 scans"), "\(detail)")
     }
 
+    /// Found by the fuzzer: stray bytes before the frame header (which libjpeg skips with a
+    /// warning) hid the progressive frame from the size check; 747 bytes then cost 5 s and
+    /// 300 MB of decoding.
+    @Test("A progressive bomb behind stray bytes is still refused before decoding")
+    func progressiveBombBehindStrayBytes() throws {
+        var bytes = try Self.fixture("small-progressive.jpg")
+        let sof = try #require((2..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC2 })
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0x27, 0x10, 0x27, 0x10])
+        bytes.insert(contentsOf: [0x14, 0x14, 0x14], at: sof)
+        let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+        guard case .corrupt(let detail) = error else {
+            Issue.record("expected .corrupt, got \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("far too short"), "\(detail)")
+    }
+
     /// `small-progressive.jpg` claiming 10000×10000, padded with 130 KB of comment segments
     /// right after SOI (so that the file is long enough to pass a size check), with its last
     /// scan repeated `copies` times.
