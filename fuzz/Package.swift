@@ -1,0 +1,24 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// The image codec alone, for libFuzzer and the sanitizers (`make fuzz`, `make sanitize`).
+///
+/// Its targets are symbolic links to the main package's `Sources/UtensilCodec` (and the two
+/// system-library shims) and `Tests/UtensilCodecTests`, so that a sanitized build compiles
+/// only the codec and its tests, not GRDB, NIO and the rest. `CodecFuzz` is the libFuzzer
+/// target when built with `--sanitize=fuzzer -Xswiftc -DUTENSIL_LIBFUZZER`, and otherwise a
+/// plain program that runs the same checks over the files it is given.
+let package = Package(
+    name: "utensil-codec-fuzz",
+    platforms: [.macOS(.v15)],
+    targets: [
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
+        .systemLibrary(name: "CSPNG", pkgConfig: "spng"),
+        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG"]),
+        .executableTarget(
+            name: "CodecFuzz", dependencies: ["UtensilCodec"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
