@@ -93,7 +93,11 @@ public struct StressCorpus: Sendable {
     sources = []
     for path in paths:
         image = Image.open(path).convert("RGB")
-        sources.append(image if large else image.resize((image.width // 2, image.height // 2), Image.BILINEAR))
+        if large:
+            if image.width >= 2500:  # The 2560-pixel-wide ones.
+                sources.append(image)
+        else:
+            sources.append(image.resize((image.width // 2, image.height // 2), Image.BILINEAR))
     made = {}
     for index in job["indexes"]:
         rng = random.Random(f'{job["kind"]}-{index}')

@@ -10,48 +10,23 @@ import Glibc
 /// test must open the catalog too, and SQLite resolves symbolic links in every path it opens:
 /// `/proc/PID/root/…` would silently become the host's path, and another database.)
 public final class TmpfsMounts: @unchecked Sendable {
-    public let guardProcess: Process
-    private let keepAlive = Pipe()
-    public let folders: [URL]
+    private let shell: ShellGuard
 
-    /// Mounts a tmpfs of `size` bytes (rounded up to pages) on each folder, which must exist.
+    /// Mounts a tmpfs of `size` bytes (rounded up to pages) on each folder in turn, creating the
+    /// folder first (so one may lie inside an earlier one).
     public init(_ mounts: [(folder: URL, size: Int)]) throws {
         guard geteuid() == 0 else {
             throw TestFailure("mounting a tmpfs needs root; run the stress tests as root (CI and `make stress` do)")
         }
-        folders = mounts.map(\.folder)
-        var script = "set -e\n"
-        for mount in mounts {
-            script += "mount -t tmpfs -o size=\(mount.size),mode=0755 utensil-test '\(mount.folder.path)'\n"
-        }
-        script += "echo ready\nset +e\ncat >/dev/null\n"
-        for mount in mounts.reversed() {
-            script += "umount --lazy '\(mount.folder.path)'\n"
-        }
-        guardProcess = Process()
-        guardProcess.executableURL = URL(fileURLWithPath: "/bin/sh")
-        guardProcess.arguments = ["-c", script]
-        let output = Pipe()
-        let errors = Pipe()
-        guardProcess.standardInput = keepAlive
-        guardProcess.standardOutput = output
-        guardProcess.standardError = errors
-        try guardProcess.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard line.contains("ready") else {
-            let message = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-            release()
-            throw TestFailure("could not mount a tmpfs: \(message)")
-        }
+        let setup = mounts.map {
+            "mkdir -p \(ShellGuard.quoted($0.folder.path))\nmount -t tmpfs -o size=\($0.size),mode=0755 utensil-test \(ShellGuard.quoted($0.folder.path))"
+        }.joined(separator: "\n")
+        let teardown = mounts.reversed().map { "umount --lazy \(ShellGuard.quoted($0.folder.path))" }.joined(separator: "\n")
+        shell = try ShellGuard(setup: setup, teardown: teardown, what: "mount a tmpfs")
     }
-
-    deinit { release() }
 
     /// Unmounts (lazily: a process still using a mount keeps it until it lets go).
-    public func release() {
-        try? keepAlive.fileHandleForWriting.close()
-        if guardProcess.isRunning { guardProcess.waitUntilExit() }
-    }
+    public func release() { shell.release() }
 
     /// Fills the file system holding `folder` with a file `name` until it is full; returns the
     /// filler's URL (remove it to free the space).
