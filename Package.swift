@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

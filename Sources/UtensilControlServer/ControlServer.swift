@@ -24,6 +24,11 @@ public enum ControlServerProblem: Sendable {
 /// The control socket: a relay with no policy. It frames newline-delimited requests, reads
 /// each peer's credentials from the kernel, bounds line length, idle time and the number of
 /// clients, and hands each line to `handler`. One bad client never disturbs another.
+///
+/// Slow clients cannot lock operators out: the idle time-out counts complete request lines,
+/// not bytes (a client dribbling a line it never finishes is closed like a silent one), and
+/// at the client limit a newcomer takes the slot of the connection that has waited longest
+/// for its next request (see `ClientTable`).
 public struct ControlServer: Service {
     public typealias Handler = @Sendable (_ line: String, _ peer: PeerCredentials) async -> ControlResponse
 
@@ -34,7 +39,7 @@ public struct ControlServer: Service {
     let maximumClients: Int
     let idleTimeout: TimeAmount
     let logger: Logger
-    private let clients = ClientCount()
+    private let clients = ClientTable()
 
     public init(
         socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 512,
@@ -58,9 +63,11 @@ public struct ControlServer: Service {
             .bind(NIOBSDSocket.Handle(socket.descriptor)) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(ByteToMessageHandler(BoundedLineDecoder(maximumBytes: maximumLineBytes)))
+                    // After the line decoder: only complete lines count as activity, so bytes
+                    // dribbled into a line that never ends do not keep a connection open.
                     try pipeline.addHandler(IdleStateHandler(readTimeout: idleTimeout), name: Self.idleHandlerName)
                     try pipeline.addHandler(IdleCloser())
-                    try pipeline.addHandler(ByteToMessageHandler(BoundedLineDecoder(maximumBytes: maximumLineBytes)))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
@@ -89,21 +96,24 @@ public struct ControlServer: Service {
 
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         let peer = await Self.credentials(of: connection.channel)
-        let admitted = clients.enter(limit: maximumClients)
-        defer { if admitted { clients.leave() } }
+        let admission = clients.enter(connection.channel, limit: maximumClients)
+        defer { if case .admitted(let id) = admission { clients.leave(id) } }
         do {
             try await connection.executeThenClose { inbound, outbound in
-                guard admitted else {
+                guard case .admitted(let id) = admission else {
                     try await outbound.write(ByteBuffer(string: problemLine(.busy) + "\n"))
                     return
                 }
                 do {
                     var lines = inbound.makeAsyncIterator()
                     while let line = try await lines.next() {
+                        clients.update(id, .busy)
                         switch await handler(String(buffer: line), peer) {
                         case .reply(let text):
                             try await outbound.write(ByteBuffer(string: text + "\n"))
+                            clients.update(id, .waiting(since: .now()))
                         case .stream(let stream):
+                            clients.update(id, .following)
                             // A follower sends nothing more: no idle time-out, and its leaving
                             // (end of input) ends the stream.
                             try? await connection.channel.pipeline.removeHandler(name: Self.idleHandlerName).get()
@@ -167,19 +177,4 @@ final class IdleCloser: ChannelInboundHandler, Sendable {
             context.fireUserInboundEventTriggered(event)
         }
     }
-}
-
-/// How many clients are connected, against the limit.
-final class ClientCount: Sendable {
-    private let count = Mutex(0)
-
-    func enter(limit: Int) -> Bool {
-        count.withLock { value in
-            guard value < limit else { return false }
-            value += 1
-            return true
-        }
-    }
-
-    func leave() { count.withLock { $0 -= 1 } }
 }

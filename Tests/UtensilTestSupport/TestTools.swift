@@ -9,11 +9,12 @@ public final class SQLiteLock {
     public init(path: String) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path]
+        process.arguments = ["-bail", path]  // A failed BEGIN ends it: no "locked" without the lock.
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
+        // Wait (up to 10 s) for a writer in progress rather than fail at once and hold nothing.
+        input.fileHandleForWriting.write(Data(".timeout 10000\nBEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard line.contains("locked") else { throw TestFailure("sqlite3 did not take the lock: \(line)") }
     }
