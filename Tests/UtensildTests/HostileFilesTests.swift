@@ -271,8 +271,10 @@ struct HostileFilesTests {
                 }
             } else if HostileEntries.exists(world.inbox.path, item.name) {
                 outcome = .leftInInbox
-            } else if let bytes = item.bytes, rows.contains(where: { $0.sha256 == sha256Hex(bytes) }) {
+            } else if let bytes = item.bytes, let row = rows.first(where: { $0.sha256 == sha256Hex(bytes) }) {
                 outcome = .utensil
+                let name = try? UtensilName(fileNameBytes: item.name).value
+                #expect(row.name.utf8.elementsEqual((name ?? "").utf8), "\(item.label): named \(row.name.debugDescription)")
             } else {
                 Issue.record("\(item.label) (\(item.shownName)) left the inbox but is neither a utensil nor a rejection")
                 continue
