@@ -74,4 +74,7 @@ public enum ImageCodecError: Error, Sendable, Equatable {
     case tooManyPixels(width: Int, height: Int, limit: Int)
     /// The data is damaged or truncated; `detail` is the decoder's own words.
     case corrupt(detail: String)
+    /// Metadata (PNG text, ICC profile or EXIF chunks) beyond what the decoder reads: more than
+    /// `chunkLimit` bytes in one chunk or `totalLimit` in all, once decompressed.
+    case tooMuchMetadata(chunkLimit: Int, totalLimit: Int)
 }

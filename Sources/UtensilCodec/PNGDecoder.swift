@@ -95,6 +95,9 @@ struct PNGDecoder {
             let (width, height) = Self.headerDimensions(bytes)
             throw .tooManyPixels(width: width, height: height, limit: maxPixels)
         }
+        if status == Int32(SPNG_ECHUNK_LIMITS.rawValue) {
+            throw .tooMuchMetadata(chunkLimit: Self.chunkSizeLimit, totalLimit: Self.chunkCacheLimit)
+        }
         let text = spng_strerror(status).map { String(cString: $0) } ?? "libspng error \(status)"
         throw .corrupt(detail: text)
     }

@@ -23,7 +23,8 @@ public struct ThumbnailMaker: Sendable {
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
     ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
-    ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data.
+    ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
+    ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
         let size = min(max(request.size, 1), 4096)
         let format = Self.sniff(bytes)

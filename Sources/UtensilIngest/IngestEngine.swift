@@ -324,6 +324,10 @@ public final class IngestEngine: Sendable {
             Rejection(.tooManyPixels, "The image is \(width)×\(height) pixels but at most \(limit) pixels are allowed; scale it down and drop it again.")
         case .corrupt(let detail):
             Rejection(.corruptImage, "The image data is damaged or incomplete (\(detail)); copy the photo again from its source.")
+        case .tooMuchMetadata(let chunkLimit, let totalLimit):
+            Rejection(
+                .corruptImage,
+                "The image carries more metadata than utensild reads (over \(chunkLimit >> 20) MiB of text or colour profile in one chunk, or \(totalLimit >> 20) MiB in all); save it again without metadata and drop the new file.")
         }
     }
 }

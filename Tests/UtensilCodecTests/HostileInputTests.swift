@@ -16,6 +16,12 @@ quadrants(96, 80, colors=[(0, 0, 0, 0), (30, 200, 40, 128), (30, 60, 220, 255), 
 noisy.save('small-rgb.png')
 write_png('small-interlaced.png', 40, 30, 2, 8, lambda x, y: ((x * 7) % 256, (y * 9) % 256, (x * y) % 256), interlace=True)
 Image.new('L', (8, 8), 128).save('grey8x8.jpg')
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+rgb = open('small-rgb.png', 'rb').read()
+bomb = chunk(b'zTXt', b'Comment\x00\x00' + zlib.compress(bytes(80 << 20), 9))
+open('ztxt-bomb.png', 'wb').write(rgb[:33] + bomb + rgb[33:])
 """#)
     }
 
@@ -63,7 +69,7 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
                 #expect(made.jpeg.count > 100)
             } catch {
                 switch error {
-                case .corrupt, .unsupported, .tooManyPixels: break  // a flipped SOF can name 12-bit precision
+                case .corrupt, .unsupported, .tooManyPixels, .tooMuchMetadata: break  // a flipped SOF can name 12-bit precision
                 case .unrecognizedFormat: Issue.record("\(name) round \(round): magic bytes were not touched")
                 }
             }
@@ -137,6 +143,14 @@ Image.new('L', (8, 8), 128).save('grey8x8.jpg')
             return
         }
         #expect(detail.contains("500 scans"), "\(detail)")
+    }
+
+    @Test("A PNG whose zTXt inflates to 80 MB is refused as too much metadata, not decoded")
+    func metadataBomb() throws {
+        let bytes = try Self.fixture("ztxt-bomb.png")
+        #expect(bytes.count < 200_000)
+        #expect(codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+            == .tooMuchMetadata(chunkLimit: 16 << 20, totalLimit: 64 << 20))
     }
 
     /// Found by the fuzzer: stray bytes before the frame header (which libjpeg skips with a

@@ -34,6 +34,8 @@ enum CodecHarness {
             case .corrupt(let detail):
                 precondition(format == .jpeg || format == .png, "\(format) bytes called corrupt")
                 precondition(!detail.isEmpty)
+            case .tooMuchMetadata:
+                precondition(format == .png, "\(format) bytes with too much PNG metadata")
             }
             return "\(error)"
         }
