@@ -114,3 +114,13 @@ void utensil_crashguard_simulate_crash(void) {
 int utensil_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }
+
+int utensil_start_writeback(int fd) {
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+#include <malloc.h>
+
+void utensil_return_large_allocations(void) {
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+}

@@ -78,20 +78,60 @@ public final class Catalog: Sendable {
         do {
             try writer.write { db in try record.insert(db) }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            let message = error.message ?? ""
-            if message.contains("nameClaim") {
-                let existing = try? utensil(nameKey: record.nameKey)?.name
-                throw .duplicateName(existing: existing ?? record.name)
-            }
-            if message.contains("contentClaim") {
-                let existing = try? utensil(sha256: record.sha256)?.name
-                throw .duplicateContent(existing: existing ?? record.name)
-            }
-            if message.contains("sourceKey") { throw .alreadyIngested }
-            throw CatalogError.from(error)
+            throw refusal(of: record, error)
         } catch {
             throw CatalogError.from(error)
         }
+    }
+
+    /// Commits several new utensils in one transaction: one WAL commit (one `fsync`) for all.
+    /// Each record succeeds or fails on its own, inside a savepoint, so that a duplicate among
+    /// them refuses only itself. The decoder-crash counts of the committed records' sources
+    /// are forgotten in the same transaction.
+    ///
+    /// - Returns: for each record, in order, nil when it was committed or why it was refused.
+    /// - Throws: when the transaction as a whole failed (busy, read-only, I/O): nothing committed.
+    public func insert(batch records: [UtensilRecord]) throws(CatalogError) -> [CatalogError?] {
+        var refused: [DatabaseError?] = []
+        do {
+            refused = try writer.write { db in
+                var refused: [DatabaseError?] = []
+                refused.reserveCapacity(records.count)
+                for record in records {
+                    do {
+                        try db.inSavepoint {
+                            try record.insert(db)
+                            return .commit
+                        }
+                        if let sourceKey = record.sourceKey {
+                            try db.execute(sql: "DELETE FROM decoderCrash WHERE sourceKey = ?", arguments: [sourceKey])
+                        }
+                        refused.append(nil)
+                    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                        refused.append(error)
+                    }
+                }
+                return refused
+            }
+        } catch {
+            throw CatalogError.from(error)
+        }
+        return zip(records, refused).map { record, error in error.map { refusal(of: record, $0) } }
+    }
+
+    /// The catalog's reason for a UNIQUE violation while inserting `record`.
+    private func refusal(of record: UtensilRecord, _ error: DatabaseError) -> CatalogError {
+        let message = error.message ?? ""
+        if message.contains("nameClaim") {
+            let existing = try? utensil(nameKey: record.nameKey)?.name
+            return .duplicateName(existing: existing ?? record.name)
+        }
+        if message.contains("contentClaim") {
+            let existing = try? utensil(sha256: record.sha256)?.name
+            return .duplicateContent(existing: existing ?? record.name)
+        }
+        if message.contains("sourceKey") { return .alreadyIngested }
+        return CatalogError.from(error)
     }
 
     /// Counts one more decoder crash on the drop with this source key; returns the new count.
@@ -209,34 +249,48 @@ extension Catalog {
     /// are added or removed).
     public func list(search: String?, sort: CatalogSort, limit: Int, after cursor: String?) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))
-        var conditions: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        if let search, !search.isEmpty {
-            if search.unicodeScalars.count >= 3 {
-                // Trigram index: the whole text as one phrase matches it anywhere in the name.
-                conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
-                arguments.append("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
-            } else {
-                conditions.append("searchKey LIKE ? ESCAPE '\\'")
-                arguments.append("%" + Self.escapedForLike(search) + "%")
-            }
-        }
         let column = sort == .name ? "nameKey" : "createdAt"
         let descending = sort == .newestFirst
+        var cursorCondition: (sql: String, value: String, id: String)?
         if let cursor {
             guard let (value, id) = Self.decodeCursor(cursor) else { throw CatalogError.invalidCursor }
-            conditions.append("(\(column), id) \(descending ? "<" : ">") (?, ?)")
-            arguments.append(value)
-            arguments.append(id)
+            cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
         }
-        let direction = descending ? "DESC" : "ASC"
-        let sql = """
-            SELECT *, \(column) AS cursorValue FROM utensil
-            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)
-            """
-        let statementArguments = StatementArguments(arguments)
-        let rows = try read { db in try Row.fetchAll(db, sql: sql, arguments: statementArguments) }
+        let rows = try read { db in
+            var conditions: [String] = []
+            var arguments: [(any DatabaseValueConvertible)?] = []
+            if let search, !search.isEmpty {
+                if search.unicodeScalars.count >= 3 {
+                    // Trigram index: the whole text as one phrase matches it anywhere in the name.
+                    let phrase = "\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                    if try Self.isDense(phrase, db) {
+                        // So many names match that walking the sort order and testing each name
+                        // fills a page after about limit / density rows, long before gathering
+                        // and sorting every match would.
+                        conditions.append("instr(searchKey, ?) > 0")
+                        arguments.append(search)
+                    } else {
+                        conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
+                        arguments.append(phrase)
+                    }
+                } else {
+                    conditions.append("searchKey LIKE ? ESCAPE '\\'")
+                    arguments.append("%" + Self.escapedForLike(search) + "%")
+                }
+            }
+            if let cursorCondition {
+                conditions.append(cursorCondition.sql)
+                arguments.append(cursorCondition.value)
+                arguments.append(cursorCondition.id)
+            }
+            let direction = descending ? "DESC" : "ASC"
+            let sql = """
+                SELECT *, \(column) AS cursorValue FROM utensil
+                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+                ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)
+                """
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+        }
         var utensils: [UtensilRecord] = []
         for row in rows.prefix(limit) {
             do { utensils.append(try UtensilRecord(row: row)) } catch { throw CatalogError.from(error) }
@@ -292,6 +346,18 @@ extension Catalog {
         } catch {
             throw CatalogError.from(error)
         }
+    }
+
+    /// Matches at or above which a search walks the sort order instead of sorting its matches.
+    static let denseMatches = 2000
+
+    /// Whether the trigram `phrase` matches at least ``denseMatches`` names (counting stops there).
+    static func isDense(_ phrase: String, _ db: Database) throws -> Bool {
+        let count = try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM (SELECT 1 FROM utensilSearch WHERE utensilSearch MATCH ? LIMIT ?)",
+            arguments: [phrase, denseMatches]) ?? 0
+        return count >= denseMatches
     }
 
     static func escapedForLike(_ text: String) -> String {

@@ -51,3 +51,13 @@ public struct ThumbnailMaker: Sendable {
             jpeg: jpeg)
     }
 }
+
+extension ThumbnailMaker {
+    /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
+    /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
+    /// floor at the same scale.
+    public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
+        let scale = DCTScale.smallestCovering(width: width, height: height, size: min(max(request.size, 1), 4096))
+        return (scale.num, scale.denom)
+    }
+}

@@ -23,6 +23,8 @@ struct ThumbnailResampler {
     private var lowestOpenOutputRow = 0
     private var accumulator: [Float]
     private var filteredRow: [Float]
+    /// The row being filtered, one `SIMD4` (red, green, blue, unused) per needed column.
+    private var pixelRow: [SIMD4<Float>]
     private var floatRow: [Float]
 
     /// - Parameters:
@@ -56,6 +58,7 @@ struct ThumbnailResampler {
         }
         accumulator = [Float](repeating: 0, count: size * size * 3)
         filteredRow = [Float](repeating: 0, count: size * 3)
+        pixelRow = [SIMD4<Float>](repeating: .zero, count: neededColumns.count)
     }
 
     /// Whether source row `y` contributes at all (decoders may skip converting others).
@@ -90,24 +93,28 @@ struct ThumbnailResampler {
     /// output rows it feeds.
     private mutating func addFiltered(row: UnsafeBufferPointer<Float>, y: Int) {
         let size = self.size, offset = neededColumns.lowerBound
+        // One SIMD lane per channel: each tap is then a single multiply-add for all three.
+        pixelRow.withUnsafeMutableBufferPointer { pixels in
+            for index in pixels.indices {
+                pixels[index] = SIMD4(row[index * 3], row[index * 3 + 1], row[index * 3 + 2], 0)
+            }
+        }
         filteredRow.withUnsafeMutableBufferPointer { out in
-            horizontal.first.withUnsafeBufferPointer { first in
-                horizontal.count.withUnsafeBufferPointer { count in
-                    horizontal.weights.withUnsafeBufferPointer { weights in
-                        let stride = horizontal.stride
-                        for x in 0..<size {
-                            var r: Float = 0, g: Float = 0, b: Float = 0
-                            let base = first[x] - offset
-                            for tap in 0..<count[x] {
-                                let weight = weights[x * stride + tap]
-                                let pixel = (base + tap) * 3
-                                r += weight * row[pixel]
-                                g += weight * row[pixel + 1]
-                                b += weight * row[pixel + 2]
+            pixelRow.withUnsafeBufferPointer { pixels in
+                horizontal.first.withUnsafeBufferPointer { first in
+                    horizontal.count.withUnsafeBufferPointer { count in
+                        horizontal.weights.withUnsafeBufferPointer { weights in
+                            let stride = horizontal.stride
+                            for x in 0..<size {
+                                var sum = SIMD4<Float>()
+                                let base = first[x] - offset
+                                for tap in 0..<count[x] {
+                                    sum += weights[x * stride + tap] * pixels[base + tap]
+                                }
+                                out[x * 3] = sum.x
+                                out[x * 3 + 1] = sum.y
+                                out[x * 3 + 2] = sum.z
                             }
-                            out[x * 3] = r
-                            out[x * 3 + 1] = g
-                            out[x * 3 + 2] = b
                         }
                     }
                 }

@@ -38,6 +38,7 @@ public struct UtensilDaemon: Service {
     }
 
     public func run() async throws {
+        MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
         let catalog = try Catalog(path: settings.catalogPath)
         _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
@@ -47,6 +48,7 @@ public struct UtensilDaemon: Service {
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
+        let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
@@ -95,7 +97,8 @@ public struct UtensilDaemon: Service {
                     for _ in 0..<workerCount {
                         workers.addTask {
                             await Self.runWorker(
-                                scheduler: scheduler, engines: engines, pool: pool, events: events, handler: handler)
+                                scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
+                                handler: handler)
                         }
                     }
                 }
@@ -112,30 +115,49 @@ public struct UtensilDaemon: Service {
         logger.notice("utensild stopped")
     }
 
-    /// One ingest worker: takes a settled drop, ingests it on a blocking thread, reports back.
+    /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a
+    /// blocking thread, then hands it to the group committer and takes the next drop at once;
+    /// each outcome is reported once its commit is durable.
     static func runWorker(
-        scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, events: EventBroadcaster,
+        scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, committer: GroupCommitter,
+        events: EventBroadcaster, handler: ControlRequestHandler
+    ) async {
+        await withDiscardingTaskGroup { commits in
+            while let job = await scheduler.take() {
+                let engine = engines.current
+                let step = await pool.run { () -> IngestStep in
+                    if job.neverSettled {
+                        return .finished(engine.reject(job.drop, SettlePolicy.neverSettled))
+                    }
+                    return engine.prepare(job.drop)
+                }
+                switch step {
+                case .finished(let outcome):
+                    await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
+                case .readyToCommit(let prepared):
+                    commits.addTask {
+                        let outcome = await committer.commit(prepared)
+                        await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
+                    }
+                }
+            }
+        }
+    }
+
+    static func report(
+        _ job: DropScheduler.Job, _ outcome: IngestOutcome, scheduler: DropScheduler, events: EventBroadcaster,
         handler: ControlRequestHandler
     ) async {
-        while let job = await scheduler.take() {
-            let engine = engines.current
-            let outcome = await pool.run {
-                if job.neverSettled {
-                    return engine.reject(job.drop, SettlePolicy.neverSettled)
-                }
-                return engine.ingest(job.drop)
-            }
-            await scheduler.finish(job, outcome)
-            let inboxFile = job.drop.inboxPath.lossyText
-            switch outcome {
-            case .ingested(let record):
-                events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))
-            case .rejected(let rejection, _):
-                events.publish(.rejected(
-                    inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
-            case .alreadyIngested, .retryLater, .vanished:
-                break
-            }
+        await scheduler.finish(job, outcome)
+        let inboxFile = job.drop.inboxPath.lossyText
+        switch outcome {
+        case .ingested(let record):
+            events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))
+        case .rejected(let rejection, _):
+            events.publish(.rejected(
+                inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
+        case .alreadyIngested, .retryLater, .vanished:
+            break
         }
     }
 

@@ -28,19 +28,26 @@ enum FileOps {
     /// Reads exactly `size` bytes from the start of `fd`. Returns nil when the file is
     /// shorter or longer than that (it is still being written).
     static func readAll(_ fd: Int32, size: Int, path: RawPath) throws(SystemError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: size)
-        var offset = 0
-        while offset < size {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress! + offset, size - offset, off_t(offset))
+        // Not zero-filled first: every byte is overwritten by the read, or the array is dropped.
+        var failure: SystemError?
+        var short = false
+        let buffer = [UInt8](unsafeUninitializedCapacity: size) { raw, initialized in
+            var offset = 0
+            while offset < size {
+                let count = pread(fd, raw.baseAddress! + offset, size - offset, off_t(offset))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = SystemError("read", path)
+                    break
+                }
+                if count == 0 { short = true; break }
+                offset += count
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path)
-            }
-            if count == 0 { return nil }
-            offset += count
+            // Only a complete read is kept; otherwise the bytes read so far are discarded.
+            initialized = failure == nil && !short ? size : 0
         }
+        if let failure { throw failure }
+        if short { return nil }
         var probe: UInt8 = 0
         let extra = pread(fd, &probe, 1, off_t(size))
         if extra != 0 { return nil }
@@ -69,6 +76,39 @@ enum FileOps {
             try? unlink(temporary)
             throw error
         }
+    }
+
+    /// Writes `bytes` to a new file `path` through a temporary name in the same folder
+    /// (create exclusively, write, rename) and starts its writeback without waiting for it:
+    /// the file is durable only after ``fsyncFile(_:)`` and an fsync of the folder. Lets a
+    /// group of files be made durable together, and the writer go on with other work meanwhile.
+    static func writeForLaterSync(_ bytes: [UInt8], to path: RawPath, mode: mode_t = 0o640) throws(SystemError) {
+        let temporary = path.parent.appending(temporaryPrefix + UUID().uuidString)
+        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw SystemError("create", temporary) }
+        do throws(SystemError) {
+            try writeAll(fd, bytes, path: temporary)
+            _ = utensil_start_writeback(fd)  // only a hint
+            guard close(fd) == 0 else { throw SystemError("close", temporary) }
+        } catch {
+            close(fd)
+            try? unlink(temporary)
+            throw error
+        }
+        do throws(SystemError) {
+            try rename(temporary, to: path)
+        } catch {
+            try? unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Makes a file written by ``writeForLaterSync(_:to:mode:)`` durable.
+    static func fsyncFile(_ path: RawPath) throws(SystemError) {
+        let fd = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError("open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemError("fsync", path) }
     }
 
     /// Files being written carry this prefix; start-up reconciliation removes leftovers.

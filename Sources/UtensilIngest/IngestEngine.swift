@@ -18,9 +18,14 @@ public final class IngestEngine: Sendable {
     let faults: FaultInjection
     let maker: ThumbnailMaker
     let rejector: Rejector
+    let memory: MemoryBudget
 
-    public init(settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
+    public init(
+        settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment(),
+        memory: MemoryBudget = .shared
+    ) {
         self.settings = settings
+        self.memory = memory
         self.catalog = catalog
         self.logger = logger
         self.faults = faults
@@ -30,20 +35,46 @@ public final class IngestEngine: Sendable {
 
     /// Ingests one drop, top to bottom:
     /// open it safely → validate the name → check the size → read and hash → sniff the format →
-    /// duplicate policy → decode and make the thumbnail → write both files durably → commit the
-    /// row → only then remove the drop, if it is still the same file.
+    /// duplicate policy → decode and make the thumbnail → write both files → make them durable
+    /// → commit the row → only then remove the drop, if it is still the same file.
+    ///
+    /// The same as ``prepare(_:)`` followed by ``commit(_:)`` of that one drop.
     public func ingest(_ drop: Drop) -> IngestOutcome {
+        switch prepare(drop) {
+        case .finished(let outcome): outcome
+        case .readyToCommit(let prepared): commit([prepared])[0]
+        }
+    }
+
+    /// Steps 1 to 8 of an ingest: everything but making the files durable, the commit and the
+    /// drop's removal. Either the drop is finished with (rejected, gone, left for a retry), or its
+    /// files are written under a new id and it waits for ``commit(_:)``.
+    public func prepare(_ drop: Drop) -> IngestStep {
         let started = ContinuousClock.now
         let outcome: IngestOutcome
         do {
-            outcome = try ingestOrThrow(drop)
+            return try prepareOrThrow(drop, started: started)
         } catch let failure as Failure {
             outcome = settle(drop, failure)
         } catch {
             outcome = settle(drop, .transient(TransientFailure(.ioError, String(describing: error))))
         }
         log(outcome, drop: drop, duration: ContinuousClock.now - started)
-        return outcome
+        return .finished(outcome)
+    }
+
+    /// Steps 9 to 11 for any number of prepared drops at once: their files are made durable
+    /// together (each file, then each folder once), their rows are committed in one transaction
+    /// (one WAL commit), and only then is each drop removed from the inbox. A row that SQLite
+    /// refuses (a duplicate that slipped past step 6 concurrently) refuses only its own drop.
+    ///
+    /// - Returns: one outcome per prepared drop, in the same order.
+    public func commit(_ batch: [PreparedIngest]) -> [IngestOutcome] {
+        let outcomes = commitOrFail(batch)
+        for (prepared, outcome) in zip(batch, outcomes) {
+            log(outcome, drop: prepared.drop, duration: ContinuousClock.now - prepared.started)
+        }
+        return outcomes
     }
 
     /// Why an ingest stopped before the end.
@@ -53,7 +84,7 @@ public final class IngestEngine: Sendable {
         case vanished
     }
 
-    private func ingestOrThrow(_ drop: Drop) throws -> IngestOutcome {
+    private func prepareOrThrow(_ drop: Drop, started: ContinuousClock.Instant) throws -> IngestStep {
         // 1. Open without following links or blocking, and look at what was really opened.
         let fd: Int32
         do {
@@ -72,7 +103,7 @@ public final class IngestEngine: Sendable {
         // 2. A drop committed just before a crash is recognised, and only removed now.
         if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
             try removeDrop(drop, expected: status.identity)
-            return .alreadyIngested(existing)
+            return .finished(.alreadyIngested(existing))
         }
 
         // 3. The name, the extension, the size.
@@ -100,7 +131,10 @@ public final class IngestEngine: Sendable {
                 ), bytes: status.size)
         }
 
-        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded.
+        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They
+        //    count against the memory budget shared by all workers until both files are written.
+        memory.acquire(status.size)
+        defer { memory.release(status.size) }
         guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path) else {
             throw Failure.transient(TransientFailure(.stillChanging, "\(drop) changed while it was read"))
         }
@@ -133,45 +167,76 @@ public final class IngestEngine: Sendable {
             throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size)
         }
 
-        // 8. Write the original and the thumbnail durably under a new id.
+        // 8. Write the original and the thumbnail under a new id; ``commit(_:)`` makes them durable.
         let id = UUID()
         let originalPath = settings.originalPath(id: id.uuidString, fileExtension: fileExtension)
         let thumbnailPath = settings.thumbnailPath(id: id.uuidString)
         do throws(SystemError) {
-            try FileOps.writeDurably(bytes, to: originalPath)
+            try FileOps.writeForLaterSync(bytes, to: originalPath)
             faults.reached(.originalWritten)
-            try FileOps.writeDurably(thumbnail.jpeg, to: thumbnailPath)
+            try FileOps.writeForLaterSync(thumbnail.jpeg, to: thumbnailPath)
             faults.reached(.thumbnailWritten)
-            try FileOps.fsyncDirectory(settings.originals)
-            try FileOps.fsyncDirectory(settings.thumbnails)
-            faults.reached(.filesDurable)
         } catch {
             try? FileOps.unlink(originalPath)
             try? FileOps.unlink(thumbnailPath)
             throw Failure.transient(TransientFailure(error))
         }
-
-        // 9. Commit the row. If the commit fails, neither file is left behind.
         let record = UtensilRecord(
             id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
             fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
-        do {
-            try catalog.insert(record)
+        return .readyToCommit(PreparedIngest(
+            drop: drop, identity: status.identity, record: record, originalPath: originalPath,
+            thumbnailPath: thumbnailPath, started: started))
+    }
+
+    private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
+        guard !batch.isEmpty else { return [] }
+        func discardFiles(_ prepared: PreparedIngest) {
+            try? FileOps.unlink(prepared.originalPath)
+            try? FileOps.unlink(prepared.thumbnailPath)
+        }
+
+        // 9. Make the files durable: each file, then each folder once for the whole group.
+        do throws(SystemError) {
+            for prepared in batch {
+                try FileOps.fsyncFile(prepared.originalPath)
+                try FileOps.fsyncFile(prepared.thumbnailPath)
+            }
+            try FileOps.fsyncDirectory(settings.originals)
+            try FileOps.fsyncDirectory(settings.thumbnails)
+            faults.reached(.filesDurable)
         } catch {
-            try? FileOps.unlink(originalPath)
-            try? FileOps.unlink(thumbnailPath)
-            throw Self.commitFailure(error, size: status.size)
+            batch.forEach(discardFiles)
+            return batch.map { _ in .retryLater(TransientFailure(error)) }
+        }
+
+        // 10. Commit the rows in one transaction. If it fails, none of the files is left behind.
+        let refusals: [CatalogError?]
+        do {
+            refusals = try catalog.insert(batch: batch.map(\.record))
+        } catch {
+            batch.forEach(discardFiles)
+            return batch.map { prepared in settle(prepared.drop, Self.commitFailure(error, size: prepared.record.bytes)) }
         }
         faults.reached(.committed)
 
-        // 10. Only now does the drop leave the inbox, and only if it is still the file we read.
-        try? catalog.clearDecoderCrashes(sourceKey: sourceKey)
-        try removeDrop(drop, expected: status.identity)
-        faults.reached(.dropRemoved)
-        return .ingested(record)
+        // 11. Only now does each drop leave the inbox, and only if it is still the file we read.
+        return zip(batch, refusals).map { prepared, refusal in
+            if let refusal {
+                discardFiles(prepared)
+                return settle(prepared.drop, Self.commitFailure(refusal, size: prepared.record.bytes))
+            }
+            do throws(SystemError) {
+                try removeDrop(prepared.drop, expected: prepared.identity)
+            } catch {
+                return .retryLater(TransientFailure(error))
+            }
+            faults.reached(.dropRemoved)
+            return .ingested(prepared.record)
+        }
     }
 
     // MARK: Steps
@@ -214,7 +279,7 @@ public final class IngestEngine: Sendable {
     }
 
     /// Removes the drop from the inbox if the entry is still the file that was ingested.
-    private func removeDrop(_ drop: Drop, expected: FileIdentity) throws {
+    private func removeDrop(_ drop: Drop, expected: FileIdentity) throws(SystemError) {
         guard let now = try? FileOps.lstat(drop.path), now.identity == expected else { return }
         do {
             try FileOps.unlink(drop.path)
@@ -339,4 +404,22 @@ extension IngestEngine {
         log(outcome, drop: drop, duration: .zero)
         return outcome
     }
+}
+
+/// What ``IngestEngine/prepare(_:)`` left: a finished drop, or one waiting for its commit.
+public enum IngestStep: Sendable {
+    case finished(IngestOutcome)
+    case readyToCommit(PreparedIngest)
+}
+
+/// A drop read, checked, decoded and written under its new id (files not yet durable, no
+/// row yet), waiting for ``IngestEngine/commit(_:)``. If it is never committed (the process
+/// dies), start-up reconciliation removes its files and the drop is ingested again.
+public struct PreparedIngest: Sendable {
+    public let drop: Drop
+    let identity: FileIdentity
+    let record: UtensilRecord
+    let originalPath: RawPath
+    let thumbnailPath: RawPath
+    let started: ContinuousClock.Instant
 }

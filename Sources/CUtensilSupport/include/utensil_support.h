@@ -21,4 +21,13 @@ void utensil_crashguard_simulate_crash(void);
 /// `renameat2(…, RENAME_NOREPLACE)`: 0 on success, -1 with errno (EEXIST when the target exists).
 int utensil_rename_noreplace(const char *from, const char *to);
 
+/// Starts writing a file's dirty pages to disk without waiting (`sync_file_range` with
+/// `SYNC_FILE_RANGE_WRITE`): a later `fsync` then has less to wait for. Only a hint.
+int utensil_start_writeback(int fd);
+
+/// Makes glibc serve every allocation of 256 KiB or more with its own mapping, given back to
+/// the kernel when freed (glibc otherwise raises that threshold as large blocks are freed, and
+/// keeps whole photos' worth of memory in its arenas after a burst).
+void utensil_return_large_allocations(void);
+
 #endif
