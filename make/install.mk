@@ -22,13 +22,16 @@ CATALOGDIR  ?= $(SYSTEMDDIR)/catalog
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
-ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+# zsh looks in vendor-completions under /usr, in site-functions under /usr/local.
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 
 # The release build for installing: its own scratch folder, so that it never fights `make
 # release` (dynamically linked) over .build/. About 2.5 to 5 minutes cold on two cores.
 STATIC_SCRATCH := $(CURDIR)/.build-static
 STATIC_BIN     := $(STATIC_SCRATCH)/release
+# GRDB also leaves GRDB_GRDB.resources beside the binaries: only Apple's privacy manifest, never
+# read at run time, so it is not installed (the system test runs the installed binaries without it).
 # Generated man pages and completions.
 GENERATED      := $(STATIC_SCRATCH)/generated
 # Man pages carry the date of the last commit, so that two builds of one commit are identical.
