@@ -188,7 +188,12 @@ struct UtensilctlEndToEndTests {
 
         // And the socket's own mode keeps out whoever it does not admit.
         #expect(chmod(socket, 0o660) == 0)
-        #expect(try Self.ctl(["status"], socket: socket, user: 65534).status == 77)
+        let refused = try Self.ctl(["status"], socket: socket, user: 65534)
+        #expect(refused.status == 77)
+        var socketStatus = stat()
+        #expect(stat(socket, &socketStatus) == 0)
+        let group = try #require(getgrgid(socketStatus.st_gid))
+        #expect(refused.errors.contains("member of the group \(String(cString: group.pointee.gr_name))"), "\(refused.errors)")
         #expect(try daemon.terminate() == 0)
     }
 }
