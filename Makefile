@@ -31,8 +31,11 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
+# The two products only: a plain `swift build -c release` also builds the test helpers
+# (UtensilTestSupport imports Testing, which only `--build-tests` provides).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product utensild
+	$(SWIFT) build -c release --product utensilctl
 
 ## Runs the daemon in the foreground on local folders under ./var/.
 run: release

@@ -89,7 +89,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/utensilctl*.1 $(DESTDIR)$(MANDIR)/man8/utensild*.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/utensilctl $(DESTDIR)$(ZSHCOMPDIR)/_utensilctl \
 		$(DESTDIR)$(FISHCOMPDIR)/utensilctl.fish $(DESTDIR)$(DOCDIR)/README.md
-	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	@if cmp -s config/utensild.toml $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml; rmdir $(DESTDIR)$(SYSCONFDIR)/utensild 2>/dev/null || true; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml ]; then \
