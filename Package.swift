@@ -112,7 +112,7 @@ let package = Package(
             dependencies: ["UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
