@@ -252,11 +252,14 @@ actor DropScheduler {
     private func publish() {
         var queued = 0
         var inFlight = 0
+        var waitingForRetry = 0
         for entry in entries.values {
             if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
+            if entry.attempts > 0, case .waiting = entry.phase { waitingForRetry += 1 }
         }
         counters.queued = queued
         counters.inFlight = inFlight
+        counters.waitingForRetry = waitingForRetry
         for observer in changeObservers.values { observer.yield(counters) }
     }
 
