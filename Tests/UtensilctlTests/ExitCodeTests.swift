@@ -24,8 +24,11 @@ import UtensilControlProtocol
         #expect(unreachable.contains("/run/x.sock"))
         #expect(unreachable.contains("systemctl status utensild"))
         #expect(ClientError.socketPermissionDenied(socket: "/run/x.sock").message.contains("/run/x.sock"))
+        let denied = ClientError.socketPermissionDenied(socket: "/run/x.sock", group: "utensil").message
+        #expect(denied.contains("/run/x.sock") && denied.contains("group utensil"))
         let all: [ClientError] = [
-            .unreachable(socket: "/s", reason: "r"), .socketPermissionDenied(socket: "/s"), .socketPathTooLong(socket: "/s"),
+            .unreachable(socket: "/s", reason: "r"), .socketPermissionDenied(socket: "/s"),
+            .socketPermissionDenied(socket: "/s", group: "utensil"), .socketPathTooLong(socket: "/s"),
             .timedOut(socket: "/s", seconds: 1), .connectionLost(socket: "/s", reason: "r"), .unreadableReply("r"),
             .failed(ControlError(.notFound, "No utensil is called Spork.")), .inconsistent("r"),
         ]

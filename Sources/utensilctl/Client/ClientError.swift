@@ -5,8 +5,9 @@ import UtensilControlProtocol
 enum ClientError: Error, Equatable {
     /// Nothing accepts connections at the socket (missing file, stale socket, not a socket).
     case unreachable(socket: String, reason: String)
-    /// `connect` was refused with `EACCES`/`EPERM`.
-    case socketPermissionDenied(socket: String)
+    /// `connect` was refused with `EACCES`/`EPERM`; `group` owns the socket (or, when the
+    /// socket itself cannot be seen, the folder that hides it), if it could be found.
+    case socketPermissionDenied(socket: String, group: String? = nil)
     /// The path does not fit in `sockaddr_un`.
     case socketPathTooLong(socket: String)
     /// The daemon did not answer in time.
@@ -37,7 +38,10 @@ enum ClientError: Error, Equatable {
         return switch self {
         case .unreachable(let socket, let reason):
             "cannot reach utensild at \(socket): \(reason). \(hint)"
-        case .socketPermissionDenied(let socket):
+        case .socketPermissionDenied(let socket, let group?):
+            "permission denied connecting to \(socket); run as root or as a member of the group \(group) "
+                + "(`sudo usermod -aG \(group) $USER`, then log in again)."
+        case .socketPermissionDenied(let socket, nil):
             "permission denied connecting to \(socket); run as root or as a member of the socket's group (see `ls -l \(socket)`)."
         case .socketPathTooLong(let socket):
             "the socket path \(socket) is longer than a Unix socket path may be (107 bytes); use a shorter one."

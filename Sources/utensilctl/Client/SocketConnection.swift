@@ -37,7 +37,7 @@ final class SocketConnection {
             let code = errno
             close(descriptor)
             switch code {
-            case EACCES, EPERM: throw .socketPermissionDenied(socket: path)
+            case EACCES, EPERM: throw .socketPermissionDenied(socket: path, group: Self.guardingGroup(of: path))
             case ECONNREFUSED: throw .unreachable(socket: path, reason: "nothing is listening there")
             case ENOENT: throw .unreachable(socket: path, reason: "no such socket")
             default: throw .unreachable(socket: path, reason: Self.describe(code))
@@ -49,6 +49,28 @@ final class SocketConnection {
     }
 
     deinit { close(descriptor) }
+
+    /// The name of the group that grants access to `path`: the socket's own group, or, when
+    /// the socket cannot even be seen (systemd's `RuntimeDirectory=` is `0750`), the group of
+    /// the nearest folder above it that can.
+    static func guardingGroup(of path: String) -> String? {
+        var candidate = path
+        while !candidate.isEmpty, candidate != "/" {
+            var status = stat()
+            if stat(candidate, &status) == 0 { return groupName(status.st_gid) }
+            candidate = (candidate as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    private static func groupName(_ gid: gid_t) -> String? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil,
+              let name = entry.gr_name else { return nil }
+        return String(cString: name)
+    }
 
     /// Sends one request line.
     func send(_ request: ControlRequest) throws(ClientError) {
