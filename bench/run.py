@@ -129,6 +129,17 @@ class Daemon:
                     return int(line.split()[1])
         raise KeyError(key)
 
+    def memory(self):
+        """Resident memory split as /proc/PID/smaps_rollup shows it, in MB."""
+        values = {}
+        with open(f"/proc/{self.pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].rstrip(":") in ("Rss", "Anonymous", "Pss_File", "Pss_Anon"):
+                    values[parts[0].rstrip(":")] = round(int(parts[1]) / 1024, 1)
+        return dict(rss_mb=values.get("Rss"), anonymous_mb=values.get("Anonymous"),
+                    file_backed_pss_mb=values.get("Pss_File"))
+
     def cpu_seconds(self):
         with open(f"/proc/{self.pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -293,6 +304,7 @@ def latency_and_idle(binaries, files, work, idle_seconds):
                        p99_ms=round(percentile(samples, 99), 1), max_ms=round(max(samples), 1))
         idle = watch_idle(daemon, idle_seconds)
         idle["rss_after_work_mb"] = round(daemon.status("VmRSS") / 1024, 1)
+        idle["memory_after_work"] = daemon.memory()
         return latency, idle
     finally:
         daemon.stop()
@@ -327,6 +339,7 @@ def png_burst(binaries, files, work):
     try:
         time.sleep(1)
         fresh_rss = daemon.status("VmRSS") / 1024
+        fresh_memory = daemon.memory()
         pairs = stage(daemon, files)
         events = Events(daemon)
         started = time.monotonic()
@@ -335,7 +348,8 @@ def png_burst(binaries, files, work):
         arrivals = events.wait(len(files))
         events.close()
         return dict(images=len(files), seconds=round(arrivals[-1] - started, 2),
-                    peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1), fresh_idle_rss_mb=round(fresh_rss, 1))
+                    peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1), fresh_idle_rss_mb=round(fresh_rss, 1),
+                    fresh_memory=fresh_memory)
     finally:
         daemon.stop()
         shutil.rmtree(root, ignore_errors=True)
