@@ -86,7 +86,18 @@ struct ThumbnailResampler {
 
     /// The finished image: `size * size * 3` bytes, RGB8. Rows never added count as black.
     func finish() -> [UInt8] {
-        accumulator.map { value in UInt8(max(0, min(255, value.rounded()))) }
+        [UInt8](unsafeUninitializedCapacity: accumulator.count) { pixels, initialized in
+            accumulator.withUnsafeBufferPointer { values in
+                for index in values.indices {
+                    // `value.rounded()` (half away from zero) for 0…255, without a call into libm:
+                    // truncation is the floor here, and `value - floor` is exact.
+                    let value = max(0, min(255, values[index]))
+                    let floor = Int32(value)
+                    pixels[index] = UInt8(truncatingIfNeeded: floor + (value - Float(floor) >= 0.5 ? 1 : 0))
+                }
+            }
+            initialized = accumulator.count
+        }
     }
 
     /// `target[i] += weight * source[i]` for `count` floats, eight at a time: the compiler cannot
