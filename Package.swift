@@ -87,6 +87,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // make bench's in-process figures (decode floor, engine CPU, search latency); not a product.
+        .executableTarget(
+            name: "utensil-bench",
+            dependencies: [
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "CTurboJPEG",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
         .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
@@ -112,7 +120,7 @@ let package = Package(
             dependencies: ["UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

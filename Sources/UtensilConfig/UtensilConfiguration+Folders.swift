@@ -3,7 +3,8 @@ import Glibc
 extension UtensilConfiguration {
     /// Creates inbox, rejected, state_dir (+ originals/, thumbnails/) and the socket's folder when
     /// their parent exists; fails (naming the key) when a parent is missing, a path is not a
-    /// folder, a folder is not writable, or the socket path is taken by something other than a socket.
+    /// folder, a folder is not writable, a file cannot be renamed from the inbox into `rejected`
+/// (another file system or mount point), or the socket path is taken by something other than a socket.
     ///
     /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
     /// invisible to the daemon, and removed by start-up reconciliation if a `kill -9` leaves one
@@ -13,6 +14,7 @@ extension UtensilConfiguration {
     public func prepareFolders() throws(ConfigurationError) {
         try FolderPreparation.ensureFolder(inbox, key: .inbox, mode: 0o755)
         try FolderPreparation.ensureFolder(rejected, key: .rejected, mode: 0o755)
+        try FolderPreparation.probeMovable(from: inbox, to: rejected)
         try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o750)
         try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o750)
         try FolderPreparation.ensureFolder(stateDir + "/thumbnails", key: .stateDir, mode: 0o750)
@@ -57,6 +59,28 @@ enum FolderPreparation {
         guard unlink(probe) == 0 else {
             throw unusable("cannot remove files in it (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user")
         }
+    }
+
+    /// Renames a hidden file from the inbox into `rejected`, as a rejection does: rename(2)
+    /// cannot cross file systems or mount points, and a rejection that cannot happen would
+    /// leave the drop in the inbox for ever.
+    static func probeMovable(from inbox: String, to rejected: String) throws(ConfigurationError) {
+        let name = "/.tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let fd = open(inbox + name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw .unusableFolder(.inbox, path: inbox, problem: "it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
+        }
+        close(fd)
+        if rename(inbox + name, rejected + name) == 0 {
+            unlink(rejected + name)
+            return
+        }
+        let code = errno
+        unlink(inbox + name)
+        if code == EXDEV {
+            throw .unusableFolder(.rejected, path: rejected, problem: "it is on another file system or mount point than the inbox \(TOMLText.quoted(inbox)), and failed drops are moved there by rename, which cannot cross them; choose a folder beside the inbox, on the same mount")
+        }
+        throw .unusableFolder(.rejected, path: rejected, problem: "a file cannot be moved into it from the inbox (\(ConfigurationFile.errorText(code))); make it writable for the daemon's user")
     }
 
     /// An existing entry at the socket path must be a (stale) socket, which the daemon may replace.

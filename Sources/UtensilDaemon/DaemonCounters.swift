@@ -10,6 +10,8 @@ public struct DaemonCounters: Sendable, Equatable {
     public var rejected = 0
     /// Drops left in the inbox for a retry (not their fault) since start.
     public var retries = 0
+    /// Drops waiting out a back-off after a failure that was not their fault, right now.
+    public var waitingForRetry = 0
     /// The last failure that was not a drop's fault, for people.
     public var lastError: String?
     public var lastErrorAt: Date?

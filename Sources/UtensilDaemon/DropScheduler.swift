@@ -28,6 +28,9 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
+        /// Seen again while in flight: after the ingest removed the file, its inode may already
+        /// belong to a new drop, which must not be forgotten with this entry.
+        var seenAgain: Drop?
     }
 
     private var entries: [FileIdentity: Entry] = [:]
@@ -54,11 +57,21 @@ actor DropScheduler {
 
     // MARK: Feeding
 
-    /// A drop was seen (by the watcher or a scan). Known drops are left as they are.
+    /// A drop was seen (by the watcher or a scan). A known drop keeps its place; its newest
+    /// path is remembered (a rename, or a new file on a reused inode), and one seen while in
+    /// flight is submitted again once that ingest finishes.
     func submit(_ drop: Drop) {
         guard !stopping else { return }
         let id = drop.status.identity
-        if entries[id] != nil { return }
+        if var entry = entries[id] {
+            if case .inFlight = entry.phase {
+                entry.seenAgain = drop
+            } else if entry.drop.path != drop.path {
+                entry.drop = drop
+            }
+            entries[id] = entry
+            return
+        }
         entries[id] = Entry(drop: drop, phase: .waiting(due: dueTime(for: drop.status)), firstSeen: clock.now)
         wakeTimer()
         publish()
@@ -170,6 +183,11 @@ actor DropScheduler {
     /// A worker is done with a drop.
     func finish(_ job: Job, _ outcome: IngestOutcome) {
         let id = job.drop.status.identity
+        let seenAgain = entries[id]?.seenAgain
+        entries[id]?.seenAgain = nil
+        defer {
+            if let seenAgain { submit(seenAgain) }
+        }
         switch outcome {
         case .ingested, .alreadyIngested:
             counters.ingested += 1
@@ -234,11 +252,14 @@ actor DropScheduler {
     private func publish() {
         var queued = 0
         var inFlight = 0
+        var waitingForRetry = 0
         for entry in entries.values {
             if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
+            if entry.attempts > 0, case .waiting = entry.phase { waitingForRetry += 1 }
         }
         counters.queued = queued
         counters.inFlight = inFlight
+        counters.waitingForRetry = waitingForRetry
         for observer in changeObservers.values { observer.yield(counters) }
     }
 

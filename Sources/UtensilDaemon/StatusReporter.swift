@@ -21,7 +21,9 @@ struct StatusReporter: Sendable {
         var line = "Watching \(inbox) — \(utensils) utensils, \(counters.queued) queued"
         if counters.inFlight > 0 { line += ", \(counters.inFlight) ingesting" }
         line += ", \(counters.rejected) rejected since start"
-        if counters.retries > 0, let error = counters.lastError { line += "; last problem: \(error)" }
+        if counters.waitingForRetry > 0, let error = counters.lastError {
+            line += "; \(counters.waitingForRetry) waiting for a retry after: \(error)"
+        }
         return line
     }
 

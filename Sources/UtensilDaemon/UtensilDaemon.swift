@@ -161,11 +161,15 @@ public struct UtensilDaemon: Service {
         }
     }
 
-    /// Wakes the scheduler whenever a settling drop is due; sleeps while none waits.
+    /// Wakes the scheduler whenever a settling drop is due, and at least every half second
+    /// while any drop waits (a drop seen during a long retry back-off is due sooner than the
+    /// deadline the timer slept towards); sleeps while none waits.
     static func runTimer(_ scheduler: DropScheduler) async {
+        let longestNap = Duration.milliseconds(500)
         while !Task.isCancelled, await !scheduler.isStopping {
             if let due = await scheduler.earliestDue() {
-                try? await Task.sleep(until: due, tolerance: .milliseconds(20), clock: .continuous)
+                let wake = min(due, ContinuousClock.now + longestNap)
+                try? await Task.sleep(until: wake, tolerance: .milliseconds(20), clock: .continuous)
             } else {
                 await scheduler.waitForWaitingDrops()
             }

@@ -93,6 +93,23 @@ private func isFolder(_ path: String) -> Bool {
         #expect(cannotCreate.description.contains("cannot create it: Read-only file system"))
     }
 
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aRejectedFolderOnAnotherMountFails() throws {
+        let folder = try TemporaryFolder()
+        let mountPoint = folder.file("elsewhere")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        try #require(mount("tmpfs", mountPoint, "tmpfs", 0, "size=64k") == 0, "mount: \(String(cString: strerror(errno)))")
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+
+        var config = configuration(under: folder.path)
+        config.rejected = mountPoint + "/rejected"
+        let error = try #require(throws: ConfigurationError.self) { try config.prepareFolders() }
+        #expect(error.key == .rejected)
+        #expect(error.description.contains("on another file system or mount point than the inbox"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: config.inbox).isEmpty, "the probe was left in the inbox")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: config.rejected).isEmpty)
+    }
+
     /// Permission bits stop a non-root daemon; as root they are ignored, which the probe reports truthfully.
     @Test func permissionBitsMatchWhoIsAsking() throws {
         let folder = try TemporaryFolder()

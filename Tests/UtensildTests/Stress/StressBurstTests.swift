@@ -20,19 +20,24 @@ struct StressBurstTests {
         let world = try TestWorld()
         defer { world.remove() }
 
-        // A queue of 256 events overflows in the first moments of the burst: the rescan must
-        // pick up what the events lost. (Lowered only while the daemon starts.)
+        // A queue of 256 events overflows during the burst: the rescan must pick up what the
+        // events lost. (Lowered only while the daemon starts: inotify reads it at inotify_init.)
         let limitFile = "/proc/sys/fs/inotify/max_queued_events"
         let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         try "256\n".write(toFile: limitFile, atomically: false, encoding: .utf8)
         let started = Result { try RunningDaemon(world: world, extra: ["--workers", "2", "--log-level", "info"]) }
         try (original + "\n").write(toFile: limitFile, atomically: false, encoding: .utf8)
         let daemon = try started.get()
-        let poller = StatusPoller(socket: Stress.socket(world))
         let began = Date()
 
-        // 1. The small ones, copied in by one `cp` as fast as it goes.
-        try Stress.copyIn(small.map(\.url), to: world.inbox)
+        // 1. The small ones, copied in by one `cp` as fast as it goes — while the daemon is
+        // stopped, so that the queue overflows for certain rather than only on a busy machine.
+        let pid = daemon.process.processIdentifier
+        #expect(kill(pid, SIGSTOP) == 0)
+        let copied = Result { try Stress.copyIn(small.map(\.url), to: world.inbox) }
+        #expect(kill(pid, SIGCONT) == 0)
+        try copied.get()
+        let poller = StatusPoller(socket: Stress.socket(world))
         try Stress.waitUntilSettled(world, utensils: small.count, rejections: 0, seconds: 60 + Double(small.count) * 0.2, daemon: daemon)
         let smallSeconds = Date().timeIntervalSince(began)
         let afterSmall = try ProcessMemory.of(daemon.process.processIdentifier)

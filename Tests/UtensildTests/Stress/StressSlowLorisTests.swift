@@ -21,7 +21,6 @@ struct StressSlowLorisTests {
         let daemon = try RunningDaemon(world: world)
         let pid = daemon.process.processIdentifier
         let before = try ProcessMemory.of(pid)
-        let socketsBefore = Self.openSockets(pid)
 
         let attackers = try (0..<Self.clientLimit).map { _ in try RawControlClient(path: Stress.socket(world)) }
         for attacker in attackers { attacker.send(#"{"v":1,"comm"#) }
@@ -29,7 +28,7 @@ struct StressSlowLorisTests {
         defer { _ = dribbler.stop() }
         // Every attacker holds a connection in the daemon before the operator comes.
         try daemon.waitUntil(seconds: 60, "the daemon to accept all \(Self.clientLimit) connections") {
-            Self.openSockets(pid) >= socketsBefore + Self.clientLimit
+            Self.acceptedConnections(pid, socket: Stress.socket(world)) >= Self.clientLimit
         }
 
         // The operator: the real utensilctl, several times, each answered.
@@ -70,11 +69,25 @@ struct StressSlowLorisTests {
                 + "memory before \(before), after \(memory)")
     }
 
-    /// How many sockets the process has open.
-    static func openSockets(_ pid: Int32) -> Int {
+    /// How many connections to the control socket the process has accepted: its sockets that
+    /// `/proc/net/unix` lists as connected (state 03) under the control socket's path. (The
+    /// process's other sockets come and go — a status probe, a notification — and are not
+    /// counted.)
+    static func acceptedConnections(_ pid: Int32, socket: String) -> Int {
         let folder = "/proc/\(pid)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return entries.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) ?? "").hasPrefix("socket:") }.count
+        let inodes = Set(entries.compactMap { entry -> Substring? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + entry),
+                target.hasPrefix("socket:[") else { return nil }
+            return target.dropFirst("socket:[".count).dropLast()
+        })
+        // Read to the end: procfs reports a size of 0, and the table is many pages long.
+        let table = String(decoding: FileHandle(forReadingAtPath: "/proc/net/unix")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        return table.split(separator: "\n").dropFirst().filter { line in
+            // Num RefCount Protocol Flags Type St Inode Path
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count >= 8 && fields[5] == "03" && inodes.contains(fields[6]) && fields[7...].joined(separator: " ") == socket
+        }.count
     }
 }
 

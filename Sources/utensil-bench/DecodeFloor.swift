@@ -1,0 +1,44 @@
+import CTurboJPEG
+import UtensilCodec
+
+/// The decode floor: libturbojpeg decoding a JPEG at the DCT scale utensild would pick for it,
+/// into a buffer allocated once, with the same pixel format and flags — and nothing else (no
+/// marker walk, no crop, no resampling, no encode, no I/O). No thumbnailer can beat it.
+struct DecodeFloor {
+    let maker = ThumbnailMaker(request: ThumbnailRequest())
+
+    /// CPU milliseconds (this thread) to decode `bytes` once at utensild's scale.
+    func decodeCPUms(_ bytes: [UInt8]) throws -> Double {
+        guard let handle = tjInitDecompress() else { throw BenchError("tjInitDecompress failed") }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        guard tjDecompressHeader3(handle, bytes, UInt(bytes.count), &width, &height, &subsampling, &colorspace) == 0
+        else { throw BenchError("not a JPEG libturbojpeg reads") }
+        let scale = maker.jpegDecodeScale(width: Int(width), height: Int(height))
+        let scaledWidth = (Int(width) * scale.numerator + scale.denominator - 1) / scale.denominator
+        let scaledHeight = (Int(height) * scale.numerator + scale.denominator - 1) / scale.denominator
+        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
+        let started = Measure.threadCPUms()
+        let status = pixels.withUnsafeMutableBufferPointer { target in
+            tjDecompress2(
+                handle, bytes, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
+                Int32(TJPF_RGB.rawValue), TJFLAG_LIMITSCANS)
+        }
+        let spent = Measure.threadCPUms() - started
+        if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+            throw BenchError("decode failed: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        return spent
+    }
+
+    /// The DCT scale for a JPEG, as "num/denom".
+    func scaleDescription(_ bytes: [UInt8]) -> String {
+        guard let handle = tjInitDecompress() else { return "?" }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        guard tjDecompressHeader3(handle, bytes, UInt(bytes.count), &width, &height, &subsampling, &colorspace) == 0
+        else { return "?" }
+        let scale = maker.jpegDecodeScale(width: Int(width), height: Int(height))
+        return "\(scale.numerator)/\(scale.denominator)"
+    }
+}

@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import Logging
+import UtensilCatalog
+import UtensilCodec
+import UtensilIngest
+
+/// CPU spent per photo by the real ingest engine (`IngestEngine.ingest`: open, read, hash,
+/// sniff, duplicate checks, decode and thumbnail, write both files, fsync them and their
+/// folders, commit the row, remove the drop), one drop after the other on one thread, in a
+/// fresh state folder; beside it the codec alone (`makeThumbnail` on bytes in memory), the
+/// SHA-256 alone, and the decode floor, all on the same files in the same process.
+struct EngineCPU {
+    let work: String
+    let rounds: Int
+
+    struct SetResult {
+        var name: String
+        var images: Int
+        var megapixels: Double
+        var bytes: Int
+        var scale: String?
+        var floorCPUms: [Double] = []   // per round: mean over files
+        var codecCPUms: [Double] = []
+        var hashCPUms: [Double] = []
+        var engineCPUms: [Double] = []  // process CPU / images
+        var engineWallms: [Double] = []
+
+        var json: [String: Any] {
+            var result: [String: Any] = [
+                "images": images, "megapixels": Measure.rounded(megapixels, 1), "meanBytes": bytes / max(images, 1),
+                "rounds": engineCPUms.count,
+                "codecCPUms": Measure.rounded(Measure.median(codecCPUms)),
+                "hashCPUms": Measure.rounded(Measure.median(hashCPUms)),
+                "engineCPUms": Measure.rounded(Measure.median(engineCPUms)),
+                "engineWallms": Measure.rounded(Measure.median(engineWallms)),
+            ]
+            if !floorCPUms.isEmpty {
+                let floor = Measure.median(floorCPUms)
+                result["floorCPUms"] = Measure.rounded(floor)
+                result["engineOverFloor"] = Measure.rounded(Measure.median(engineCPUms) / floor, 3)
+                result["codecOverFloor"] = Measure.rounded(Measure.median(codecCPUms) / floor, 3)
+                result["dctScale"] = scale ?? "?"
+            }
+            return result
+        }
+    }
+
+    func run(sets: [(name: String, folder: String)]) throws -> [String: Any] {
+        var results: [String: Any] = [:]
+        for set in sets {
+            let files = try readFiles([set.folder])
+            guard !files.isEmpty else { throw BenchError("no files in \(set.folder)") }
+            let isJPEG = files.allSatisfy { $0.bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) } == .jpeg }
+            let maker = ThumbnailMaker(request: ThumbnailRequest())
+            var pixels = 0.0
+            for file in files {
+                let thumbnail = try file.bytes.withUnsafeBytes { raw in
+                    try Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }.get()
+                }
+                pixels += Double(thumbnail.width * thumbnail.height)
+            }
+            var result = SetResult(
+                name: set.name, images: files.count, megapixels: pixels / Double(files.count) / 1e6,
+                bytes: files.reduce(0) { $0 + $1.bytes.count })
+            let floor = DecodeFloor()
+            if isJPEG { result.scale = Set(files.map { floor.scaleDescription($0.bytes) }).sorted().joined(separator: ",") }
+            for round in 0..<rounds {
+                if isJPEG {
+                    result.floorCPUms.append(Measure.mean(try files.map { try floor.decodeCPUms($0.bytes) }))
+                }
+                result.codecCPUms.append(Measure.mean(files.map { file in
+                    let started = Measure.threadCPUms()
+                    _ = file.bytes.withUnsafeBytes { raw in try? maker.makeThumbnail(from: raw) }
+                    return Measure.threadCPUms() - started
+                }))
+                result.hashCPUms.append(Measure.mean(files.map { file in
+                    let started = Measure.threadCPUms()
+                    _ = SHA256.hash(data: file.bytes)
+                    return Measure.threadCPUms() - started
+                }))
+                let (cpu, wall) = try ingestAll(files, folder: "\(work)/\(set.name)-\(round)")
+                result.engineCPUms.append(cpu)
+                result.engineWallms.append(wall)
+            }
+            results[set.name] = result.json
+        }
+        return results
+    }
+
+    /// Ingests copies of `files` through a fresh engine; returns CPU and wall ms per image.
+    private func ingestAll(_ files: [(name: String, bytes: [UInt8])], folder: String) throws -> (Double, Double) {
+        try? FileManager.default.removeItem(atPath: folder)
+        for sub in ["inbox", "rejected", "state"] {
+            try FileManager.default.createDirectory(atPath: "\(folder)/\(sub)", withIntermediateDirectories: true)
+        }
+        for file in files {
+            try Data(file.bytes).write(to: URL(fileURLWithPath: "\(folder)/inbox/\(file.name)"))
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let settings = IngestSettings(inbox: "\(folder)/inbox", rejected: "\(folder)/rejected", stateDirectory: "\(folder)/state")
+        let catalog = try Catalog(path: settings.catalogPath)
+        let logger = Logger(label: "utensil-bench") { _ in SwiftLogNoOpLogHandler() }
+        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+        let engine = IngestEngine(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        let drops = try InboxScanner(settings: settings).scan()
+        guard drops.count == files.count else { throw BenchError("scanned \(drops.count) drops, expected \(files.count)") }
+
+        let cpuStart = Measure.processCPUms(), wallStart = Measure.wallms()
+        for drop in drops {
+            guard case .ingested = engine.ingest(drop) else { throw BenchError("\(drop) was not ingested") }
+        }
+        let cpu = Measure.processCPUms() - cpuStart, wall = Measure.wallms() - wallStart
+        return (cpu / Double(drops.count), wall / Double(drops.count))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// utensil-bench: the in-process figures of `make bench` (bench/run.py calls it).
+///
+///     utensil-bench cpu --work DIR [--rounds N] NAME=FOLDER ...
+///         decode floor, codec, SHA-256 and engine CPU ms per image for each set of photos
+///     utensil-bench search --catalog DIR [--rows N] [--repeats N]
+///         `list --search` latency through the real catalog code (the catalog is built once)
+///
+/// Each prints one JSON document on standard output.
+func main() throws {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    guard let command = arguments.first else { throw BenchError("usage: utensil-bench cpu|search …") }
+    arguments.removeFirst()
+    var options: [String: String] = [:]
+    var positional: [String] = []
+    while let argument = arguments.first {
+        arguments.removeFirst()
+        if argument.hasPrefix("--") {
+            guard let value = arguments.first else { throw BenchError("\(argument) needs a value") }
+            arguments.removeFirst()
+            options[String(argument.dropFirst(2))] = value
+        } else {
+            positional.append(argument)
+        }
+    }
+    switch command {
+    case "cpu":
+        guard let work = options["work"] else { throw BenchError("cpu needs --work DIR") }
+        let sets = try positional.map { argument -> (name: String, folder: String) in
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw BenchError("a set is NAME=FOLDER, not \(argument)") }
+            return (parts[0], parts[1])
+        }
+        try printJSON(try EngineCPU(work: work, rounds: Int(options["rounds"] ?? "3") ?? 3).run(sets: sets))
+    case "search":
+        guard let folder = options["catalog"] else { throw BenchError("search needs --catalog DIR") }
+        try printJSON(try SearchLatency(
+            folder: folder, rows: Int(options["rows"] ?? "100000") ?? 100_000,
+            repeats: Int(options["repeats"] ?? "20") ?? 20).run())
+    default:
+        throw BenchError("unknown command \(command); use cpu or search")
+    }
+}
+
+do {
+    try main()
+} catch {
+    FileHandle.standardError.write(Data("utensil-bench: \(error)\n".utf8))
+    exit(1)
+}

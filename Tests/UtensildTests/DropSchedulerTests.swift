@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import UtensilDaemon
+@testable import UtensilIngest
+
+/// The scheduler's bookkeeping with real files: one entry per (device, inode), and a file
+/// that takes over an inode while its previous owner is being ingested is not forgotten.
+@Suite("Drop scheduler")
+struct DropSchedulerTests {
+    private let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("scheduler-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    private func drop(_ name: String) throws -> Drop {
+        let path = RawPath(folder.appendingPathComponent(name).path)
+        return Drop(path: path, inboxPath: Array(name.utf8), status: try FileOps.lstat(path))
+    }
+
+    private func write(_ name: String) throws {
+        try Data("photo".utf8).write(to: folder.appendingPathComponent(name))
+    }
+
+    /// Settles at once and hands out the next job; after 10 s without one the scheduler is
+    /// stopped, which makes `take` return nil.
+    private func nextJob(_ scheduler: DropScheduler) async throws -> DropScheduler.Job {
+        await scheduler.promoteDue()
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            await scheduler.stop()
+        }
+        defer { deadline.cancel() }
+        return try #require(await scheduler.take(), "the scheduler handed out nothing within 10 s")
+    }
+
+    @Test func aFileSeenOnTheSameInodeDuringAnIngestIsScheduledAfterIt() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let first = try await nextJob(scheduler)
+        #expect(first.drop.inboxPath == Array("Spoon.jpg".utf8))
+
+        // While Spoon.jpg is in flight, Ladle.jpg appears on the same inode (a hard link
+        // stands in for the inode reuse that follows the ingest's unlink).
+        try FileManager.default.linkItem(
+            at: folder.appendingPathComponent("Spoon.jpg"), to: folder.appendingPathComponent("Ladle.jpg"))
+        await scheduler.submit(try drop("Ladle.jpg"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Spoon.jpg"))
+        await scheduler.finish(first, .vanished)
+
+        let second = try await nextJob(scheduler)
+        #expect(second.drop.inboxPath == Array("Ladle.jpg".utf8))
+        await scheduler.stop()
+    }
+
+    @Test func aRenamedWaitingDropIsLookedForUnderItsNewName() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Whisk.jpg")
+        await scheduler.submit(try drop("Whisk.jpg"))
+        try FileManager.default.moveItem(
+            at: folder.appendingPathComponent("Whisk.jpg"), to: folder.appendingPathComponent("Balloon whisk.jpg"))
+        await scheduler.submit(try drop("Balloon whisk.jpg"))
+
+        let job = try await nextJob(scheduler)
+        #expect(job.drop.inboxPath == Array("Balloon whisk.jpg".utf8))
+        await scheduler.stop()
+    }
+}

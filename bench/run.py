@@ -1,0 +1,536 @@
+#!/usr/bin/python3
+"""make bench: utensild beside vipsthumbnail and the decode floor, on the same photos, in one run.
+
+    bench/run.py --bin .build/release --corpus bench/corpus [--profile full|smoke] [--out bench/results]
+
+Prints one table (anchors, utensild, ratio, target, PASS/MISS) and writes it as JSON to
+OUT/bench-<profile>-<UTC time>.json and OUT/latest-<profile>.json. Every phase runs the real
+programs: the release utensild (a fresh state folder each phase, settle_seconds = 0, two
+workers), utensilctl, vipsthumbnail, and utensil-bench for the in-process figures.
+The smoke profile (make test) checks only that every phase runs and yields numbers.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+PROFILES = {
+    "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
+                 daemon_search_repeats=10, cpu_rounds=3),
+    "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
+                  daemon_search_repeats=1, cpu_rounds=1),
+}
+
+# The targets of issue 6.
+TARGETS = {
+    "throughput": 2.0,     # utensild images/s ÷ vipsthumbnail images/s, at least
+    "engine": 1.25,        # engine CPU ms ÷ decode floor ms, at most
+    "latency_p50": 50.0,   # ms, at most
+    "png_rss": 100.0,      # MB, at most
+    "idle_wakeups": 0.0,   # per second beyond the watchdog, at most
+    "idle_rss": 30.0,      # MB, at most
+    "search_p99": 50.0,    # ms, below
+}
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def photos(folder):
+    return sorted(os.path.join(folder, n) for n in os.listdir(folder) if not n.startswith("."))
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+# ---------------------------------------------------------------- the daemon
+
+
+class Daemon:
+    """The real utensild on a fresh world under `root`, ready (READY=1) when constructed."""
+
+    def __init__(self, binaries, root, workers=2, state=None):
+        self.binaries = binaries
+        self.root = root
+        for sub in ["inbox", "rejected", "run", "stage"]:
+            os.makedirs(os.path.join(root, sub), exist_ok=True)
+        self.inbox = os.path.join(root, "inbox")
+        self.stage = os.path.join(root, "stage")
+        self.state = state or os.path.join(root, "state")
+        os.makedirs(self.state, exist_ok=True)
+        self.socket_path = os.path.join(root, "run", "control.sock")
+        notify_path = os.path.join(root, "run", "notify.sock")
+        # systemd's side of sd_notify: READY=1 says the daemon is watching and listening; the
+        # socket is drained for the daemon's whole life, as systemd would.
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(notify_path)
+        self.ready = threading.Event()
+        threading.Thread(target=self._drain_notify, daemon=True).start()
+        env = dict(os.environ, NOTIFY_SOCKET=notify_path, SYSTEMD_LOG_TARGET="console")
+        env.pop("WATCHDOG_USEC", None)
+        env.pop("JOURNAL_STREAM", None)
+        self.stderr = open(os.path.join(root, "utensild.log"), "ab")
+        self.process = subprocess.Popen(
+            [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
+             "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
+             "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
+             "--log-level", "warning"],
+            stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
+        self.pid = self.process.pid
+        if not self.ready.wait(120):
+            self.stop()
+            raise SystemExit(f"bench: utensild did not become ready; see {root}/utensild.log")
+
+    def _drain_notify(self):
+        while True:
+            try:
+                message = self.notify.recv(4096).decode()
+            except OSError:
+                return
+            if "READY=1" in message.split("\n"):
+                self.ready.set()
+
+    def request(self, connection, message):
+        connection.sendall((json.dumps(dict(message, v=1)) + "\n").encode())
+        return json.loads(connection.makefile("rb").readline())
+
+    def connect(self):
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(self.socket_path)
+        return connection
+
+    def ctl(self, *arguments):
+        """The real utensilctl; returns its JSON."""
+        out = subprocess.run(
+            [os.path.join(self.binaries, "utensilctl"), "--socket", self.socket_path, "--json", *arguments],
+            check=True, capture_output=True, text=True).stdout
+        return json.loads(out)
+
+    def status(self, key):
+        """A line of /proc/PID/status in kB (VmHWM, VmRSS …)."""
+        with open(f"/proc/{self.pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+        raise KeyError(key)
+
+    def memory(self):
+        """Resident memory split as /proc/PID/smaps_rollup shows it, in MB."""
+        values = {}
+        with open(f"/proc/{self.pid}/smaps_rollup") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].rstrip(":") in ("Rss", "Anonymous", "Pss_File", "Pss_Anon"):
+                    values[parts[0].rstrip(":")] = round(int(parts[1]) / 1024, 1)
+        return dict(rss_mb=values.get("Rss"), anonymous_mb=values.get("Anonymous"),
+                    file_backed_pss_mb=values.get("Pss_File"))
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def threads(self):
+        """{tid: (name, context switches)} of every thread."""
+        result = {}
+        for tid in os.listdir(f"/proc/{self.pid}/task"):
+            try:
+                with open(f"/proc/{self.pid}/task/{tid}/comm") as f:
+                    name = f.read().strip()
+                switches = 0
+                with open(f"/proc/{self.pid}/task/{tid}/status") as f:
+                    for line in f:
+                        if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                            switches += int(line.split()[1])
+                result[tid] = (name, switches)
+            except FileNotFoundError:
+                pass
+        return result
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.stderr.close()
+        try:
+            self.notify.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.notify.close()
+
+
+class Events:
+    """`events` on the control socket: the moment each drop became a utensil, as it happens."""
+
+    def __init__(self, daemon):
+        self.connection = daemon.connect()
+        self.connection.sendall(b'{"v":1,"command":"events"}\n')
+        self.reader = self.connection.makefile("rb")
+        reply = json.loads(self.reader.readline())
+        if not reply.get("subscribed"):
+            raise SystemExit(f"bench: events not subscribed: {reply}")
+
+    def wait(self, count, timeout=600):
+        """Reads events until `count` ingests; returns their arrival times (monotonic)."""
+        self.connection.settimeout(timeout)
+        times = []
+        while len(times) < count:
+            line = self.reader.readline()
+            if not line:
+                raise SystemExit("bench: the daemon closed the events stream")
+            event = json.loads(line)["event"]
+            if event["kind"] != "ingested":
+                raise SystemExit(f"bench: a drop was not ingested: {event}")
+            times.append(time.monotonic())
+        return times
+
+    def close(self):
+        self.reader.close()
+        self.connection.close()
+
+
+def stage(daemon, files):
+    """Copies `files` next to the inbox (untimed); returns (staged path, inbox path) pairs."""
+    pairs = []
+    for path in files:
+        staged = os.path.join(daemon.stage, os.path.basename(path))
+        shutil.copyfile(path, staged)
+        pairs.append((staged, os.path.join(daemon.inbox, os.path.basename(path))))
+    return pairs
+
+
+# ---------------------------------------------------------------- phases
+
+
+def vips_batch(files, out):
+    """vipsthumbnail, one batch process over `files`; returns (wall s, CPU s)."""
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    started = time.monotonic()
+    process = subprocess.Popen(
+        ["vipsthumbnail", "--size", "180x180", "--smartcrop", "centre", "-o", os.path.join(out, "%s.jpg[Q=85]"), *files],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    if status != 0:
+        raise SystemExit(f"bench: vipsthumbnail failed: {process.stderr.read().decode()}")
+    made = len(os.listdir(out))
+    if made != len(files):
+        raise SystemExit(f"bench: vipsthumbnail made {made} thumbnails of {len(files)}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def utensild_burst(binaries, files, root):
+    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB)."""
+    daemon = Daemon(binaries, root)
+    try:
+        pairs = stage(daemon, files)
+        events = Events(daemon)
+        cpu_before = daemon.cpu_seconds()
+        started = time.monotonic()
+        for staged, target in pairs:
+            os.rename(staged, target)
+        arrivals = events.wait(len(files))
+        wall = arrivals[-1] - started
+        cpu = daemon.cpu_seconds() - cpu_before
+        events.close()
+        count = daemon.ctl("status")["utensils"]
+        if count != len(files):
+            raise SystemExit(f"bench: the catalog holds {count} utensils, expected {len(files)}")
+        return wall, cpu, daemon.status("VmHWM") / 1024
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def throughput(binaries, files, work, rounds):
+    results = []
+    for round_ in range(rounds):
+        vips_wall, vips_cpu = vips_batch(files, os.path.join(work, "vips-out"))
+        wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"burst-{round_}"))
+        results.append(dict(vips_wall=vips_wall, vips_cpu=vips_cpu, utensild_wall=wall, utensild_cpu=cpu,
+                            ratio=vips_wall / wall))
+        log(f"  round {round_ + 1}: vipsthumbnail {len(files) / vips_wall:.1f}/s, utensild {len(files) / wall:.1f}/s")
+    results.sort(key=lambda r: r["ratio"])
+    middle = results[len(results) // 2]
+    n = len(files)
+    return dict(
+        images=n, rounds=rounds,
+        vips_per_second=round(n / middle["vips_wall"], 2), vips_cpu_ms=round(middle["vips_cpu"] / n * 1000, 2),
+        utensild_per_second=round(n / middle["utensild_wall"], 2),
+        utensild_cpu_ms=round(middle["utensild_cpu"] / n * 1000, 2),
+        ratio=round(middle["ratio"], 3), ratios=[round(r["ratio"], 3) for r in results])
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), -(-len(ordered) * p // 100)))
+    return ordered[int(rank) - 1]
+
+
+def latency_and_idle(binaries, files, work, idle_seconds):
+    """One drop at a time into an idle daemon; then that daemon, idle, is watched."""
+    daemon = Daemon(binaries, os.path.join(work, "latency"))
+    try:
+        pairs = stage(daemon, files)
+        events = Events(daemon)
+        samples = []
+        for staged, target in pairs:
+            time.sleep(0.25)  # idle again: no group to join, nothing in flight
+            started = time.monotonic()
+            os.rename(staged, target)
+            samples.append((events.wait(1)[0] - started) * 1000)
+        events.close()
+        latency = dict(drops=len(samples), p50_ms=round(percentile(samples, 50), 1),
+                       p99_ms=round(percentile(samples, 99), 1), max_ms=round(max(samples), 1))
+        idle = watch_idle(daemon, idle_seconds)
+        idle["rss_after_work_mb"] = round(daemon.status("VmRSS") / 1024, 1)
+        idle["memory_after_work"] = daemon.memory()
+        return latency, idle
+    finally:
+        daemon.stop()
+
+
+def watch_idle(daemon, seconds):
+    time.sleep(2)  # let the last status update and reply go out
+    before = daemon.threads()
+    cpu_before = daemon.cpu_seconds()
+    time.sleep(seconds)
+    after = daemon.threads()
+    by_thread = {}
+    for tid, (name, switches) in after.items():
+        woke = switches - before.get(tid, (name, 0))[1]
+        if woke:
+            by_thread[f"{name}/{tid}"] = woke
+    total = sum(by_thread.values())
+    # libdispatch on Linux runs its own workqueue monitor once a second on its manager thread
+    # (`_dispatch_workq_monitor_pools`, a timer of libdispatch itself, not of utensild).
+    monitor = min(seconds, max((v for k, v in by_thread.items() if k.split("/")[0].endswith("overcommit")), default=0))
+    return dict(seconds=seconds, wakeups_per_second=round(total / seconds, 2),
+                beyond_libdispatch_monitor_per_second=round((total - monitor) / seconds, 2),
+                wakeups_by_thread={k: round(v / seconds, 2) for k, v in sorted(by_thread.items())},
+                cpu_ms_per_second=round((daemon.cpu_seconds() - cpu_before) * 1000 / seconds, 2),
+                threads=len(after))
+
+
+def png_burst(binaries, files, work):
+    """A fresh daemon's idle RSS, then its peak RSS through a burst of large PNGs (two workers)."""
+    root = os.path.join(work, "png")
+    daemon = Daemon(binaries, root)
+    try:
+        time.sleep(1)
+        fresh_rss = daemon.status("VmRSS") / 1024
+        fresh_memory = daemon.memory()
+        pairs = stage(daemon, files)
+        events = Events(daemon)
+        started = time.monotonic()
+        for staged, target in pairs:
+            os.rename(staged, target)
+        arrivals = events.wait(len(files))
+        events.close()
+        return dict(images=len(files), seconds=round(arrivals[-1] - started, 2),
+                    peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1), fresh_idle_rss_mb=round(fresh_rss, 1),
+                    fresh_memory=fresh_memory)
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def search(binaries, bench, catalog, profile):
+    """`list --search` through the catalog code in-process, then through the daemon's socket."""
+    out = subprocess.run([bench, "search", "--catalog", catalog, "--rows", str(profile["search_rows"]),
+                          "--repeats", str(profile["search_repeats"])], check=True, capture_output=True, text=True)
+    result = dict(in_process=json.loads(out.stdout))
+    # The same catalog served by the real daemon (its rows have no files: reconciliation reports
+    # them and goes on). The clock runs from request sent to reply read, on one connection.
+    root = tempfile.mkdtemp(prefix="search-", dir=os.path.dirname(catalog))
+    daemon = Daemon(binaries, root, state=catalog)
+    try:
+        connection = daemon.connect()
+        reader = connection.makefile("rb")
+        times = []
+        for query in json.loads(out.stdout)["queries"]:
+            for sort in ["-created", "name"]:
+                for _ in range(profile["daemon_search_repeats"]):
+                    started = time.monotonic()
+                    connection.sendall((json.dumps({"v": 1, "command": "list", "search": query, "sort": sort}) + "\n").encode())
+                    reply = json.loads(reader.readline())
+                    times.append((time.monotonic() - started) * 1000)
+                    if not reply.get("ok"):
+                        raise SystemExit(f"bench: list --search {query!r} failed: {reply}")
+        started = time.monotonic()
+        page = daemon.ctl("list", "--search", "whisk")
+        cli_ms = (time.monotonic() - started) * 1000
+        connection.close()
+        result["daemon"] = dict(samples=len(times), p50_ms=round(percentile(times, 50), 2),
+                                p99_ms=round(percentile(times, 99), 2), max_ms=round(max(times), 2),
+                                utensilctl_whole_command_ms=round(cli_ms, 1), utensilctl_rows=len(page["utensils"]))
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    return result
+
+
+# ---------------------------------------------------------------- the table
+
+
+def table(results):
+    smoke = results["profile"] == "smoke"
+
+    def verdict(ok):
+        # The smoke profile runs debug binaries on a handful of photos: its figures only show
+        # that every phase ran, and are judged against nothing.
+        return "(smoke)" if smoke else ("PASS" if ok else "MISS")
+
+    t, c, lat, png, idle, s = (results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search"])
+    jpeg = c["jpeg12"]
+    rows = [
+        ("12 MP JPEG burst, images/s", f"vips {t['vips_per_second']:.1f}", f"{t['utensild_per_second']:.1f}",
+         f"{t['ratio']:.2f}×", f"≥ {TARGETS['throughput']}×", verdict(t["ratio"] >= TARGETS["throughput"])),
+        ("engine CPU ms / 12 MP JPEG", f"floor {jpeg['floorCPUms']:.1f}", f"{jpeg['engineCPUms']:.1f}",
+         f"{jpeg['engineOverFloor']:.2f}×", f"≤ {TARGETS['engine']}×", verdict(jpeg["engineOverFloor"] <= TARGETS["engine"])),
+        ("  codec alone (makeThumbnail)", f"floor {jpeg['floorCPUms']:.1f}", f"{jpeg['codecCPUms']:.1f}",
+         f"{jpeg['codecOverFloor']:.2f}×", "", ""),
+        ("single drop → committed, p50", "", f"{lat['p50_ms']:.0f} ms", f"p99 {lat['p99_ms']:.0f} ms",
+         f"≤ {TARGETS['latency_p50']:.0f} ms", verdict(lat["p50_ms"] <= TARGETS["latency_p50"])),
+        (f"peak RSS, {png['images']} × {c['png24']['megapixels']:.0f} MP PNG, 2 workers", "", f"{png['peak_rss_mb']:.0f} MB", "",
+         f"≤ {TARGETS['png_rss']:.0f} MB", verdict(png["peak_rss_mb"] <= TARGETS["png_rss"])),
+        ("idle wakeups/s (no watchdog set)", "", f"{idle['wakeups_per_second']:.1f}",
+         f"{idle['beyond_libdispatch_monitor_per_second']:.1f} not libdispatch's", "0",
+         verdict(idle["wakeups_per_second"] <= TARGETS["idle_wakeups"])),
+        ("idle RSS after work", f"fresh {png['fresh_idle_rss_mb']:.1f} MB", f"{idle['rss_after_work_mb']:.1f} MB", "",
+         f"≤ {TARGETS['idle_rss']:.0f} MB", verdict(idle["rss_after_work_mb"] <= TARGETS["idle_rss"])),
+        (f"list --search p99, {s['in_process']['rows']:,} utensils", f"catalog {s['in_process']['p99ms']:.1f} ms",
+         f"{s['daemon']['p99_ms']:.1f} ms", f"p50 {s['daemon']['p50_ms']:.1f} ms", f"< {TARGETS['search_p99']:.0f} ms",
+         verdict(s["daemon"]["p99_ms"] < TARGETS["search_p99"] and s["in_process"]["p99ms"] < TARGETS["search_p99"])),
+    ]
+    for name in ["progressive", "png24"]:
+        if name in c:
+            d = c[name]
+            anchor = f"floor {d['floorCPUms']:.1f}" if "floorCPUms" in d else ""
+            rows.append((f"engine CPU ms / {'progressive JPEG' if name == 'progressive' else 'PNG'} "
+                         f"({d['megapixels']:.0f} MP)", anchor, f"{d['engineCPUms']:.1f}",
+                         f"{d['engineOverFloor']:.2f}×" if "engineOverFloor" in d else "", "", ""))
+    if "progressive_throughput" in results:
+        p = results["progressive_throughput"]
+        rows.append(("progressive JPEG burst, images/s", f"vips {p['vips_per_second']:.1f}",
+                     f"{p['utensild_per_second']:.1f}", f"{p['ratio']:.2f}×", "", ""))
+    header = ("measure", "anchor", "utensild", "ratio", "target", "")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(header)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def check_numbers(results):
+    """Every figure the table shows is a positive, finite number (what the smoke run asserts)."""
+    figures = {
+        "vipsthumbnail images/s": results["throughput"]["vips_per_second"],
+        "utensild images/s": results["throughput"]["utensild_per_second"],
+        "decode floor ms": results["cpu"]["jpeg12"]["floorCPUms"],
+        "engine CPU ms": results["cpu"]["jpeg12"]["engineCPUms"],
+        "codec CPU ms": results["cpu"]["jpeg12"]["codecCPUms"],
+        "PNG engine CPU ms": results["cpu"]["png24"]["engineCPUms"],
+        "latency p50 ms": results["latency"]["p50_ms"],
+        "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
+        "idle RSS MB": results["idle"]["rss_after_work_mb"],
+        "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
+        "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
+    }
+    bad = [name for name, value in figures.items()
+           if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0]
+    if results["idle"]["wakeups_per_second"] < 0:
+        bad.append("idle wakeups/s")
+    if bad:
+        raise SystemExit(f"bench: no usable figure for: {', '.join(bad)}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="folder with utensild, utensilctl and utensil-bench")
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    args = parser.parse_args()
+    profile = PROFILES[args.profile]
+    binaries = os.path.abspath(args.bin)
+    bench = os.path.join(binaries, "utensil-bench")
+    began = time.monotonic()
+
+    subprocess.run([sys.executable, os.path.join(HERE, "corpus.py"), args.corpus, "--profile", args.profile], check=True)
+    corpus = os.path.abspath(args.corpus)
+    jpeg12, progressive, png24 = (photos(os.path.join(corpus, s)) for s in ["jpeg12", "progressive", "png24"])
+    for path in jpeg12 + progressive + png24:  # every phase starts from the page cache
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+    # Short paths: a Unix socket path has at most 107 bytes.
+    work = tempfile.mkdtemp(prefix="utensil-bench.")
+    results = dict(profile=args.profile, started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   machine=dict(cores=os.cpu_count(), load_at_start=loadavg(),
+                                cpu=next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")),
+                   corpus={s: len(f) for s, f in [("jpeg12", jpeg12), ("progressive", progressive), ("png24", png24)]},
+                   targets=TARGETS)
+    try:
+        log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
+        results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
+        log(f"throughput: {len(progressive)} progressive JPEGs as shipped")
+        results["progressive_throughput"] = throughput(binaries, progressive, work, profile["rounds"])
+        log("engine CPU, codec and decode floor (utensil-bench cpu)")
+        out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
+                              f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],
+                             check=True, capture_output=True, text=True)
+        results["cpu"] = json.loads(out.stdout)
+        log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
+        latency_files = jpeg12[: profile["latency_drops"]]
+        results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
+        log(f"memory: {len(png24)} large PNGs at once")
+        results["png"] = png_burst(binaries, png24, work)
+        log(f"search: list --search over {profile['search_rows']:,} utensils")
+        catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
+        results["search"] = search(binaries, bench, catalog, profile)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    check_numbers(results)
+    results["machine"]["load_at_end"] = loadavg()
+    results["seconds"] = round(time.monotonic() - began, 1)
+    results["table"] = table(results)
+
+    print(results["table"])
+    print(f"\n{args.profile} run, {results['seconds']:.0f} s; load average {results['machine']['load_at_start']:.2f} "
+          f"at start, {results['machine']['load_at_end']:.2f} at end ({results['machine']['cores']} cores).")
+    os.makedirs(args.out, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for name in [f"bench-{args.profile}-{stamp}.json", f"latest-{args.profile}.json"]:
+        with open(os.path.join(args.out, name), "w") as f:
+            json.dump(results, f, indent=2, sort_keys=True)
+            f.write("\n")
+    log(f"results: {os.path.join(args.out, f'bench-{args.profile}-{stamp}.json')}")
+
+
+if __name__ == "__main__":
+    main()
