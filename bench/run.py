@@ -429,8 +429,8 @@ def table(results):
         if name in c:
             d = c[name]
             anchor = f"floor {d['floorCPUms']:.1f}" if "floorCPUms" in d else ""
-            rows.append((f"engine CPU ms / {'progressive JPEG' if name == 'progressive' else 'PNG'} "
-                         f"({d['megapixels']:.0f} MP)", anchor, f"{d['engineCPUms']:.1f}",
+            rows.append((f"engine CPU ms / {'progressive JPEG' if name == 'progressive' else 'PNG'}, "
+                         f"mean {d['megapixels']:.0f} MP", anchor, f"{d['engineCPUms']:.1f}",
                          f"{d['engineOverFloor']:.2f}×" if "engineOverFloor" in d else "", "", ""))
     if "progressive_throughput" in results:
         p = results["progressive_throughput"]
