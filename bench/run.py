@@ -495,6 +495,8 @@ def main():
     results = dict(profile=args.profile, started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    machine=dict(cores=os.cpu_count(), load_at_start=loadavg(),
                                 cpu=next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")),
+                   commit=subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
+                                         capture_output=True, text=True).stdout.strip() or None,
                    corpus={s: len(f) for s, f in [("jpeg12", jpeg12), ("progressive", progressive), ("png24", png24)]},
                    targets=TARGETS)
     try:
