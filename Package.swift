@@ -117,7 +117,10 @@ let package = Package(
             path: "Tests/UtensilTestSupport"),
         .testTarget(
             name: "UtensilIngestTests",
-            dependencies: ["UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: [
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "UtensildTests",
             dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),

@@ -97,11 +97,20 @@ public struct Reconciler: Sendable {
                 "Reconciled the state folder: removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
                 metadata: ["MESSAGE_ID": .string(MessageID.reconciled.rawValue)])
         }
-        for id in report.rowsMissingFiles {
+        // A few by name; past that one summary, so that a lost folder does not flood the journal.
+        let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)
+        for id in named {
             logger.error("Utensil \(id.uuidString) is missing its original or thumbnail; `utensilctl check` lists it")
+        }
+        if report.rowsMissingFiles.count > named.count {
+            logger.error(
+                "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original or thumbnail; `utensilctl check` lists them all")
         }
         return report
     }
+
+    /// Rows missing files that start-up names one by one in the journal.
+    static let missingFilesNamedInLog = 20
 
     /// `<UUID>.<ext>` → the UUID.
     static func utensilID(fromFileName name: [UInt8]) -> UUID? {

@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import UtensilCatalog
+@testable import UtensilIngest
+import UtensilTestSupport
+
+/// Start-up reconciliation names rows whose files are gone, but a lost folder of thousands
+/// of photos must not flood the journal.
+@Suite("Reconciliation log")
+struct ReconcilerLogTests {
+    @Test func rowsMissingFilesAreNamedUpToALimitThenSummarised() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let settings = world.settings()
+        let catalog = try Catalog(path: settings.catalogPath)
+        let missing = Reconciler.missingFilesNamedInLog + 7
+        for index in 0..<missing {
+            let key = "ladle \(index)"
+            try catalog.insert(UtensilRecord(
+                id: UUID(), name: "Ladle \(index)", nameKey: key, searchKey: key, fileExtension: "jpg",
+                createdAt: Date(), width: 1, height: 1, bytes: 1, sha256: String(repeating: "0", count: 63) + "\(index % 10)",
+                sourceKey: nil, nameClaim: nil, contentClaim: nil))
+        }
+        let lines = CapturedLines()
+        let logger = Logger(label: "test") { _ in CapturingHandler(lines: lines) }
+
+        let report = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+
+        #expect(report.rowsMissingFiles.count == missing)
+        let errors = lines.all.filter { $0.contains("missing its original or thumbnail") }
+        #expect(errors.count == Reconciler.missingFilesNamedInLog)
+        #expect(lines.all.contains("7 more utensils are missing their original or thumbnail; `utensilctl check` lists them all"))
+    }
+}
+
+private final class CapturedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+private struct CapturingHandler: LogHandler {
+    let lines: CapturedLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.append("\(event.message)")
+    }
+}
