@@ -4,7 +4,7 @@ extension UtensilConfiguration {
     /// Creates inbox, rejected, state_dir (+ originals/, thumbnails/) and the socket's folder when
     /// their parent exists; fails (naming the key) when a parent is missing, a path is not a
     /// folder, a folder is not writable, a file cannot be renamed from the inbox into `rejected`
-/// (another file system or mount point), or the socket path is taken by something other than a socket.
+    /// (another file system or mount point), or the socket path is taken by something other than a socket.
     ///
     /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
     /// invisible to the daemon, and removed by start-up reconciliation if a `kill -9` leaves one
@@ -48,14 +48,24 @@ enum FolderPreparation {
         try probeWritable(path, unusable: unusable)
     }
 
-    /// Creates and removes a hidden file in `folder`: the honest test, also for root and read-only mounts.
-    private static func probeWritable(_ folder: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
-        let probe = folder + "/.tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    /// A hidden probe file's name (`.tmp-probe-…`), invisible to the daemon.
+    private static func probeName() -> String {
+        ".tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Creates the empty probe file `path`, or throws what `unusable` makes of the refusal.
+    private static func createProbe(_ path: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
         }
         close(fd)
+    }
+
+    /// Creates and removes a hidden file in `folder`: the honest test, also for root and read-only mounts.
+    private static func probeWritable(_ folder: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
+        let probe = folder + "/" + probeName()
+        try createProbe(probe, unusable: unusable)
         guard unlink(probe) == 0 else {
             throw unusable("cannot remove files in it (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user")
         }
@@ -65,18 +75,15 @@ enum FolderPreparation {
     /// cannot cross file systems or mount points, and a rejection that cannot happen would
     /// leave the drop in the inbox for ever.
     static func probeMovable(from inbox: String, to rejected: String) throws(ConfigurationError) {
-        let name = "/.tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let fd = open(inbox + name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw .unusableFolder(.inbox, path: inbox, problem: "it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
-        }
-        close(fd)
-        if rename(inbox + name, rejected + name) == 0 {
-            unlink(rejected + name)
+        let name = probeName()
+        let (probe, moved) = (inbox + "/" + name, rejected + "/" + name)
+        try createProbe(probe) { .unusableFolder(.inbox, path: inbox, problem: $0) }
+        if rename(probe, moved) == 0 {
+            unlink(moved)
             return
         }
         let code = errno
-        unlink(inbox + name)
+        unlink(probe)
         if code == EXDEV {
             throw .unusableFolder(.rejected, path: rejected, problem: "it is on another file system or mount point than the inbox \(TOMLText.quoted(inbox)), and failed drops are moved there by rename, which cannot cross them; choose a folder beside the inbox, on the same mount")
         }
