@@ -31,8 +31,7 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
-# The two products only: a plain `swift build -c release` also builds the test helpers
-# (UtensilTestSupport imports Testing, which only `--build-tests` provides).
+# The two products only, not the test helpers or utensil-bench (`make bench` builds those).
 release: deps
 	$(SWIFT) build -c release --product utensild
 	$(SWIFT) build -c release --product utensilctl
