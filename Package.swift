@@ -86,7 +86,7 @@ let package = Package(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilCatalog",
-                "UtensilCodec",
+                "UtensilCodec", "UtensilControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
