@@ -53,7 +53,7 @@ public struct UtensilDaemon: Service {
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
         let reporter = StatusReporter(
-            inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
+            inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
         let workerCount = configuration.effectiveWorkers
         let events = EventBroadcaster()
