@@ -41,9 +41,11 @@ run: release
 	@echo "utensild: drop photos (<name>.jpg or <name>.png) into $(VAR)/inbox"
 	@echo "utensild: rejected drops and their reasons appear in $(VAR)/rejected"
 	@echo "utensild: ask it with  UTENSIL_SOCKET=$(VAR)/run/control.sock $(CURDIR)/.build/release/utensilctl status"
+	@echo "utensild: the web gallery is at  http://127.0.0.1:8180/"
 	$(CURDIR)/.build/release/utensild --config /dev/null \
 		--inbox $(VAR)/inbox --rejected $(VAR)/rejected --state-dir $(VAR)/state \
-		--control-socket $(VAR)/run/control.sock
+		--control-socket $(VAR)/run/control.sock --web-listen 127.0.0.1:8180 \
+		--web-users-file $(VAR)/web-users
 
 ## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
 test: unit-test $(TEST_EXTRAS)
