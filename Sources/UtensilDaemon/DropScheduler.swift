@@ -45,10 +45,16 @@ actor DropScheduler {
     private var settle: Duration
     let neverSettledAfter: Duration
     private let clock = ContinuousClock()
+    /// What a drop is now (the daemon resolves it beneath the held inbox).
+    private let statusOf: @Sendable (Drop) throws -> FileStatus
 
-    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600)) {
+    init(
+        settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600),
+        statusOf: @escaping @Sendable (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
+    ) {
         self.settle = .milliseconds(Int64(settleSeconds * 1000))
         self.neverSettledAfter = neverSettledAfter
+        self.statusOf = statusOf
     }
 
     func setSettleSeconds(_ seconds: Double) {
@@ -115,12 +121,28 @@ actor DropScheduler {
         let now = clock.now
         for (id, entry) in entries {
             guard case .waiting(let due) = entry.phase, due <= now else { continue }
-            guard let status = try? currentStatus(of: entry.drop), status.identity == id else {
-                entries[id] = nil  // Gone, or replaced by another file (which gets its own entry).
+            let status: FileStatus
+            do {
+                status = try currentStatus(of: entry.drop)
+            } catch let error as SystemError where !error.isNotFound {
+                // Not reachable beneath the inbox any more (a folder on its way became a link):
+                // the engine refuses it, and says so in the log.
+                entries[id]?.phase = .ready
+                readyQueue.append(id)
+                continue
+            } catch {
+                entries[id] = nil  // Gone.
+                continue
+            }
+            guard status.identity == id else {
+                entries[id] = nil  // Replaced by another file (which gets its own entry).
                 continue
             }
             var updated = entry
-            let unchanged = status == entry.drop.status
+            // Size and modification time decide (a change of links or mode alone is no write).
+            let before = entry.drop.status
+            let unchanged = status.kind == before.kind && status.size == before.size
+                && status.modificationNanoseconds == before.modificationNanoseconds
             updated.drop.status = status
             if status.kind != .regular || (unchanged && isSettled(status)) {
                 updated.phase = .ready
@@ -143,7 +165,7 @@ actor DropScheduler {
     }
 
     private func currentStatus(of drop: Drop) throws -> FileStatus {
-        try InboxScanner.status(of: drop.path)
+        try statusOf(drop)
     }
 
     // MARK: Workers
@@ -192,6 +214,13 @@ actor DropScheduler {
         case .ingested, .alreadyIngested:
             counters.ingested += 1
             entries[id] = nil
+            // The engine removes a drop only if it is still exactly what it read: one rewritten
+            // in place meanwhile stayed, and is ingested again as what it is now.
+            if seenAgain == nil, let status = try? currentStatus(of: job.drop), status.identity == id {
+                var kept = job.drop
+                kept.status = status
+                submit(kept)
+            }
         case .rejected:
             counters.rejected += 1
             entries[id] = nil

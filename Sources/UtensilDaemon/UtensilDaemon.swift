@@ -44,7 +44,9 @@ public struct UtensilDaemon: Service {
         _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
         try DecoderCrashGuard.install(crashLog: settings.crashLog)
 
-        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let scanner = InboxScanner(settings: settings)
+        let scheduler = DropScheduler(
+            settleSeconds: configuration.settleSeconds, statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
