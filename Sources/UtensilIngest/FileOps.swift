@@ -17,14 +17,6 @@ enum FileOps {
         return FileStatus(raw)
     }
 
-    /// `stat` of a configured folder's path (links followed: the path is the administrator's).
-    static func statFollowingLinks(_ path: RawPath) throws(SystemError) -> FileStatus {
-        var raw = stat()
-        let result = path.withCString { fstatat(AT_FDCWD, $0, &raw, 0) }
-        guard result == 0 else { throw SystemError("stat", path) }
-        return FileStatus(raw)
-    }
-
     /// Reads exactly `size` bytes from the start of `fd`. Returns nil when the file is
     /// shorter or longer than that (it is still being written).
     static func readAll(_ fd: Int32, size: Int, path: RawPath) throws(SystemError) -> [UInt8]? {

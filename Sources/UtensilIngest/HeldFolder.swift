@@ -1,6 +1,5 @@
 import CUtensilSupport
 import Glibc
-import Synchronization
 
 /// An open folder: every name below it is resolved relative to this descriptor, never
 /// following a symbolic link in any component and never leaving it (see
@@ -148,21 +147,19 @@ public final class HeldFolder: Sendable {
     }
 }
 
-/// A configured folder (the inbox, `rejected/`, `originals/` …) held open, and opened again
-/// only when its path names another folder than the one held (the inbox was deleted and made
-/// anew, say). The path is the administrator's; what lies below it is resolved beneath.
-public final class FolderAnchor: Sendable {
+/// A configured folder (the inbox, `rejected/`, `originals/` …), opened afresh by its path
+/// for each piece of work and held for as long as that work lasts (a drop's ingest, a
+/// scan). The path is the administrator's; what lies below it is resolved beneath the
+/// folder held. Not held between drops: an open descriptor on the inbox would keep inotify
+/// from reporting the inbox deleted (`IN_DELETE_SELF` waits for the last reference), and a
+/// folder deleted and made anew must be the one written to.
+public struct FolderAnchor: Sendable {
     public let path: RawPath
-    private let held: Mutex<HeldFolder?> = Mutex(nil)
 
     public init(_ path: RawPath) { self.path = path }
 
     /// The folder now at `path`.
     public func folder() throws(SystemError) -> HeldFolder {
-        let current = try FileOps.statFollowingLinks(path)
-        if let folder = held.withLock({ $0 }), folder.identity == current.identity { return folder }
-        let folder = try HeldFolder.open(path)
-        held.withLock { $0 = folder }
-        return folder
+        try HeldFolder.open(path)
     }
 }
