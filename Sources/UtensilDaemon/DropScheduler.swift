@@ -28,9 +28,16 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
-        /// Seen again while in flight: after the ingest removed the file, its inode may already
-        /// belong to a new drop, which must not be forgotten with this entry.
-        var seenAgain: Drop?
+        /// Submitted again once this entry's ingest is finished: drops seen while it was in
+        /// flight (after the ingest removed the file, its inode may already belong to a new
+        /// drop, which must not be forgotten with this entry), and other names of the same
+        /// file (hard links), each of which is a drop in its own right.
+        var later: [Drop] = []
+
+        mutating func remember(_ drop: Drop) {
+            later.removeAll { $0.path == drop.path }
+            later.append(drop)
+        }
     }
 
     private var entries: [FileIdentity: Entry] = [:]
@@ -64,16 +71,21 @@ actor DropScheduler {
     // MARK: Feeding
 
     /// A drop was seen (by the watcher or a scan). A known drop keeps its place; its newest
-    /// path is remembered (a rename, or a new file on a reused inode), and one seen while in
-    /// flight is submitted again once that ingest finishes.
+    /// path is remembered (a rename, or a new file on a reused inode), another name of the
+    /// same file (a hard link) gets its turn after it, and one seen while in flight is
+    /// submitted again once that ingest finishes.
     func submit(_ drop: Drop) {
         guard !stopping else { return }
         let id = drop.status.identity
         if var entry = entries[id] {
             if case .inFlight = entry.phase {
-                entry.seenAgain = drop
+                entry.remember(drop)
             } else if entry.drop.path != drop.path {
-                entry.drop = drop
+                if (try? currentStatus(of: entry.drop))?.identity == id {
+                    entry.remember(drop)  // Both names are there: a hard link.
+                } else {
+                    entry.drop = drop  // Renamed.
+                }
             }
             entries[id] = entry
             return
@@ -205,10 +217,10 @@ actor DropScheduler {
     /// A worker is done with a drop.
     func finish(_ job: Job, _ outcome: IngestOutcome) {
         let id = job.drop.status.identity
-        let seenAgain = entries[id]?.seenAgain
-        entries[id]?.seenAgain = nil
+        let later = entries[id]?.later ?? []
+        entries[id]?.later = []
         defer {
-            if let seenAgain { submit(seenAgain) }
+            for drop in later { submit(drop) }
         }
         switch outcome {
         case .ingested, .alreadyIngested:
@@ -216,7 +228,8 @@ actor DropScheduler {
             entries[id] = nil
             // The engine removes a drop only if it is still exactly what it read: one rewritten
             // in place meanwhile stayed, and is ingested again as what it is now.
-            if seenAgain == nil, let status = try? currentStatus(of: job.drop), status.identity == id {
+            if !later.contains(where: { $0.path == job.drop.path }),
+               let status = try? currentStatus(of: job.drop), status.identity == id {
                 var kept = job.drop
                 kept.status = status
                 submit(kept)

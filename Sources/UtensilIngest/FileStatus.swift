@@ -32,9 +32,9 @@ public struct FileStatus: Sendable, Hashable {
     }
 
     /// The identity of this version of the file: the same inode with the same size and
-    /// modification time. Stored with each utensil so that a drop whose commit happened just
-    /// before a crash is recognised after restart instead of being ingested twice.
-    public var sourceKey: String {
+    /// modification time. Decoder crashes are counted by it; with the drop's inbox path it
+    /// makes the utensil's source key (see `IngestEngine.sourceKey(of:at:)`).
+    public var versionKey: String {
         "\(identity.device):\(identity.inode):\(size):\(modificationNanoseconds)"
     }
 }

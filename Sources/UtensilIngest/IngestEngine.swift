@@ -129,14 +129,21 @@ public final class IngestEngine: Sendable {
         guard status.kind == .regular else {
             throw Failure.rejected(Self.notRegular(status.kind), bytes: 0)
         }
-        let sourceKey = status.sourceKey
+        let sourceKey = Self.sourceKey(of: status, at: drop.inboxPath)
         faults.reached(.opened)
 
-        // 2. A drop committed just before a crash is recognised, and only removed now.
-        //    (If it changed meanwhile it stays, and the scheduler looks at it again.)
+        // 2. A drop committed just before a crash (this file, at this inbox path) is
+        //    recognised, and only removed now (if it changed meanwhile it stays, and the
+        //    scheduler looks at it again). Another name for a file already ingested (a hard
+        //    link) is a new drop: it goes on, under the duplicate rules.
         if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
             _ = try removeDrop(drop, at: location, expected: .unchanged(status))
             return .finished(.alreadyIngested(existing))
+        }
+        if let existing = try catalogCall({ try catalog.utensil(sameFileAs: status.versionKey) }) {
+            logger.notice(
+                "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
+                metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "UTENSIL_ID": .string(existing.id.uuidString)])
         }
 
         // 3. The name, the extension, the size.
@@ -183,7 +190,7 @@ public final class IngestEngine: Sendable {
         try checkDuplicates(name: name, sha256: sha256, read: status)
 
         // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try catalog.decoderCrashes(sourceKey: sourceKey) }) >= 2 {
+        if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
@@ -192,7 +199,7 @@ public final class IngestEngine: Sendable {
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try DecoderCrashGuard.decoding(key: sourceKey) {
+            thumbnail = try DecoderCrashGuard.decoding(key: status.versionKey) {
                 faults.decoding(drop.fileName.lossyString)
                 return try bytes.withUnsafeBytes { raw in
                     Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
@@ -338,6 +345,13 @@ public final class IngestEngine: Sendable {
             return true
         }
         return true
+    }
+
+    /// The row's source key: the file's identity and a digest of its inbox path (see
+    /// `UtensilRecord.sourceKey`).
+    static func sourceKey(of status: FileStatus, at inboxPath: [UInt8]) -> String {
+        let digest = SHA256.hash(data: inboxPath).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "\(status.versionKey)@\(digest)"
     }
 
     // MARK: Failures

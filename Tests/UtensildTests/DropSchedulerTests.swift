@@ -89,4 +89,22 @@ struct DropSchedulerTests {
         #expect(again.drop.status.size == "another photo".utf8.count)
         await scheduler.stop()
     }
+
+    @Test func twoNamesOfOneFileEachGetATurn() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        try FileManager.default.linkItem(
+            at: folder.appendingPathComponent("Spoon.jpg"), to: folder.appendingPathComponent("Spoon link.jpg"))
+        await scheduler.submit(try drop("Spoon.jpg"))
+        await scheduler.submit(try drop("Spoon link.jpg"))  // A hard link, not a rename.
+        let first = try await nextJob(scheduler)
+        #expect(first.drop.inboxPath == Array("Spoon.jpg".utf8))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Spoon.jpg"))
+        await scheduler.finish(first, .vanished)
+
+        let second = try await nextJob(scheduler)
+        #expect(second.drop.inboxPath == Array("Spoon link.jpg".utf8))
+        await scheduler.stop()
+    }
 }
