@@ -44,14 +44,16 @@ public struct UtensilDaemon: Service {
         _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
         try DecoderCrashGuard.install(crashLog: settings.crashLog)
 
-        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let writers = OpenWriters()
+        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds, writers: writers)
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
         let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
-            settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
+            settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
+            logger: logger)
         let reporter = StatusReporter(
             inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
             link: link, logger: logger)
