@@ -55,7 +55,7 @@ public struct UtensilDaemon: Service {
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
             logger: logger)
         let reporter = StatusReporter(
-            inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
+            inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
         let workerCount = configuration.effectiveWorkers
         let events = EventBroadcaster()
