@@ -40,9 +40,7 @@ public struct UtensilDaemon: Service {
     public func run() async throws {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
-        let catalog = try Catalog(path: settings.catalogPath)
-        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
-        try DecoderCrashGuard.install(crashLog: settings.crashLog)
+        let catalog = try StartUp.prepare(settings: settings, logger: logger)
 
         let writers = OpenWriters()
         let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds, writers: writers)
