@@ -85,8 +85,7 @@ let package = Package(
         .executableTarget(
             name: "utensild",
             dependencies: [
-                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilCatalog",
-                "UtensilCodec", "UtensilControlProtocol",
+                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,7 +127,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
