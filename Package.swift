@@ -145,7 +145,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
