@@ -216,6 +216,8 @@ extension ControlRequestHandler {
         switch problem {
         case .busy:
             encode(.failure(.busy, "utensild is serving as many clients as it allows; try again in a moment."))
+        case .tooManyForUser(let limit):
+            encode(.failure(.busy, "You already have \(limit) connections to utensild open, the most one user may; close some (an `utensilctl events` left running, say) and try again."))
         case .requestTooLarge:
             encode(.failure(.requestTooLarge, "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send a shorter one."))
         }
