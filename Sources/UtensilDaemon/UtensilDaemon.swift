@@ -6,6 +6,7 @@ import Synchronization
 import UnixSignals
 import UtensilCatalog
 import UtensilConfig
+import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
 import UtensilIngest
@@ -73,7 +74,9 @@ public struct UtensilDaemon: Service {
             listen: configuration.webListen, backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
             logger: logger)
         let server = ControlServer(
-            socket: listening, logger: logger, problemLine: ControlRequestHandler.problemLine,
+            socket: listening, maximumClients: ControlProtocol.maximumClients,
+            maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
+            logger: logger, problemLine: ControlRequestHandler.problemLine,
             handler: { line, peer in await handler.handle(line, peer: peer) })
 
         try await withGracefulShutdownHandler {
