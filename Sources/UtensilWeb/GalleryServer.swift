@@ -36,8 +36,10 @@ public struct GalleryServer: Sendable {
     /// Serves until cancelled (or until graceful shutdown); `onListening` gets the address.
     public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         if listen == .off { return }
+        // Hummingbird logs each request at info, and the cancellation that ends it on shutdown
+        // as errors; what matters (a listener that cannot be opened) is thrown to the daemon.
         var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .notice)  // Hummingbird's per-request lines are info.
+        quiet.logLevel = .critical
         if let activatedDescriptor {
             return try await ActivatedListener.serve(
                 descriptor: activatedDescriptor, router: makeRouter(), logger: quiet, onListening: onListening)
