@@ -97,7 +97,9 @@ let package = Package(
             ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
-        .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
+        .testTarget(
+            name: "UtensilCatalogTests",
+            dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCore
 
 /// The catalog of utensils: the only owner of the SQLite database.
 ///
@@ -66,6 +67,28 @@ public final class Catalog: Sendable {
                 END;
                 INSERT INTO utensilSearch(utensilSearch) VALUES ('rebuild');
                 """)
+        }
+        migrator.registerMigration("v3-category-owner-trash-sort") { db in
+            // Round 2: categories from inbox folders, who added a utensil, when it last changed,
+            // the trash, and the key `list --sort name` orders by. Rows from round 1 have no
+            // category, no known owner and were never changed or trashed.
+            try db.alter(table: "utensil") { t in
+                t.add(column: "category", .text)
+                t.add(column: "categoryKey", .text)
+                t.add(column: "addedBy", .text)
+                t.add(column: "updatedAt", .datetime)
+                t.add(column: "trashedAt", .datetime)
+                t.add(column: "sortKey", .text).notNull().defaults(to: "")
+            }
+            let names = try Row.fetchAll(db, sql: "SELECT id, name FROM utensil")
+            let update = try db.makeStatement(sql: "UPDATE utensil SET sortKey = ? WHERE id = ?")
+            for row in names {
+                let name: String = row["name"]
+                try update.execute(arguments: [UtensilName.sortKey(for: name), row["id"] as String])
+            }
+            try db.create(index: "utensil_on_sortKey", on: "utensil", columns: ["sortKey"])
+            try db.create(index: "utensil_on_categoryKey", on: "utensil", columns: ["categoryKey", "category"])
+            try db.create(index: "utensil_on_trashedAt", on: "utensil", columns: ["trashedAt"])
         }
         return migrator
     }
@@ -249,7 +272,7 @@ extension Catalog {
     /// are added or removed).
     public func list(search: String?, sort: CatalogSort, limit: Int, after cursor: String?) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))
-        let column = sort == .name ? "nameKey" : "createdAt"
+        let column = sort == .name ? "sortKey" : "createdAt"
         let descending = sort == .newestFirst
         var cursorCondition: (sql: String, value: String, id: String)?
         if let cursor {

@@ -65,6 +65,13 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
             .precomposedStringWithCanonicalMapping
     }
 
+    /// The key `list --sort name` orders by: the search key (case and accents do not decide),
+    /// then U+0001 and the exact name, so that ties fall back to the name as written. Names
+    /// hold no control characters, so U+0001 sorts below anything that could follow.
+    public static func sortKey(for name: String) -> String {
+        searchKey(for: name) + "\u{1}" + name
+    }
+
     /// U+202A…U+202E (embeddings and overrides) and U+2066…U+2069 (isolates).
     static func isBidiControl(_ value: UInt32) -> Bool {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
