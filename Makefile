@@ -31,10 +31,9 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
-# The two products only, not the test helpers or utensil-bench (`make bench` builds those).
+# Every product (and utensil-bench); test support is a test target, so none of it is compiled.
 release: deps
-	$(SWIFT) build -c release --product utensild
-	$(SWIFT) build -c release --product utensilctl
+	$(SWIFT) build -c release
 
 ## Runs the daemon in the foreground on local folders under ./var/.
 run: release

@@ -57,7 +57,7 @@ let package = Package(
             name: "UtensilDaemon",
             dependencies: [
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilControlProtocol", "UtensilControlServer",
+                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -78,11 +78,14 @@ let package = Package(
                 "UtensilCore", "UtensilCodec", "UtensilCatalog", "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // The fault hooks (FaultInjection) exist only in debug builds, which the tests use;
+            // the release binary has none.
+            swiftSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
         .executableTarget(
             name: "utensild",
             dependencies: [
-                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd",
+                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -108,8 +111,9 @@ let package = Package(
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "utensilctl"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,
-        // and running the real utensild binary.
-        .target(
+        // and running the real utensild binary. A test target (test targets may depend on one
+        // another), so that no build of the products, release or not, compiles it.
+        .testTarget(
             name: "UtensilTestSupport",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore",
@@ -125,7 +129,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,10 +40,9 @@ MAN_DATE       := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 .PHONY: install-build install uninstall
 
 install-build: deps
-	@# One product at a time: a plain `swift build` would also build UtensilTestSupport, which
-	@# imports Testing and does not build outside `--build-tests`.
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH) --product utensild
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH) --product utensilctl
+	@# The whole package (no test code: test support is a test target), then the man-page tool,
+	@# which is a product of swift-argument-parser and so is built only when named.
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH) --product generate-manual
 	@rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
 	$(STATIC_BIN)/generate-manual $(STATIC_BIN)/utensilctl --section 1 --date $(MAN_DATE) \

@@ -1,7 +1,9 @@
 # utensild under a real systemd (README: "Install on Debian", "Operate").
 #
-#   make lint          lintian on the .deb (no warnings), systemd-analyze verify of the installed
-#                      unit (clean) and its security exposure (printed; at most 1.5)
+#   make lint          every Swift import declared in Package.swift (scripts/check-imports), no
+#                      fault hooks in the release binary, lintian on the .deb (no warnings),
+#                      systemd-analyze verify of the installed unit (clean) and its security
+#                      exposure (printed; at most 1.5)
 #   make system-test   installs the .deb into a minimal Debian 12 root (debootstrap, cached in
 #                      .build-system/), boots systemd in it inside private namespaces and checks
 #                      what an administrator would; about 1 minute once the root is cached
@@ -16,6 +18,10 @@ SYSTEM_PACKAGES := debootstrap debian-archive-keyring util-linux $(PHOTO_PACKAGE
 
 lint: deb
 	@scripts/ensure-packages $(LINT_PACKAGES)
+	scripts/check-imports
+	@# The fault hooks of the tests exist only in debug builds.
+	@! strings $(DEB_STAGE)/usr/bin/utensild | grep UTENSIL_FAULT \
+		|| { echo "lint: the release utensild carries fault-injection hooks"; exit 1; }
 	lintian --fail-on warning $(DEB_FILE)
 	scripts/lint-unit $(DEB_STAGE)
 

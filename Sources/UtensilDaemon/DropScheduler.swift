@@ -1,23 +1,28 @@
 import Foundation
 import UtensilCore
 import UtensilIngest
+import UtensilWatch
 
 /// Decides when each drop is ingested: once it has settled, at most once at a time, again
 /// after a back-off when it was left for a retry, and as `never-settled` when it kept changing
-/// for an hour. Owns the counters that status reports read.
+/// for an hour. A settled drop that a writer still holds open (as `OpenWriters` tells) waits
+/// for the close, up to the same hour. Owns the counters that status reports read.
 ///
 /// Keyed by (device, inode): however many events arrive for a file, it is one entry.
 actor DropScheduler {
     /// A drop handed to an ingest worker.
     struct Job: Sendable {
         var drop: Drop
-        /// The drop kept changing for longer than `neverSettledAfter`: reject it.
+        /// The drop kept changing, or stayed held open, for longer than `neverSettledAfter`: reject it.
         var neverSettled: Bool
     }
 
     private enum Phase {
         /// Look again at `due` (settling, or waiting out a retry back-off).
         case waiting(due: ContinuousClock.Instant)
+        /// Settled, but its writer still holds it open: looked at again when an event says the
+        /// hold ended, or at `deadline` (then it is `never-settled`).
+        case heldOpen(deadline: ContinuousClock.Instant)
         case ready
         case inFlight(since: ContinuousClock.Instant)
     }
@@ -44,11 +49,13 @@ actor DropScheduler {
 
     private var settle: Duration
     let neverSettledAfter: Duration
+    private let writers: OpenWriters
     private let clock = ContinuousClock()
 
-    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600)) {
+    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600), writers: OpenWriters = OpenWriters()) {
         self.settle = .milliseconds(Int64(settleSeconds * 1000))
         self.neverSettledAfter = neverSettledAfter
+        self.writers = writers
     }
 
     func setSettleSeconds(_ seconds: Double) {
@@ -59,7 +66,7 @@ actor DropScheduler {
 
     /// A drop was seen (by the watcher or a scan). A known drop keeps its place; its newest
     /// path is remembered (a rename, or a new file on a reused inode), and one seen while in
-    /// flight is submitted again once that ingest finishes.
+    /// flight is submitted again once that ingest finishes. One held open is looked at again.
     func submit(_ drop: Drop) {
         guard !stopping else { return }
         let id = drop.status.identity
@@ -68,6 +75,10 @@ actor DropScheduler {
                 entry.seenAgain = drop
             } else if entry.drop.path != drop.path {
                 entry.drop = drop
+            }
+            if case .heldOpen = entry.phase {
+                entry.phase = .waiting(due: dueTime(for: drop.status))
+                wakeTimer()
             }
             entries[id] = entry
             return
@@ -91,7 +102,12 @@ actor DropScheduler {
     func earliestDue() -> ContinuousClock.Instant? {
         var earliest: ContinuousClock.Instant?
         for entry in entries.values {
-            if case .waiting(let due) = entry.phase, earliest.map({ due < $0 }) ?? true { earliest = due }
+            let due: ContinuousClock.Instant
+            switch entry.phase {
+            case .waiting(let at), .heldOpen(deadline: let at): due = at
+            case .ready, .inFlight: continue
+            }
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
         }
         return earliest
     }
@@ -110,11 +126,17 @@ actor DropScheduler {
     }
 
     /// Looks again at every drop whose time has come: one whose size and modification time
-    /// have not changed since the last look, and are older than `settle`, becomes ready.
+    /// have not changed since the last look, and are older than `settle`, becomes ready, unless
+    /// a writer still holds it open.
     func promoteDue() {
         let now = clock.now
         for (id, entry) in entries {
-            guard case .waiting(let due) = entry.phase, due <= now else { continue }
+            let due: ContinuousClock.Instant
+            switch entry.phase {
+            case .waiting(let at), .heldOpen(deadline: let at): due = at
+            case .ready, .inFlight: continue
+            }
+            guard due <= now else { continue }
             guard let status = try? currentStatus(of: entry.drop), status.identity == id else {
                 entries[id] = nil  // Gone, or replaced by another file (which gets its own entry).
                 continue
@@ -122,11 +144,15 @@ actor DropScheduler {
             var updated = entry
             let unchanged = status == entry.drop.status
             updated.drop.status = status
-            if status.kind != .regular || (unchanged && isSettled(status)) {
+            let settled = unchanged && isSettled(status)
+            let held = settled && writers.holdsOpen(entry.drop.inboxPath)
+            if status.kind != .regular || (settled && !held) {
                 updated.phase = .ready
             } else if now - entry.firstSeen >= neverSettledAfter {
                 updated.phase = .ready
                 updated.neverSettled = true
+            } else if held {
+                updated.phase = .heldOpen(deadline: entry.firstSeen + neverSettledAfter)
             } else {
                 updated.phase = .waiting(due: max(dueTime(for: status), now + .milliseconds(50)))
             }
@@ -253,13 +279,16 @@ actor DropScheduler {
         var queued = 0
         var inFlight = 0
         var waitingForRetry = 0
+        var heldOpen = 0
         for entry in entries.values {
             if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
             if entry.attempts > 0, case .waiting = entry.phase { waitingForRetry += 1 }
+            if case .heldOpen = entry.phase { heldOpen += 1 }
         }
         counters.queued = queued
         counters.inFlight = inFlight
         counters.waitingForRetry = waitingForRetry
+        counters.heldOpen = heldOpen
         for observer in changeObservers.values { observer.yield(counters) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import UtensilCatalog
 import UtensilSystemd
 
 /// Keeps systemd informed: `READY=1`, a `STATUS=` line kept current (at most about once a
@@ -8,7 +9,7 @@ import UtensilSystemd
 /// progress, so that a hung decoder lets the watchdog fire.
 struct StatusReporter: Sendable {
     let inbox: String
-    let initialCount: Int
+    let catalog: Catalog
     let scheduler: DropScheduler
     let link: SystemdLink
     let logger: Logger
@@ -19,6 +20,7 @@ struct StatusReporter: Sendable {
             return "Inbox \(inbox) is missing — waiting for it; \(utensils) utensils, \(counters.queued) queued"
         }
         var line = "Watching \(inbox) — \(utensils) utensils, \(counters.queued) queued"
+        if counters.heldOpen > 0 { line += " (\(counters.heldOpen) still open by their writer)" }
         if counters.inFlight > 0 { line += ", \(counters.inFlight) ingesting" }
         line += ", \(counters.rejected) rejected since start"
         if counters.waitingForRetry > 0, let error = counters.lastError {
@@ -31,22 +33,35 @@ struct StatusReporter: Sendable {
         link.send { try $0.ready() }
     }
 
-    /// Sends `STATUS=` after each change, at most about once a second.
+    /// Sends `STATUS=` after each change of the scheduler's counters or of the catalog (an
+    /// ingest, a delete, a rename, from any caller), at most about once a second. The utensil
+    /// count is the catalog's own, never a tally kept beside it.
     func runStatus() async {
         guard link.notifier != nil else { return }
-        var lastSent = ContinuousClock.now - .seconds(2)
-        var lastLine = ""
-        for await counters in await scheduler.changes() {
-            let wait = lastSent + .seconds(1) - ContinuousClock.now
-            if wait > .zero { try? await Task.sleep(for: wait) }
-            let latest = await scheduler.counters
-            let line = Self.line(inbox: inbox, utensils: initialCount + latest.ingested, counters: latest)
-            _ = counters
-            if line != lastLine {
-                link.send { try $0.status(line) }
-                lastLine = line
-                lastSent = .now
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let observation = catalog.observeUtensilChanges { wake.yield() }
+        defer { observation.cancel() }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in await scheduler.changes() { wake.yield() }
+                wake.finish()
             }
+            var lastSent = ContinuousClock.now - .seconds(2)
+            var lastLine = ""
+            var lastCount = 0
+            for await _ in wakeups {
+                let wait = lastSent + .seconds(1) - ContinuousClock.now
+                if wait > .zero { try? await Task.sleep(for: wait) }
+                let counters = await scheduler.counters
+                if let count = try? catalog.count() { lastCount = count }
+                let line = Self.line(inbox: inbox, utensils: lastCount, counters: counters)
+                if line != lastLine {
+                    link.send { try $0.status(line) }
+                    lastLine = line
+                    lastSent = .now
+                }
+            }
+            group.cancelAll()
         }
     }
 

@@ -40,20 +40,20 @@ public struct UtensilDaemon: Service {
     public func run() async throws {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
-        let catalog = try Catalog(path: settings.catalogPath)
-        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
-        try DecoderCrashGuard.install(crashLog: settings.crashLog)
+        let catalog = try StartUp.prepare(settings: settings, logger: logger)
 
-        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let writers = OpenWriters()
+        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds, writers: writers)
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
         let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
-            settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
+            settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
+            logger: logger)
         let reporter = StatusReporter(
-            inbox: configuration.inbox, initialCount: (try? catalog.count()) ?? 0, scheduler: scheduler,
+            inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
         let workerCount = configuration.effectiveWorkers
         let events = EventBroadcaster()

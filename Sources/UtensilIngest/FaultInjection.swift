@@ -4,6 +4,9 @@ import Glibc
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
 /// a `kill -9` between two steps of an ingest, and a decoder that crashes. Both are read from
 /// the environment once, and are inert unless those variables are set.
+///
+/// Only debug builds (the ones tests run) have them: with `UTENSIL_FAULT_HOOKS` undefined
+/// (release builds, the installed binary) nothing reads the environment and every hook is empty.
 public struct FaultInjection: Sendable {
     /// The steps of an ingest at which a `kill -9` can be injected.
     public enum Step: String, Sendable, CaseIterable {
@@ -29,18 +32,28 @@ public struct FaultInjection: Sendable {
     }
 
     public static func fromEnvironment() -> FaultInjection {
+        #if UTENSIL_FAULT_HOOKS
         FaultInjection(
             killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
             decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) })
+        #else
+        FaultInjection()
+        #endif
     }
 
+    @inline(__always)
     func reached(_ step: Step) {
+        #if UTENSIL_FAULT_HOOKS
         if killAt == step { kill(getpid(), SIGKILL) }
+        #endif
     }
 
+    @inline(__always)
     func decoding(_ name: String) {
+        #if UTENSIL_FAULT_HOOKS
         if let needle = decoderCrashOn, !needle.isEmpty, name.contains(needle) {
             utensil_crashguard_simulate_crash()
         }
+        #endif
     }
 }

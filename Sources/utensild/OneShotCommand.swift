@@ -1,8 +1,6 @@
 import Foundation
 import Logging
 import Synchronization
-import UtensilCatalog
-import UtensilCodec
 import UtensilConfig
 import UtensilDaemon
 import UtensilIngest
@@ -17,9 +15,7 @@ struct OneShotCommand {
         let settings = IngestSettings(configuration)
         let lock = try StateLock(stateDirectory: configuration.stateDir)
         defer { withExtendedLifetime(lock) {} }
-        let catalog = try Catalog(path: settings.catalogPath)
-        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
-        try DecoderCrashGuard.install(crashLog: settings.crashLog)
+        let catalog = try StartUp.prepare(settings: settings, logger: logger)
         let engine = IngestEngine(settings: settings, catalog: catalog, logger: logger)
         let run = OneShotRun(
             engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)

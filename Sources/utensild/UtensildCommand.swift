@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import UtensilConfig
+import UtensilControlProtocol
 import UtensilDaemon
 
 /// `utensild`: the daemon. Runs in the foreground under systemd (`Type=notify`), never forks.

@@ -184,6 +184,29 @@ struct DaemonTests {
         #expect(daemon.notifications.messages.contains("STOPPING=1"))
     }
 
+    /// The count in `STATUS=` is the catalog's: it follows deletes and renames made through the
+    /// control socket, not only ingests.
+    @Test func statusCountFollowsIngestsDeletesAndRenames() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photos = try Self.photos(world, count: 2)
+        let daemon = try RunningDaemon(world: world)
+        try Self.shell("cp \(Self.quoted(photos[0])) \(Self.quoted(world.inbox))/Spoon.jpg")
+        try Self.shell("cp \(Self.quoted(photos[1])) \(Self.quoted(world.inbox))/Fork.jpg")
+        let rows = try daemon.waitForCatalog("both photos") { $0.count == 2 }
+        try daemon.notifications.wait(for: { $0.hasPrefix("STATUS=Watching") && $0.contains(" 2 utensils") })
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let spoon = try #require(rows.first { $0.name == "Spoon" }).id.uuidString
+        let fork = try #require(rows.first { $0.name == "Fork" }).id.uuidString
+        #expect(try Utensilctl.run(["delete", spoon], socket: socket).status == 0)
+        try daemon.notifications.wait(for: { $0.hasPrefix("STATUS=Watching") && $0.contains(" 1 utensils") })
+        #expect(try Utensilctl.run(["rename", fork, "Ladle"], socket: socket).status == 0)
+        let status = try Utensilctl.run(["--json", "status"], socket: socket)
+        #expect(status.json?["utensils"] as? Int == 1)
+        #expect(daemon.notifications.messages.last { $0.hasPrefix("STATUS=") }?.contains(" 1 utensils") == true)
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func aSecondDaemonOnTheSameStateFolderRefusesToStart() throws {
         let world = try TestWorld()
         defer { world.remove() }

@@ -4,8 +4,6 @@ import UtensilControlProtocol
 /// The root command: `utensilctl [--socket PATH] [--json] COMMAND …`.
 @main
 struct Utensilctl: ParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "utensilctl",
         abstract: "Look after the utensil catalog of a running utensild.",
@@ -21,7 +19,7 @@ struct Utensilctl: ParsableCommand {
               utensilctl list --search spoon
               utensilctl --json list | jq -r '.utensils[].name'
             """,
-        version: version,
+        version: UtensildVersion.current,
         subcommands: [
             Status.self, List.self, Show.self, Delete.self, Rename.self, Rejected.self, Retry.self,
             Check.self, Events.self,
