@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "utensilctl"]),

@@ -87,7 +87,7 @@ public final class Catalog: Sendable {
                 try update.execute(arguments: [UtensilName.sortKey(for: name), row["id"] as String])
             }
             try db.create(index: "utensil_on_sortKey", on: "utensil", columns: ["sortKey"])
-            try db.create(index: "utensil_on_categoryKey", on: "utensil", columns: ["categoryKey", "category"])
+            try db.create(index: "utensil_on_categoryKey", on: "utensil", columns: ["categoryKey", "trashedAt", "category"])
             try db.create(index: "utensil_on_trashedAt", on: "utensil", columns: ["trashedAt"])
         }
         return migrator
@@ -269,6 +269,17 @@ public enum CatalogSort: String, Sendable, CaseIterable {
     case newestFirst = "-created"
 }
 
+/// A category and how many utensils it has.
+public struct CatalogCategory: Sendable, Equatable {
+    public var name: String
+    public var count: Int
+
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
+}
+
 /// One page of a listing and the cursor of the next one.
 public struct CatalogPage: Sendable, Equatable {
     public var utensils: [UtensilRecord]
@@ -280,7 +291,14 @@ extension Catalog {
     /// Utensils matching `search` (case- and accent-insensitive, anywhere in the name), in
     /// `sort` order, at most `limit`, after `cursor` (keyset pagination: stable while rows
     /// are added or removed).
-    public func list(search: String?, sort: CatalogSort, limit: Int, after cursor: String?) throws(CatalogError) -> CatalogPage {
+    ///
+    /// - Parameters:
+    ///   - category: only utensils of this category (compared NFC and case-insensitively).
+    ///   - addedBy: only utensils added by this user (exactly as ``UtensilRecord/addedBy``).
+    public func list(
+        search: String?, category: String? = nil, addedBy: String? = nil, sort: CatalogSort, limit: Int,
+        after cursor: String?
+    ) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))
         let column = sort == .name ? "sortKey" : "createdAt"
         let descending = sort == .newestFirst
@@ -290,8 +308,16 @@ extension Catalog {
             cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
         }
         let rows = try read { db in
-            var conditions: [String] = []
+            var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
+            if let category {
+                conditions.append("categoryKey = ?")
+                arguments.append(UtensilName.uniquenessKey(for: category))
+            }
+            if let addedBy {
+                conditions.append("addedBy = ?")
+                arguments.append(addedBy)
+            }
             if let search, !search.isEmpty {
                 if search.unicodeScalars.count >= 3 {
                     // Trigram index: the whole text as one phrase matches it anywhere in the name.
@@ -352,6 +378,7 @@ extension Catalog {
                 record.nameKey = nameKey
                 record.searchKey = searchKey
                 record.nameClaim = claim ? nameKey : nil
+                record.updatedAt = Date()
                 try record.update(db)
                 return record
             }
@@ -362,6 +389,31 @@ extension Catalog {
             throw .duplicateName(existing: existing ?? name)
         } catch {
             throw CatalogError.from(error)
+        }
+    }
+
+    /// Sets or (with nil) clears a utensil's category; returns the changed utensil.
+    public func setCategory(id: UUID, to category: UtensilName?) throws(CatalogError) -> UtensilRecord {
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                throw CatalogError.notFound
+            }
+            record.category = category?.value
+            record.updatedAt = Date()
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Every category of the utensils not in the trash, with how many it has, in name order.
+    /// Spellings that differ only in case are one category, shown as one of its utensils spells it.
+    public func categories() throws(CatalogError) -> [CatalogCategory] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT category, count(*) AS utensils FROM utensil
+                WHERE categoryKey IS NOT NULL AND trashedAt IS NULL
+                GROUP BY categoryKey ORDER BY categoryKey
+                """).map { CatalogCategory(name: $0["category"], count: $0["utensils"]) }
         }
     }
 

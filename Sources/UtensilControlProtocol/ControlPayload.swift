@@ -17,6 +17,10 @@ public enum ControlPayload: Sendable, Equatable {
     case deleted(UtensilInfo)
     /// `rename` → `"renamed"`: the utensil with its new name.
     case renamed(UtensilInfo)
+    /// `categories` → `"categories"`: each category with its count, in name order.
+    case categories([CategoryInfo])
+    /// `set-category` → `"categorized"`: the utensil with its new category.
+    case categorized(UtensilInfo)
     /// `events`, first line → `"subscribed": true`: events from now on will follow.
     case subscribed
     /// `events`, every later line → `"event"`.
@@ -26,7 +30,7 @@ public enum ControlPayload: Sendable, Equatable {
     public var key: String { Key(self).rawValue }
 
     enum Key: String, CodingKey, CaseIterable {
-        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event
+        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized
 
         init(_ payload: ControlPayload) {
             switch payload {
@@ -40,6 +44,8 @@ public enum ControlPayload: Sendable, Equatable {
             case .renamed: self = .renamed
             case .subscribed: self = .subscribed
             case .event: self = .event
+            case .categories: self = .categories
+            case .categorized: self = .categorized
             }
         }
     }
@@ -51,13 +57,14 @@ extension ControlPayload {
         switch self {
         case .status(let value): try container.encode(value, forKey: key)
         case .list(let value): try container.encode(value, forKey: key)
-        case .utensil(let value), .deleted(let value), .renamed(let value):
+        case .utensil(let value), .deleted(let value), .renamed(let value), .categorized(let value):
             try container.encode(value, forKey: key)
         case .rejected(let value): try container.encode(value, forKey: key)
         case .retried(let value): try container.encode(value, forKey: key)
         case .check(let value): try container.encode(value, forKey: key)
         case .subscribed: try container.encode(true, forKey: key)
         case .event(let value): try container.encode(value, forKey: key)
+        case .categories(let value): try container.encode(value, forKey: key)
         }
     }
 
@@ -80,6 +87,8 @@ extension ControlPayload {
         case .renamed: self = .renamed(try container.decode(UtensilInfo.self, forKey: key))
         case .subscribed: self = .subscribed
         case .event: self = .event(try container.decode(EventInfo.self, forKey: key))
+        case .categories: self = .categories(try container.decode([CategoryInfo].self, forKey: key))
+        case .categorized: self = .categorized(try container.decode(UtensilInfo.self, forKey: key))
         }
     }
 }

@@ -25,11 +25,18 @@ public struct ControlRequest: Sendable, Equatable {
     public var all: Bool
     /// `show --preview`: include `thumbnailJPEG` and the raw RGB preview in the reply.
     public var preview: Bool
+    /// `list`: only this category (case-insensitively); `set-category`: the new category.
+    public var category: String?
+    /// `list`: only utensils added by this user (a user name, or a numeric uid).
+    public var addedBy: String?
+    /// `set-category`: `true` takes the utensil out of any category (instead of `category`).
+    public var none: Bool
 
     public init(
         command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
         after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
-        all: Bool = false, preview: Bool = false, version: Int = ControlProtocol.version
+        all: Bool = false, preview: Bool = false, category: String? = nil, addedBy: String? = nil,
+        none: Bool = false, version: Int = ControlProtocol.version
     ) {
         self.version = version
         self.command = command
@@ -42,6 +49,9 @@ public struct ControlRequest: Sendable, Equatable {
         self.file = file
         self.all = all
         self.preview = preview
+        self.category = category
+        self.addedBy = addedBy
+        self.none = none
     }
 }
 
@@ -49,9 +59,19 @@ extension ControlRequest {
     public static var status: ControlRequest { ControlRequest(command: .status) }
 
     public static func list(
-        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil
+        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
+        category: String? = nil, addedBy: String? = nil
     ) -> ControlRequest {
-        ControlRequest(command: .list, search: search, sort: sort, limit: limit, after: after)
+        ControlRequest(
+            command: .list, search: search, sort: sort, limit: limit, after: after, category: category,
+            addedBy: addedBy)
+    }
+
+    public static var categories: ControlRequest { ControlRequest(command: .categories) }
+
+    /// `set-category`: `category` nil takes the utensil out of any category.
+    public static func setCategory(_ id: String, to category: String?) -> ControlRequest {
+        ControlRequest(command: .setCategory, target: id, category: category, none: category == nil)
     }
 
     public static func show(_ idOrName: String, preview: Bool = false) -> ControlRequest {

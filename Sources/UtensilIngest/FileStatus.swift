@@ -10,6 +10,8 @@ public struct FileStatus: Sendable, Hashable {
     public var identity: FileIdentity
     public var size: Int
     public var modificationNanoseconds: Int64
+    /// The uid owning the file: who dropped it.
+    public var owner: UInt32
 
     init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
@@ -25,6 +27,7 @@ public struct FileStatus: Sendable, Hashable {
         identity = FileIdentity(device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino))
         size = Int(raw.st_size)
         modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+        owner = UInt32(raw.st_uid)
     }
 
     /// The identity of this version of the file: the same inode with the same size and

@@ -113,6 +113,7 @@ public final class IngestEngine: Sendable {
         } catch {
             throw Failure.rejected(Rejection(error), bytes: status.size)
         }
+        let category = try Self.category(of: drop, size: status.size)
         guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
               DropVisibility.photoExtensions.contains(fileExtension)
         else {
@@ -186,7 +187,8 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
-            contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
+            contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
+            category: category?.value, addedBy: UserName.of(uid: status.owner))
         return .readyToCommit(PreparedIngest(
             drop: drop, identity: status.identity, record: record, originalPath: originalPath,
             thumbnailPath: thumbnailPath, started: started))
@@ -344,6 +346,24 @@ public final class IngestEngine: Sendable {
         case .alreadyIngested: .vanished
         case .notFound, .invalidCursor, .ambiguousName, .unavailable: .transient(TransientFailure(error))
         }
+    }
+
+    /// The category of a drop: the first folder below the inbox (`Knives` for
+    /// `Knives/Chef/Santoku.jpg`), validated like a name; nil for a drop directly in the inbox.
+    static func category(of drop: Drop, size: Int) throws -> UtensilName? {
+        let components = drop.inboxPath.split(separator: UInt8(ascii: "/"))
+        guard components.count > 1, let folder = components.first else { return nil }
+        do {
+            return try UtensilName(folderNameBytes: folder)
+        } catch {
+            throw Failure.rejected(invalidCategory(folder: Array(folder), error), bytes: size)
+        }
+    }
+
+    static func invalidCategory(folder: [UInt8], _ error: NameError) -> Rejection {
+        Rejection(
+            .invalidCategory,
+            "The folder \(folder.lossyString) in the inbox cannot be a category because its name \(error.problem); rename the folder, then move this photo from the rejected folder into it.")
     }
 
     static func notRegular(_ kind: FileStatus.Kind) -> Rejection {

@@ -44,7 +44,7 @@ struct ControlRequestHandler: Sendable {
             }
             return .stream(lines)
         }
-        if [.delete, .rename, .retry].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
+        if [.delete, .rename, .retry, .setCategory].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
             logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
             return .reply(Self.encode(.failure(.permissionDenied,
                 "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")))
@@ -80,7 +80,8 @@ struct ControlRequestHandler: Sendable {
                 case .created: .created
                 default: .newestFirst
                 }
-                let page = try catalog.list(search: request.search.map(UtensilName.searchKey(for:)), sort: sort,
+                let page = try catalog.list(search: request.search.map(UtensilName.searchKey(for:)),
+                                            category: request.category, addedBy: request.addedBy, sort: sort,
                                             limit: request.limit ?? 50, after: request.after)
                 return .success(.list(UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)))
             case .show:
@@ -111,6 +112,24 @@ struct ControlRequestHandler: Sendable {
                               metadata: ["UTENSIL_ID": .string(renamed.id.uuidString), "UTENSIL_NAME": .string(renamed.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.renamed(info(renamed)))
+            case .categories:
+                return .success(.categories(try catalog.categories().map { CategoryInfo(name: $0.name, count: $0.count) }))
+            case .setCategory:
+                let record = try find(request.target ?? "", byIDOnly: true)
+                var category: UtensilName?
+                if !request.none {
+                    do {
+                        category = try UtensilName(validating: request.category ?? "")
+                    } catch {
+                        return .failure(.invalidName, "The category \(error.problem); choose another.")
+                    }
+                }
+                let changed = try catalog.setCategory(id: record.id, to: category)
+                logger.notice("Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none") for \(peer)",
+                              metadata: ["UTENSIL_ID": .string(changed.id.uuidString), "UTENSIL_NAME": .string(changed.name),
+                                         "UTENSIL_CATEGORY": .string(changed.category ?? ""),
+                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+                return .success(.categorized(info(changed)))
             case .rejected:
                 return .success(.rejected(rejectedFolder.list()))
             case .retry:
@@ -177,7 +196,8 @@ struct ControlRequestHandler: Sendable {
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
-            original: path(original: record), thumbnail: thumbnailPath, preview: rgbPreview)
+            original: path(original: record), thumbnail: thumbnailPath, category: record.category,
+            addedBy: record.addedBy, updatedAt: record.updatedAt, preview: rgbPreview)
     }
 
     static func encode(_ reply: ControlReply) -> String {

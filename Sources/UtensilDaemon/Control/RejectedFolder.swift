@@ -35,8 +35,9 @@ struct RejectedFolder: Sendable {
         case failed(String)
     }
 
-    /// Moves a rejected file back into the inbox (under its original name when free) and
-    /// removes its sidecar; returns the name it has in the inbox.
+    /// Moves a rejected file back into the inbox folder it was dropped in (so that it keeps its
+    /// category; the folder is made again if it is gone), under its original name when free,
+    /// and removes its sidecar; returns its path relative to the inbox.
     func retry(_ name: String) throws(RetryError) -> String {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", !name.hasSuffix(RejectionSidecar.suffix) else {
             throw .invalid("\(name) is not the name of a file in \(folder)")
@@ -45,11 +46,12 @@ struct RejectedFolder: Sendable {
         var status = stat()
         guard lstat(source, &status) == 0 else { throw .notFound("There is no rejected file named \(name) in \(folder).") }
         let sidecarPath = source + RejectionSidecar.suffix
-        let original = (try? Data(contentsOf: URL(fileURLWithPath: sidecarPath)))
-            .flatMap { try? JSONDecoder().decode(RejectionSidecar.self, from: $0) }?.file
-        let wanted = original.flatMap { $0.contains("/") || $0.isEmpty ? nil : $0 } ?? name
+        let sidecar = (try? Data(contentsOf: URL(fileURLWithPath: sidecarPath)))
+            .flatMap { try? JSONDecoder().decode(RejectionSidecar.self, from: $0) }
+        let wanted = sidecar.map(\.file).flatMap { $0.contains("/") || $0.isEmpty ? nil : $0 } ?? name
+        let folder = sidecar.map { madeFolder(for: $0.inboxPath) } ?? ""
         for attempt in 1...1000 {
-            let candidate = attempt == 1 ? wanted : Self.numbered(wanted, attempt)
+            let candidate = folder + (attempt == 1 ? wanted : Self.numbered(wanted, attempt))
             let target = inbox + "/" + candidate
             if renameNoReplace(source, target) {
                 unlink(sidecarPath)
@@ -58,6 +60,25 @@ struct RejectedFolder: Sendable {
             if errno != EEXIST { throw .failed("Cannot move \(name) back into \(inbox): \(String(cString: strerror(errno))).") }
         }
         throw .failed("Cannot find a free name for \(name) in \(inbox).")
+    }
+
+    /// The folder of `inboxPath` (`Knives/Chef/` for `Knives/Chef/Santoku.jpg`), made below the
+    /// inbox where it is missing; `""` (the inbox itself) for a drop that was directly in it, or
+    /// when a part of the path is not a plain folder name or is something other than a folder.
+    private func madeFolder(for inboxPath: String) -> String {
+        let parts = inboxPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().map(String.init)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else { return "" }
+        var folder = inbox
+        for part in parts {
+            folder += "/" + part
+            var status = stat()
+            if lstat(folder, &status) == 0 {
+                if status.st_mode & S_IFMT != S_IFDIR { return "" }  // Never through a link.
+            } else if mkdir(folder, 0o775) != 0 && errno != EEXIST {
+                return ""
+            }
+        }
+        return parts.joined(separator: "/") + "/"
     }
 
     static func numbered(_ name: String, _ attempt: Int) -> String {

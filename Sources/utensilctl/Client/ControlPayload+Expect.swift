@@ -18,4 +18,6 @@ extension ControlPayload {
     var checkReport: CheckReport? { if case .check(let value) = self { value } else { nil } }
     var deletedUtensil: UtensilInfo? { if case .deleted(let value) = self { value } else { nil } }
     var renamedUtensil: UtensilInfo? { if case .renamed(let value) = self { value } else { nil } }
+    var categoryList: [CategoryInfo]? { if case .categories(let value) = self { value } else { nil } }
+    var categorizedUtensil: UtensilInfo? { if case .categorized(let value) = self { value } else { nil } }
 }
