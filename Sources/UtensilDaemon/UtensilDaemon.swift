@@ -42,8 +42,11 @@ public struct UtensilDaemon: Service {
         let settings = IngestSettings(configuration)
         let catalog = try StartUp.prepare(settings: settings, logger: logger)
 
+        let scanner = InboxScanner(settings: settings)
         let writers = OpenWriters()
-        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds, writers: writers)
+        let scheduler = DropScheduler(
+            settleSeconds: configuration.settleSeconds, writers: writers,
+            statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
