@@ -223,9 +223,11 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// The utensil (not in the trash) with this name key.
     public func utensil(nameKey: String) throws(CatalogError) -> UtensilRecord? {
         try read { db in
-            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey).fetchOne(db)
+            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey && UtensilRecord.Columns.trashedAt == nil)
+                .fetchOne(db)
         }
     }
 
@@ -235,11 +237,13 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Utensils in the catalog, not counting the trash.
     public func count() throws(CatalogError) -> Int {
-        try read { db in try UtensilRecord.fetchCount(db) }
+        try read { db in try UtensilRecord.filter(UtensilRecord.Columns.trashedAt == nil).fetchCount(db) }
     }
 
-    /// Every utensil id, for reconciling the files on disk with the rows.
+    /// Every utensil id (the trash too: its files are kept), for reconciling the files on disk
+    /// with the rows.
     public func allIDs() throws(CatalogError) -> Set<UUID> {
         try read { db in
             let strings = try String.fetchAll(db, sql: "SELECT id FROM utensil")
@@ -247,7 +251,7 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Every utensil, newest first.
+    /// Every utensil, the trash too, newest first.
     public func all() throws(CatalogError) -> [UtensilRecord] {
         try read { db in
             try UtensilRecord.order(UtensilRecord.Columns.createdAt.desc).fetchAll(db)
@@ -376,10 +380,11 @@ extension Catalog {
         return CatalogPage(utensils: utensils, next: next)
     }
 
-    /// Utensils whose name is `name` (compared NFC and case-insensitively), newest first.
+    /// Utensils (not in the trash) whose name is `name` (compared NFC and case-insensitively),
+    /// newest first.
     public func utensils(nameKey: String) throws(CatalogError) -> [UtensilRecord] {
         try read { db in
-            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey)
+            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey && UtensilRecord.Columns.trashedAt == nil)
                 .order(UtensilRecord.Columns.createdAt.desc).fetchAll(db)
         }
     }
@@ -445,6 +450,64 @@ extension Catalog {
             throw error
         } catch {
             throw CatalogError.from(error)
+        }
+    }
+
+    // MARK: The trash
+
+    /// Moves a utensil to the trash: it leaves listings, searches and categories, and gives up
+    /// its name claim so that a new drop may take the name. It keeps its content claim: the
+    /// same photo dropped again is still a duplicate (of a utensil that can be restored).
+    public func trash(id: UUID, at date: Date = Date()) throws(CatalogError) -> UtensilRecord {
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                throw CatalogError.notFound
+            }
+            record.trashedAt = date
+            record.nameClaim = nil
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Brings a utensil back from the trash, optionally under a new name (which sets
+    /// `updatedAt`). With `claimName` its name is claimed again, so a name taken meanwhile
+    /// is refused as ``CatalogError/duplicateName(existing:)``.
+    public func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord {
+        do {
+            return try writer.write { db in
+                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt != nil else {
+                    throw CatalogError.notFound
+                }
+                if let newName {
+                    record.name = newName.value
+                    record.nameKey = newName.uniquenessKey
+                    record.searchKey = newName.searchKey
+                    record.updatedAt = Date()
+                }
+                record.trashedAt = nil
+                record.nameClaim = claimName ? record.nameKey : nil
+                try record.update(db)
+                return record
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let name = newName?.value ?? (try? utensil(id: id))?.name ?? ""
+            let existing = try? utensil(nameKey: UtensilName.uniquenessKey(for: name))?.name
+            throw .duplicateName(existing: existing ?? name)
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+
+    /// The utensils in the trash, longest there first; with `before`, only those trashed
+    /// before that moment (the ones due for purging).
+    public func trashed(before: Date? = nil) throws(CatalogError) -> [UtensilRecord] {
+        try read { db in
+            var request = UtensilRecord.filter(UtensilRecord.Columns.trashedAt != nil)
+            if let before { request = request.filter(UtensilRecord.Columns.trashedAt < before) }
+            return try request.order(UtensilRecord.Columns.trashedAt, UtensilRecord.Columns.id).fetchAll(db)
         }
     }
 

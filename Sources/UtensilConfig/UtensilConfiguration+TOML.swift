@@ -14,6 +14,7 @@ extension UtensilConfiguration {
         case .maxPixels: String(maxPixels)
         case .duplicateNames: TOMLText.quoted(duplicateNames.rawValue)
         case .duplicateContent: TOMLText.quoted(duplicateContent.rawValue)
+        case .trashDays: TOMLText.float(trashDays)
         case .settleSeconds: TOMLText.float(settleSeconds)
         case .watch: TOMLText.quoted(watch.rawValue)
         case .rescanSeconds: TOMLText.float(rescanSeconds)

@@ -16,6 +16,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var maxPixels: Int
     public var duplicateNames: DuplicatePolicy
     public var duplicateContent: DuplicatePolicy
+    /// Days a deleted utensil stays in the trash; 0 deletes at once.
+    public var trashDays: Double
     public var settleSeconds: Double
     public var watch: WatchMode
     public var rescanSeconds: Double
@@ -35,6 +37,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
         maxPixels: 100_000_000,
         duplicateNames: .reject,
         duplicateContent: .reject,
+        trashDays: 30,
         settleSeconds: 2,
         watch: .auto,
         rescanSeconds: 300,

@@ -11,4 +11,6 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case events
     case categories
     case setCategory = "set-category"
+    case trash
+    case restore
 }

@@ -21,6 +21,10 @@ public enum ControlPayload: Sendable, Equatable {
     case categories([CategoryInfo])
     /// `set-category` → `"categorized"`: the utensil with its new category.
     case categorized(UtensilInfo)
+    /// `trash` → `"trash"`: the utensils in the trash (with `trashedAt` and `purgeAt`), longest there first.
+    case trash([UtensilInfo])
+    /// `restore` → `"restored"`: the utensil back in the catalog.
+    case restored(UtensilInfo)
     /// `events`, first line → `"subscribed": true`: events from now on will follow.
     case subscribed
     /// `events`, every later line → `"event"`.
@@ -30,7 +34,7 @@ public enum ControlPayload: Sendable, Equatable {
     public var key: String { Key(self).rawValue }
 
     enum Key: String, CodingKey, CaseIterable {
-        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized
+        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized, trash, restored
 
         init(_ payload: ControlPayload) {
             switch payload {
@@ -46,6 +50,8 @@ public enum ControlPayload: Sendable, Equatable {
             case .event: self = .event
             case .categories: self = .categories
             case .categorized: self = .categorized
+            case .trash: self = .trash
+            case .restored: self = .restored
             }
         }
     }
@@ -57,7 +63,8 @@ extension ControlPayload {
         switch self {
         case .status(let value): try container.encode(value, forKey: key)
         case .list(let value): try container.encode(value, forKey: key)
-        case .utensil(let value), .deleted(let value), .renamed(let value), .categorized(let value):
+        case .utensil(let value), .deleted(let value), .renamed(let value), .categorized(let value),
+             .restored(let value):
             try container.encode(value, forKey: key)
         case .rejected(let value): try container.encode(value, forKey: key)
         case .retried(let value): try container.encode(value, forKey: key)
@@ -65,6 +72,7 @@ extension ControlPayload {
         case .subscribed: try container.encode(true, forKey: key)
         case .event(let value): try container.encode(value, forKey: key)
         case .categories(let value): try container.encode(value, forKey: key)
+        case .trash(let value): try container.encode(value, forKey: key)
         }
     }
 
@@ -89,6 +97,8 @@ extension ControlPayload {
         case .event: self = .event(try container.decode(EventInfo.self, forKey: key))
         case .categories: self = .categories(try container.decode([CategoryInfo].self, forKey: key))
         case .categorized: self = .categorized(try container.decode(UtensilInfo.self, forKey: key))
+        case .trash: self = .trash(try container.decode([UtensilInfo].self, forKey: key))
+        case .restored: self = .restored(try container.decode(UtensilInfo.self, forKey: key))
         }
     }
 }

@@ -1,7 +1,7 @@
 extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
-        case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none
+        case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
     }
 
     public init(from decoder: any Decoder) throws {
@@ -20,6 +20,7 @@ extension ControlRequest: Codable {
         category = try container.decodeIfPresent(String.self, forKey: .category)
         addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         none = try container.decodeIfPresent(Bool.self, forKey: .none) ?? false
+        now = try container.decodeIfPresent(Bool.self, forKey: .now) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -38,5 +39,6 @@ extension ControlRequest: Codable {
         try container.encodeIfPresent(category, forKey: .category)
         try container.encodeIfPresent(addedBy, forKey: .addedBy)
         if none { try container.encode(true, forKey: .none) }
+        if now { try container.encode(true, forKey: .now) }
     }
 }

@@ -7,7 +7,7 @@ extension ControlRequest {
             if let limit, limit < 1 {
                 throw ControlError(.badRequest, "The list limit must be at least 1, not \(limit).")
             }
-        case .show, .delete:
+        case .show, .delete, .restore:
             try require(target, "target", "the id or name of a utensil")
         case .rename:
             try require(target, "target", "the id of the utensil to rename")
@@ -23,7 +23,7 @@ extension ControlRequest {
                 throw ControlError(.badRequest, "Set-category takes either a category or \"none\": true, not both.")
             }
             if !none { try require(category, "category", "the new category, or \"none\": true") }
-        case .status, .rejected, .check, .events, .categories:
+        case .status, .rejected, .check, .events, .categories, .trash:
             break
         }
     }

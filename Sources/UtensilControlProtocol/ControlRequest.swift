@@ -15,9 +15,9 @@ public struct ControlRequest: Sendable, Equatable {
     public var limit: Int?
     /// `list`: the opaque cursor from a previous page's `next`.
     public var after: String?
-    /// `show`, `delete`, `rename`: a utensil id, or (for `show`) a name.
+    /// `show`, `delete`, `rename`, `set-category`, `restore`: a utensil id, or (for `show`) a name.
     public var target: String?
-    /// `rename`: the new name, validated like a drop's.
+    /// `rename`, `restore --as`: the new name, validated like a drop's.
     public var newName: String?
     /// `retry`: a file name in `rejected/`.
     public var file: String?
@@ -31,12 +31,14 @@ public struct ControlRequest: Sendable, Equatable {
     public var addedBy: String?
     /// `set-category`: `true` takes the utensil out of any category (instead of `category`).
     public var none: Bool
+    /// `delete --now`: remove the row and both files at once instead of moving it to the trash.
+    public var now: Bool
 
     public init(
         command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
         after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
         all: Bool = false, preview: Bool = false, category: String? = nil, addedBy: String? = nil,
-        none: Bool = false, version: Int = ControlProtocol.version
+        none: Bool = false, now: Bool = false, version: Int = ControlProtocol.version
     ) {
         self.version = version
         self.command = command
@@ -52,6 +54,7 @@ public struct ControlRequest: Sendable, Equatable {
         self.category = category
         self.addedBy = addedBy
         self.none = none
+        self.now = now
     }
 }
 
@@ -78,8 +81,16 @@ extension ControlRequest {
         ControlRequest(command: .show, target: idOrName, preview: preview)
     }
 
-    public static func delete(_ id: String) -> ControlRequest {
-        ControlRequest(command: .delete, target: id)
+    /// `delete`: to the trash, or with `now` for good.
+    public static func delete(_ id: String, now: Bool = false) -> ControlRequest {
+        ControlRequest(command: .delete, target: id, now: now)
+    }
+
+    public static var trash: ControlRequest { ControlRequest(command: .trash) }
+
+    /// `restore`: back from the trash, under `newName` if given.
+    public static func restore(_ id: String, as newName: String? = nil) -> ControlRequest {
+        ControlRequest(command: .restore, target: id, newName: newName)
     }
 
     public static func rename(_ id: String, to newName: String) -> ControlRequest {

@@ -23,8 +23,10 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     public var addedBy: String?
     /// When its name, category or photo last changed; nil (JSON `null`, always written) if never.
     public var updatedAt: Date?
-    /// `trash` only: when it was moved to the trash.
+    /// In the trash only: when it was moved there.
     public var trashedAt: Date?
+    /// In the trash only: when the daemon deletes it for good.
+    public var purgeAt: Date?
     /// `show --preview` only: the thumbnail JPEG (base64 in JSON).
     public var thumbnailJPEG: Data?
     /// `show --preview` only: `previewWidth` × `previewHeight` × 3 bytes of RGB, row by row,
@@ -36,7 +38,8 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     public init(
         id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
         bytes: Int, original: String, thumbnail: String, category: String? = nil, addedBy: String? = nil,
-        updatedAt: Date? = nil, trashedAt: Date? = nil, thumbnailJPEG: Data? = nil, preview: RGBPreview? = nil
+        updatedAt: Date? = nil, trashedAt: Date? = nil, purgeAt: Date? = nil, thumbnailJPEG: Data? = nil,
+        preview: RGBPreview? = nil
     ) {
         self.id = id
         self.name = name
@@ -51,13 +54,14 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         self.addedBy = addedBy
         self.updatedAt = updatedAt
         self.trashedAt = trashedAt
+        self.purgeAt = purgeAt
         self.thumbnailJPEG = thumbnailJPEG
         self.preview = preview
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
-        case category, addedBy, updatedAt, trashedAt
+        case category, addedBy, updatedAt, trashedAt, purgeAt
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
     }
 
@@ -76,6 +80,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
         trashedAt = try container.decodeIfPresent(Date.self, forKey: .trashedAt)
+        purgeAt = try container.decodeIfPresent(Date.self, forKey: .purgeAt)
         thumbnailJPEG = try container.decodeIfPresent(Data.self, forKey: .thumbnailJPEG)
         previewRGB = try container.decodeIfPresent(Data.self, forKey: .previewRGB)
         previewWidth = try container.decodeIfPresent(Int.self, forKey: .previewWidth)
@@ -99,6 +104,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         try container.encode(addedBy, forKey: .addedBy)
         try container.encode(updatedAt, forKey: .updatedAt)
         try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
+        try container.encodeIfPresent(purgeAt, forKey: .purgeAt)
         try container.encodeIfPresent(thumbnailJPEG, forKey: .thumbnailJPEG)
         try container.encodeIfPresent(previewRGB, forKey: .previewRGB)
         try container.encodeIfPresent(previewWidth, forKey: .previewWidth)

@@ -323,7 +323,9 @@ public final class IngestEngine: Sendable {
         }
         if settings.rejectDuplicateContent,
            let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: read.size, read: read)
+            let rejection = existing.trashedAt == nil
+                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
+            throw Failure.rejected(rejection, bytes: read.size, read: read)
         }
     }
 
@@ -479,6 +481,12 @@ public final class IngestEngine: Sendable {
         Rejection(
             .duplicateName,
             "A utensil named \(existing) already exists; rename the file to a name not yet used, or delete the old utensil first.")
+    }
+
+    static func duplicateContentInTrash(_ existing: UtensilRecord) -> Rejection {
+        Rejection(
+            .duplicateContent,
+            "This exact photo is the utensil \(existing.name), which is in the trash; bring it back with `utensilctl restore \(existing.id.uuidString)`, or delete it for good with `utensilctl delete --now \(existing.id.uuidString)` and drop this file again.")
     }
 
     static func duplicateContent(_ existing: String) -> Rejection {

@@ -15,6 +15,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("max-pixels"), help: "Images with more pixels are rejected before decoding.") var maxPixels: String?
     @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
+    @Option(name: .customLong("trash-days"), help: "Deleted utensils stay in the trash this many days (0 = delete at once).") var trashDays: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
     @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
@@ -26,7 +27,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.inbox, inbox), (.rejected, rejected), (.stateDir, stateDir), (.controlSocket, controlSocket),
             (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
-            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
+            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })

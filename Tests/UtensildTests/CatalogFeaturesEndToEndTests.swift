@@ -175,3 +175,117 @@ struct CatalogFeaturesEndToEndTests {
         #expect(try daemon.terminate() == 0)
     }
 }
+
+/// The trash: delete, restore (with a name clash and `--as`), delete for good, and the purge.
+@Suite("The trash against utensild", .serialized)
+struct TrashEndToEndTests {
+    func ctl(_ arguments: [String], _ socket: String) throws -> UtensilctlEndToEndTests.Run {
+        try UtensilctlEndToEndTests.ctl(arguments, socket: socket)
+    }
+
+    func json(_ run: UtensilctlEndToEndTests.Run) -> Any? {
+        try? JSONSerialization.jsonObject(with: Data(run.output.utf8))
+    }
+
+    func names(_ run: UtensilctlEndToEndTests.Run) -> [String] {
+        (((json(run) as? [String: Any])?["utensils"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+    }
+
+    @Test func trashRestoreNameClashAsAndDeleteNow() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let images = try TestImages.make((0..<4).map { TestImages.jpeg(world.root.path + "/t\($0)", width: 100, height: 80, seed: 50 + $0) })
+        try world.drop("Spoon.jpg", images[0])
+        try world.drop("Whisk.jpg", images[1])
+        try world.drop("Knives/Santoku.jpg", images[2])
+        let daemon = try RunningDaemon(world: world)
+        let socket = world.root.appendingPathComponent("control.sock").path
+        try daemon.waitForUtensils(3)
+        func id(_ name: String) throws -> String {
+            try #require((json(try ctl(["show", name, "--json"], socket)) as? [String: Any])?["id"] as? String)
+        }
+        let spoon = try id("Spoon")
+        let whisk = try id("Whisk")
+        let santoku = try id("Santoku")
+
+        // To the trash: gone from list, search and categories; files kept; the name is free.
+        let trashed = try #require(json(try ctl(["delete", spoon, "--json"], socket)) as? [String: Any])
+        let trashedAt = try #require(trashed["trashedAt"] as? String)
+        let purgeAt = try #require(trashed["purgeAt"] as? String)
+        #expect(trashedAt < purgeAt)
+        #expect(!names(try ctl(["list", "--json"], socket)).contains("Spoon"))
+        #expect(names(try ctl(["list", "--search", "spoon", "--json"], socket)).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: try #require(trashed["original"] as? String)))
+        #expect(FileManager.default.fileExists(atPath: try #require(trashed["thumbnail"] as? String)))
+        #expect(try ctl(["delete", santoku], socket).status == 0)
+        #expect((json(try ctl(["categories", "--json"], socket)) as? [Any])?.isEmpty == true)
+        let inTrash = try #require(json(try ctl(["trash", "--json"], socket)) as? [[String: Any]])
+        #expect(inTrash.compactMap { $0["id"] as? String } == [spoon, santoku])
+        #expect(inTrash.allSatisfy { $0["purgeAt"] is String && $0["trashedAt"] is String })
+        let table = try ctl(["trash"], socket)
+        #expect(table.output.contains("PURGED") && table.output.contains("Santoku"))
+
+        // A new drop takes the name; restoring the old one is then refused, suggesting --as.
+        try world.drop("spoon.jpg", images[3])
+        try daemon.waitForUtensils(4)  // The catalog file holds trashed rows too.
+        let clash = try ctl(["restore", spoon], socket)
+        #expect(clash.status == 1)
+        #expect(clash.errors.contains("--as"), "\(clash.errors)")
+        let restored = try #require(json(try ctl(["restore", spoon, "--as", "Old spoon", "--json"], socket)) as? [String: Any])
+        #expect(restored["name"] as? String == "Old spoon")
+        #expect(restored["updatedAt"] is String)
+        #expect(restored["trashedAt"] == nil)
+        #expect(Set(names(try ctl(["list", "--json"], socket))) == ["Old spoon", "spoon", "Whisk"])
+        #expect(try ctl(["restore", spoon], socket).status == 1, "it is no longer in the trash")
+
+        // For good: row and both files at once, from the catalog or from the trash.
+        let gone = try #require(json(try ctl(["delete", "--now", whisk, "--json"], socket)) as? [String: Any])
+        #expect(!FileManager.default.fileExists(atPath: try #require(gone["original"] as? String)))
+        #expect(!FileManager.default.fileExists(atPath: try #require(gone["thumbnail"] as? String)))
+        #expect(try ctl(["delete", "--now", santoku], socket).status == 0)
+        #expect((json(try ctl(["trash", "--json"], socket)) as? [Any])?.isEmpty == true)
+
+        try InvariantChecker(world: world).verify(inputs: [images[0], images[3]], controlSocket: socket)
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func theDaemonPurgesTheTrashAfterTrashDays() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let images = try TestImages.make((0..<2).map { TestImages.png(world.root.path + "/p\($0)", width: 60, height: 40, seed: 70 + $0) })
+        try world.drop("Ladle.png", images[0])
+        try world.drop("Colander.png", images[1])
+        // 0.00003 days is about 2.6 seconds.
+        let daemon = try RunningDaemon(world: world, extra: ["--trash-days", "0.00003"])
+        let socket = world.root.appendingPathComponent("control.sock").path
+        try daemon.waitForUtensils(2)
+        let ladle = try #require((json(try ctl(["show", "Ladle", "--json"], socket)) as? [String: Any]))
+        #expect(try ctl(["delete", try #require(ladle["id"] as? String)], socket).status == 0)
+        #expect((json(try ctl(["trash", "--json"], socket)) as? [Any])?.count == 1)
+        try daemon.waitUntil("the purge") {
+            (json((try? ctl(["trash", "--json"], socket)) ?? UtensilctlEndToEndTests.Run(status: 1, output: "", errors: "")) as? [Any])?.isEmpty == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: try #require(ladle["original"] as? String)))
+        #expect(!FileManager.default.fileExists(atPath: try #require(ladle["thumbnail"] as? String)))
+        #expect(daemon.log.contains("Purged 1 utensils"))
+        try InvariantChecker(world: world).verify(inputs: [images[1]], controlSocket: socket)
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func trashDaysZeroDeletesAtOnce() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let image = try TestImages.make([TestImages.jpeg(world.root.path + "/z", seed: 90)])[0]
+        try world.drop("Grater.jpg", image)
+        let daemon = try RunningDaemon(world: world, extra: ["--trash-days", "0"])
+        let socket = world.root.appendingPathComponent("control.sock").path
+        try daemon.waitForUtensils(1)
+        let grater = try #require((json(try ctl(["show", "Grater", "--json"], socket)) as? [String: Any]))
+        let graterID = try #require(grater["id"] as? String)
+        let deleted = try #require(json(try ctl(["delete", graterID, "--json"], socket)) as? [String: Any])
+        #expect(deleted["purgeAt"] == nil)
+        #expect(!FileManager.default.fileExists(atPath: try #require(grater["original"] as? String)))
+        #expect((json(try ctl(["trash", "--json"], socket)) as? [Any])?.isEmpty == true)
+        #expect(try daemon.terminate() == 0)
+    }
+}

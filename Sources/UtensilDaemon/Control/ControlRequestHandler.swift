@@ -44,7 +44,7 @@ struct ControlRequestHandler: Sendable {
             }
             return .stream(lines)
         }
-        if [.delete, .rename, .retry, .setCategory].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
+        if [.delete, .rename, .retry, .setCategory, .restore].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
             logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
             return .reply(Self.encode(.failure(.permissionDenied,
                 "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")))
@@ -89,14 +89,46 @@ struct ControlRequestHandler: Sendable {
                 return .success(.utensil(info(record, preview: request.preview)))
             case .delete:
                 let record = try find(request.target ?? "", byIDOnly: true)
-                let deleted = try catalog.delete(id: record.id)
-                try? FileMoves.remove(path(original: deleted))
-                try? FileMoves.remove(settings.thumbnailPath(id: deleted.id.uuidString).description)
-                thumbnailCache.remove(deleted.id)
-                logger.notice("Deleted utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
+                if record.trashedAt != nil && !request.now {
+                    return .failure(.notFound,
+                        "\(record.name) is already in the trash; delete it for good with `utensilctl delete --now \(record.id.uuidString)`.")
+                }
+                let deleted = try removal.delete(id: record.id, now: request.now)
+                let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
+                if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
+                logger.notice("\(how): utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
                               metadata: ["UTENSIL_ID": .string(deleted.id.uuidString), "UTENSIL_NAME": .string(deleted.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.deleted(info(deleted)))
+            case .trash:
+                return .success(.trash(try catalog.trashed().map { info($0) }))
+            case .restore:
+                let record = try find(request.target ?? "", byIDOnly: true)
+                var newName: UtensilName?
+                if let wanted = request.newName {
+                    do {
+                        newName = try UtensilName(validating: wanted)
+                    } catch {
+                        return .failure(.invalidName, error.message)
+                    }
+                }
+                let restored: UtensilRecord
+                let removal = self.removal
+                switch Result(catching: { () throws(CatalogError) in try removal.restore(id: record.id, as: newName) }) {
+                case .success(let record):
+                    restored = record
+                case .failure(.duplicateName(let existing)):
+                    return .failure(.duplicateName,
+                        "A utensil named \(existing) was added meanwhile; restore this one under another name with `utensilctl restore \(record.id.uuidString) --as NEW-NAME`.")
+                case .failure(.notFound):
+                    return .failure(.notFound, "\(record.name) is not in the trash; `utensilctl trash` lists what is.")
+                case .failure(let error):
+                    throw error
+                }
+                logger.notice("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash for \(peer)",
+                              metadata: ["UTENSIL_ID": .string(restored.id.uuidString), "UTENSIL_NAME": .string(restored.name),
+                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+                return .success(.restored(info(restored)))
             case .rename:
                 let record = try find(request.target ?? "", byIDOnly: true)
                 let name: UtensilName
@@ -169,6 +201,8 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
+    private var removal: UtensilRemoval { UtensilRemoval(settings: settings, catalog: catalog) }
+
     private var rejectedFolder: RejectedFolder {
         RejectedFolder(folder: settings.rejected.description, inbox: settings.inbox.description)
     }
@@ -197,7 +231,8 @@ struct ControlRequestHandler: Sendable {
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
             original: path(original: record), thumbnail: thumbnailPath, category: record.category,
-            addedBy: record.addedBy, updatedAt: record.updatedAt, preview: rgbPreview)
+            addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
+            purgeAt: record.trashedAt.map { removal.purgeDate(trashedAt: $0) }, preview: rgbPreview)
     }
 
     static func encode(_ reply: ControlReply) -> String {

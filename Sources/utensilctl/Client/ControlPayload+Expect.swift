@@ -20,4 +20,6 @@ extension ControlPayload {
     var renamedUtensil: UtensilInfo? { if case .renamed(let value) = self { value } else { nil } }
     var categoryList: [CategoryInfo]? { if case .categories(let value) = self { value } else { nil } }
     var categorizedUtensil: UtensilInfo? { if case .categorized(let value) = self { value } else { nil } }
+    var trashedUtensils: [UtensilInfo]? { if case .trash(let value) = self { value } else { nil } }
+    var restoredUtensil: UtensilInfo? { if case .restored(let value) = self { value } else { nil } }
 }

@@ -14,6 +14,7 @@ enum UtensilView {
         list.add("created", Formats.dateTime(utensil.createdAt, in: timeZone))
         if let updatedAt = utensil.updatedAt { list.add("updated", Formats.dateTime(updatedAt, in: timeZone)) }
         if let trashedAt = utensil.trashedAt { list.add("trashed", Formats.dateTime(trashedAt, in: timeZone)) }
+        if let purgeAt = utensil.purgeAt { list.add("purged", Formats.dateTime(purgeAt, in: timeZone)) }
         list.add("original", utensil.original)
         list.add("thumbnail", utensil.thumbnail)
         return [style.bold(TerminalText.escaped(utensil.name))] + list.render(style: style, indent: "  ")
