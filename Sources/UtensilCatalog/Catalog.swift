@@ -68,6 +68,7 @@ public final class Catalog: Sendable {
                 INSERT INTO utensilSearch(utensilSearch) VALUES ('rebuild');
                 """)
         }
+        migrator.registerMigration("v2-ignorable-keys", migrate: recomputeNameKeys)
         migrator.registerMigration("v3-category-owner-trash-sort") { db in
             // Round 2: categories from inbox folders, who added a utensil, when it last changed,
             // the trash, and the key `list --sort name` orders by. Rows from round 1 have no
