@@ -67,6 +67,7 @@ public final class Catalog: Sendable {
                 INSERT INTO utensilSearch(utensilSearch) VALUES ('rebuild');
                 """)
         }
+        migrator.registerMigration("v2-ignorable-keys", migrate: recomputeNameKeys)
         return migrator
     }
 

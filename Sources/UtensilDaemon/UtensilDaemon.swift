@@ -6,6 +6,7 @@ import Synchronization
 import UnixSignals
 import UtensilCatalog
 import UtensilConfig
+import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
 import UtensilIngest
@@ -69,7 +70,9 @@ public struct UtensilDaemon: Service {
             settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
         let server = ControlServer(
-            socket: listening, logger: logger, problemLine: ControlRequestHandler.problemLine,
+            socket: listening, maximumClients: ControlProtocol.maximumClients,
+            maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
+            logger: logger, problemLine: ControlRequestHandler.problemLine,
             handler: { line, peer in await handler.handle(line, peer: peer) })
 
         try await withGracefulShutdownHandler {

@@ -193,6 +193,7 @@ struct HostileFilesTests {
                 Case("a right-to-left override", "Spoon\u{202E}gpj.exe.jpg", .file(photo), .rejected(.nameHasControlCharacter)),
                 Case("bidi isolates", "Spoon \u{2066}x\u{2069}.jpg", .file(photo), .rejected(.nameHasControlCharacter)),
                 Case("only spaces", "   .jpg", .file(photo), .rejected(.emptyName)),
+                Case("only invisible characters (ZWSP, BOM, word joiner)", "\u{200B}\u{FEFF}\u{2060}.jpg", .file(photo), .rejected(.emptyName)),
                 Case("only ideographic space, NBSP and tab", "\u{3000}\u{A0}\t.jpg", .file(photo), .rejected(.emptyName)),
                 Case("101 characters", String(repeating: "x", count: 101) + ".jpg", .file(photo), .rejected(.nameTooLong)),
                 Case("255 bytes, 251 characters", String(repeating: "y", count: 251) + ".jpg", .file(photo), .rejected(.nameTooLong)),
@@ -222,6 +223,10 @@ struct HostileFilesTests {
                 Case("Crème in NFD and upper case", "CRE\u{300}ME.png", .file(try fx("photo2.png")), .rejected(.duplicateName), wave: 1),
                 Case("Crème in NFD", "Cre\u{300}me.jpg", .file(try fx("photo16.jpg")), .rejected(.duplicateName), wave: 1),
                 Case("Spoon in full-width letters is another name", "Ｓｐｏｏｎ.jpg", .file(try fx("photo1.jpg")), .utensil, wave: 1),
+                Case("Spoon with a zero-width space inside", "Sp\u{200B}oon.jpg", .file(try fx("photo7.jpg")), .rejected(.duplicateName), wave: 1),
+                Case("Spoon with a soft hyphen and a word joiner", "Spo\u{AD}o\u{2060}n.jpg", .file(try fx("photo8.jpg")), .rejected(.duplicateName), wave: 1),
+                Case("a family emoji (joined by U+200D)", "👨‍👩‍👧.jpg", .file(try fx("photo9.jpg")), .utensil),
+                Case("the same three people unjoined", "👨👩👧.jpg", .file(try fx("photo6.jpg")), .rejected(.duplicateName), wave: 1),
                 // The second link has the first's device, inode, size and mtime: not a drop
                 // committed before a crash, but another name for a photo already there.
                 Case("a photo hard-linked in from outside", "Linked.jpg", .hardLink(outside: "linked.jpg", try fx("photo5.jpg")), .utensil),
