@@ -33,9 +33,16 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
-        /// Seen again while in flight: after the ingest removed the file, its inode may already
-        /// belong to a new drop, which must not be forgotten with this entry.
-        var seenAgain: Drop?
+        /// Submitted again once this entry's ingest is finished: drops seen while it was in
+        /// flight (after the ingest removed the file, its inode may already belong to a new
+        /// drop, which must not be forgotten with this entry), and other names of the same
+        /// file (hard links), each of which is a drop in its own right.
+        var later: [Drop] = []
+
+        mutating func remember(_ drop: Drop) {
+            later.removeAll { $0.path == drop.path }
+            later.append(drop)
+        }
     }
 
     private var entries: [FileIdentity: Entry] = [:]
@@ -51,11 +58,17 @@ actor DropScheduler {
     let neverSettledAfter: Duration
     private let writers: OpenWriters
     private let clock = ContinuousClock()
+    /// What a drop is now (the daemon resolves it beneath the held inbox).
+    private let statusOf: @Sendable (Drop) throws -> FileStatus
 
-    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600), writers: OpenWriters = OpenWriters()) {
+    init(
+        settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600), writers: OpenWriters = OpenWriters(),
+        statusOf: @escaping @Sendable (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
+    ) {
         self.settle = .milliseconds(Int64(settleSeconds * 1000))
         self.neverSettledAfter = neverSettledAfter
         self.writers = writers
+        self.statusOf = statusOf
     }
 
     func setSettleSeconds(_ seconds: Double) {
@@ -65,16 +78,21 @@ actor DropScheduler {
     // MARK: Feeding
 
     /// A drop was seen (by the watcher or a scan). A known drop keeps its place; its newest
-    /// path is remembered (a rename, or a new file on a reused inode), and one seen while in
-    /// flight is submitted again once that ingest finishes. One held open is looked at again.
+    /// path is remembered (a rename, or a new file on a reused inode), another name of the
+    /// same file (a hard link) gets its turn after it, and one seen while in flight is
+    /// submitted again once that ingest finishes. One held open is looked at again.
     func submit(_ drop: Drop) {
         guard !stopping else { return }
         let id = drop.status.identity
         if var entry = entries[id] {
             if case .inFlight = entry.phase {
-                entry.seenAgain = drop
+                entry.remember(drop)
             } else if entry.drop.path != drop.path {
-                entry.drop = drop
+                if (try? currentStatus(of: entry.drop))?.identity == id {
+                    entry.remember(drop)  // Both names are there: a hard link.
+                } else {
+                    entry.drop = drop  // Renamed.
+                }
             }
             if case .heldOpen = entry.phase {
                 entry.phase = .waiting(due: dueTime(for: drop.status))
@@ -137,12 +155,28 @@ actor DropScheduler {
             case .ready, .inFlight: continue
             }
             guard due <= now else { continue }
-            guard let status = try? currentStatus(of: entry.drop), status.identity == id else {
-                entries[id] = nil  // Gone, or replaced by another file (which gets its own entry).
+            let status: FileStatus
+            do {
+                status = try currentStatus(of: entry.drop)
+            } catch let error as SystemError where !error.isNotFound {
+                // Not reachable beneath the inbox any more (a folder on its way became a link):
+                // the engine refuses it, and says so in the log.
+                entries[id]?.phase = .ready
+                readyQueue.append(id)
+                continue
+            } catch {
+                entries[id] = nil  // Gone.
+                continue
+            }
+            guard status.identity == id else {
+                entries[id] = nil  // Replaced by another file (which gets its own entry).
                 continue
             }
             var updated = entry
-            let unchanged = status == entry.drop.status
+            // Size and modification time decide (a change of links or mode alone is no write).
+            let before = entry.drop.status
+            let unchanged = status.kind == before.kind && status.size == before.size
+                && status.modificationNanoseconds == before.modificationNanoseconds
             updated.drop.status = status
             let settled = unchanged && isSettled(status)
             let held = settled && writers.holdsOpen(entry.drop.inboxPath)
@@ -169,7 +203,7 @@ actor DropScheduler {
     }
 
     private func currentStatus(of drop: Drop) throws -> FileStatus {
-        try InboxScanner.status(of: drop.path)
+        try statusOf(drop)
     }
 
     // MARK: Workers
@@ -209,15 +243,23 @@ actor DropScheduler {
     /// A worker is done with a drop.
     func finish(_ job: Job, _ outcome: IngestOutcome) {
         let id = job.drop.status.identity
-        let seenAgain = entries[id]?.seenAgain
-        entries[id]?.seenAgain = nil
+        let later = entries[id]?.later ?? []
+        entries[id]?.later = []
         defer {
-            if let seenAgain { submit(seenAgain) }
+            for drop in later { submit(drop) }
         }
         switch outcome {
         case .ingested, .alreadyIngested:
             counters.ingested += 1
             entries[id] = nil
+            // The engine removes a drop only if it is still exactly what it read: one rewritten
+            // in place meanwhile stayed, and is ingested again as what it is now.
+            if !later.contains(where: { $0.path == job.drop.path }),
+               let status = try? currentStatus(of: job.drop), status.identity == id {
+                var kept = job.drop
+                kept.status = status
+                submit(kept)
+            }
         case .rejected:
             counters.rejected += 1
             entries[id] = nil

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UtensilCatalog
 @testable import UtensilDaemon
 @testable import UtensilIngest
 @testable import UtensilWatch
@@ -95,6 +96,43 @@ struct DropSchedulerTests {
         try await Task.sleep(until: due, clock: .continuous)
         let never = try await nextJob(scheduler)
         #expect(never.drop.inboxPath == Array("Never closed.jpg".utf8) && never.neverSettled)
+        await scheduler.stop()
+    }
+
+    @Test func aDropStillThereAfterItsIngestIsLookedAtAgain() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let job = try await nextJob(scheduler)
+        // The engine committed what it read but left the drop: it was rewritten meanwhile.
+        try Data("another photo".utf8).write(to: folder.appendingPathComponent("Spoon.jpg"))
+        let record = UtensilRecord(
+            id: UUID(), name: "Spoon", nameKey: "spoon", searchKey: "spoon", fileExtension: "jpg", createdAt: Date(),
+            width: 1, height: 1, bytes: 5, sha256: "0", sourceKey: nil, nameClaim: nil, contentClaim: nil)
+        await scheduler.finish(job, .ingested(record))
+
+        let again = try await nextJob(scheduler)
+        #expect(again.drop.inboxPath == Array("Spoon.jpg".utf8))
+        #expect(again.drop.status.size == "another photo".utf8.count)
+        await scheduler.stop()
+    }
+
+    @Test func twoNamesOfOneFileEachGetATurn() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        try FileManager.default.linkItem(
+            at: folder.appendingPathComponent("Spoon.jpg"), to: folder.appendingPathComponent("Spoon link.jpg"))
+        await scheduler.submit(try drop("Spoon.jpg"))
+        await scheduler.submit(try drop("Spoon link.jpg"))  // A hard link, not a rename.
+        let first = try await nextJob(scheduler)
+        #expect(first.drop.inboxPath == Array("Spoon.jpg".utf8))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Spoon.jpg"))
+        await scheduler.finish(first, .vanished)
+
+        let second = try await nextJob(scheduler)
+        #expect(second.drop.inboxPath == Array("Spoon link.jpg".utf8))
         await scheduler.stop()
     }
 }
