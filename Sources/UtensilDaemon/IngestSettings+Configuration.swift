@@ -31,6 +31,7 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = other.thumbnailQuality
         case .maxFileBytes: maxFileBytes = other.maxFileBytes
         case .maxPixels: maxPixels = other.maxPixels
+        case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
         case .trashDays: trashDays = other.trashDays
