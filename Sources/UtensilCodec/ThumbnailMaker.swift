@@ -1,4 +1,4 @@
-/// Turns the bytes of a JPEG or PNG photo into a square thumbnail.
+/// Turns the bytes of a JPEG, PNG, HEIC, AVIF or WebP photo into a square thumbnail.
 ///
 /// Synchronous, pure (no files, no logging, no shared state) and safe to call from many threads
 /// at once. Hostile bytes end in an ``ImageCodecError``, never a crash: sizes are checked from
@@ -17,29 +17,18 @@ public struct ThumbnailMaker: Sendable {
     }
 
     /// Decodes `bytes` and makes the thumbnail: the centre square of the photo as displayed
-    /// (EXIF orientation applied), scaled to `size` × `size`, alpha composited on white,
-    /// encoded as a baseline JPEG at `quality`.
+    /// (EXIF orientation applied; for HEIF, its rotation and mirroring), scaled to `size` ×
+    /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
-    ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
+    ///   variants libturbojpeg cannot decode (or HEIF and WebP features libheif and libwebp
+    ///   lack), ``ImageCodecError/tooManyPixels(width:height:limit:)``
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
     ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
         let size = min(max(request.size, 1), 4096)
-        let format = Self.sniff(bytes)
-        let square: DecodedSquare
-        switch format {
-        case .jpeg:
-            square = try JPEGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .png:
-            square = try PNGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .unknown:
-            throw .unrecognizedFormat
-        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
-            throw .unsupported(
-                format: format.displayName, detail: "only JPEG and PNG images are accepted")
-        }
+        let (format, square) = try Self.decode(bytes, size: size, maxPixels: request.maxPixels)
         let upright = square.orientation.apply(toSquare: square.pixels, side: size)
         let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
         let swapped = square.orientation.swapsAxes
@@ -53,6 +42,28 @@ public struct ThumbnailMaker: Sendable {
 }
 
 extension ThumbnailMaker {
+    /// The format read from `bytes`, and the centre square at `size` from its decoder.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, size: Int, maxPixels: Int
+    ) throws(ImageCodecError) -> (SniffedFormat, DecodedSquare) {
+        let format = sniff(bytes)
+        switch format {
+        case .jpeg:
+            return (format, try JPEGDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+        case .png:
+            return (format, try PNGDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+        case .heic, .avif:
+            return (format, try HEIFDecoder(size: size, maxPixels: maxPixels, format: format).decode(bytes))
+        case .webp:
+            return (format, try WebPDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+        case .unknown:
+            throw .unrecognizedFormat
+        case .gif, .tiff, .bmp, .jpegXL:
+            throw .unsupported(
+                format: format.displayName, detail: "only JPEG, PNG, HEIC, AVIF and WebP images are accepted")
+        }
+    }
+
     /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
     /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
     /// floor at the same scale.
