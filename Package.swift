@@ -43,13 +43,13 @@ let package = Package(
         .target(name: "CUtensilSupport"),
         .target(
             name: "UtensilSystemd",
-            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "UtensilWatch"),
         .target(name: "UtensilControlProtocol"),
         .executableTarget(
             name: "utensilctl",
             dependencies: [
-                "UtensilControlProtocol",
+                "UtensilControlProtocol", "UtensilCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -111,10 +111,10 @@ let package = Package(
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
-        .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "utensilctl"]),
+        .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,
         // and running the real utensild binary. A test target (test targets may depend on one
         // another), so that no build of the products, release or not, compiles it.
@@ -134,7 +134,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

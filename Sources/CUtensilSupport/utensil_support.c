@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <limits.h>
+#include <linux/openat2.h>
 
 #define UTENSIL_SLOTS 256
 #define UTENSIL_KEY_MAX 256
@@ -127,6 +129,84 @@ void utensil_crashguard_simulate_crash_on_codec_thread(void) {
 
 int utensil_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
+
+int utensil_renameat_noreplace(int from_dir, const char *from, int to_dir, const char *to) {
+    return (int)syscall(SYS_renameat2, from_dir, from, to_dir, to, 1 /* RENAME_NOREPLACE */);
+}
+
+/* 1 once openat2 answered ENOSYS: from then on the walk is used at once. */
+static atomic_int openat2_missing = 0;
+
+/* One step: `path` (shorter than PATH_MAX) beneath `dirfd`. */
+static int open_beneath_once(int dirfd, const char *path, int flags, unsigned int mode) {
+    if (!atomic_load(&openat2_missing)) {
+        struct open_how how;
+        memset(&how, 0, sizeof how);
+        how.flags = (unsigned long long)(flags | O_CLOEXEC);
+        how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        for (;;) {
+            long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+            if (fd >= 0) return (int)fd;
+            if (errno == EINTR || errno == EAGAIN) continue; /* EAGAIN: a rename raced the lookup */
+            if (errno != ENOSYS) return -1;
+            atomic_store(&openat2_missing, 1);
+            break;
+        }
+    }
+    /* The walk: every folder component with O_NOFOLLOW, `..` refused, then the last one. */
+    int current = dirfd;
+    const char *cursor = path;
+    for (;;) {
+        while (*cursor == '/') cursor++;
+        const char *slash = strchr(cursor, '/');
+        const char *after = slash;
+        if (after != NULL) while (*after == '/') after++;
+        int last = slash == NULL || *after == '\0';
+        size_t length = slash == NULL ? strlen(cursor) : (size_t)(slash - cursor);
+        char component[NAME_MAX + 1];
+        if (length > NAME_MAX) { if (current != dirfd) close(current); errno = ENAMETOOLONG; return -1; }
+        memcpy(component, cursor, length);
+        component[length] = '\0';
+        if (strcmp(component, "..") == 0) { if (current != dirfd) close(current); errno = EXDEV; return -1; }
+        if (length == 0) strcpy(component, ".");
+        int next = last
+            ? openat(current, component, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+            : openat(current, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        if (current != dirfd) close(current);
+        if (next < 0) { errno = saved; return -1; }
+        if (last) return next;
+        current = next;
+        cursor = after;
+    }
+}
+
+int utensil_open_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+    if (path[0] == '/') { errno = EXDEV; return -1; }
+    /* A path too long for one system call is resolved a folder at a time, up to a slash. */
+    int current = dirfd;
+    const char *rest = path;
+    while (strlen(rest) >= PATH_MAX) {
+        const char *cut = rest + PATH_MAX - 1;
+        while (cut > rest && *cut != '/') cut--;
+        if (cut == rest) { if (current != dirfd) close(current); errno = ENAMETOOLONG; return -1; }
+        char part[PATH_MAX];
+        memcpy(part, rest, (size_t)(cut - rest));
+        part[cut - rest] = '\0';
+        int next = open_beneath_once(current, part, O_PATH | O_DIRECTORY, 0);
+        int saved = errno;
+        if (current != dirfd) close(current);
+        if (next < 0) { errno = saved; return -1; }
+        current = next;
+        rest = cut + 1;
+    }
+    int fd = open_beneath_once(current, rest, flags, mode);
+    int saved = errno;
+    if (current != dirfd) close(current);
+    errno = saved;
+    return fd;
 }
 
 int utensil_start_writeback(int fd) {

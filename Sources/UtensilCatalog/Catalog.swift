@@ -67,6 +67,7 @@ public final class Catalog: Sendable {
                 INSERT INTO utensilSearch(utensilSearch) VALUES ('rebuild');
                 """)
         }
+        migrator.registerMigration("v2-ignorable-keys", migrate: recomputeNameKeys)
         return migrator
     }
 
@@ -104,7 +105,9 @@ public final class Catalog: Sendable {
                             return .commit
                         }
                         if let sourceKey = record.sourceKey {
-                            try db.execute(sql: "DELETE FROM decoderCrash WHERE sourceKey = ?", arguments: [sourceKey])
+                            try db.execute(
+                                sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
+                                arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
                         }
                         refused.append(nil)
                     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -182,6 +185,19 @@ public final class Catalog: Sendable {
     public func utensil(sourceKey: String) throws(CatalogError) -> UtensilRecord? {
         try read { db in
             try UtensilRecord.filter(UtensilRecord.Columns.sourceKey == sourceKey).fetchOne(db)
+        }
+    }
+
+    /// A utensil that came from the file with this identity (device, inode, size, mtime)
+    /// under any name: its source key is the identity alone, or the identity and `@…`.
+    public func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord? {
+        try read { db in
+            // "@" is followed by "A" in ASCII: the range is every key that begins "<identity>@".
+            try UtensilRecord.filter(
+                UtensilRecord.Columns.sourceKey == fileIdentity
+                    || (UtensilRecord.Columns.sourceKey > fileIdentity + "@"
+                        && UtensilRecord.Columns.sourceKey < fileIdentity + "A")
+            ).fetchOne(db)
         }
     }
 

@@ -26,8 +26,11 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var bytes: Int
     /// Lower-case hex SHA-256 of the original.
     public var sha256: String
-    /// Identity of the inbox entry this utensil came from (device, inode, size, mtime), so that
-    /// a drop whose commit happened before a crash is recognised and not ingested twice.
+    /// Identity of the inbox entry this utensil came from: the file's identity (device, inode,
+    /// size, mtime), `@`, and a digest of its path in the inbox. A drop whose commit happened
+    /// before a crash is recognised by it and not ingested twice, while another name (a hard
+    /// link) for the same file is not mistaken for it. Rows of earlier versions hold the
+    /// file's identity alone.
     public var sourceKey: String?
     /// `nameKey` when duplicate names are refused, else nil: a UNIQUE column, so SQLite itself
     /// enforces the policy even between concurrent ingests.
@@ -69,5 +72,12 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let sha256 = Column(CodingKeys.sha256)
         public static let sourceKey = Column(CodingKeys.sourceKey)
+    }
+}
+
+extension UtensilRecord {
+    /// The file-identity part of a source key (what decoder crashes are counted by).
+    public static func fileIdentity(ofSourceKey key: String) -> Substring {
+        key.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)[0]
     }
 }

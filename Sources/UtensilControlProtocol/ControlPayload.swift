@@ -9,8 +9,9 @@ public enum ControlPayload: Sendable, Equatable {
     case utensil(UtensilInfo)
     /// `rejected` → `"rejected"`.
     case rejected([RejectedInfo])
-    /// `retry` → `"retried"`: the file names moved back into the inbox.
-    case retried([String])
+    /// `retry` → `"retried"`: the file names moved back into the inbox; beside it, only when
+    /// some could not be moved, `"notRetried"`: those, each with why.
+    case retried([String], notRetried: [RetryFailure] = [])
     /// `check` → `"check"`.
     case check(CheckReport)
     /// `delete` → `"deleted"`: the utensil as it was.
@@ -54,15 +55,27 @@ extension ControlPayload {
         case .utensil(let value), .deleted(let value), .renamed(let value):
             try container.encode(value, forKey: key)
         case .rejected(let value): try container.encode(value, forKey: key)
-        case .retried(let value): try container.encode(value, forKey: key)
+        case .retried(let value, _): try container.encode(value, forKey: key)
         case .check(let value): try container.encode(value, forKey: key)
         case .subscribed: try container.encode(true, forKey: key)
         case .event(let value): try container.encode(value, forKey: key)
         }
     }
 
+    /// Keys that may stand beside a payload's own key.
+    enum CompanionKey: String, CodingKey {
+        case notRetried
+    }
+
+    /// Writes what stands beside the payload's key (`notRetried` beside `retried`).
+    func encodeCompanions(into container: inout KeyedEncodingContainer<CompanionKey>) throws {
+        if case .retried(_, let failures) = self, !failures.isEmpty {
+            try container.encode(failures, forKey: .notRetried)
+        }
+    }
+
     /// Decodes the one payload key present; none or several is a decoding error.
-    init(from container: KeyedDecodingContainer<Key>) throws {
+    init(from container: KeyedDecodingContainer<Key>, companions: KeyedDecodingContainer<CompanionKey>) throws {
         let present = Key.allCases.filter(container.contains)
         guard present.count == 1, let key = present.first else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
@@ -74,7 +87,10 @@ extension ControlPayload {
         case .list: self = .list(try container.decode(UtensilPage.self, forKey: key))
         case .utensil: self = .utensil(try container.decode(UtensilInfo.self, forKey: key))
         case .rejected: self = .rejected(try container.decode([RejectedInfo].self, forKey: key))
-        case .retried: self = .retried(try container.decode([String].self, forKey: key))
+        case .retried:
+            self = .retried(
+                try container.decode([String].self, forKey: key),
+                notRetried: try companions.decodeIfPresent([RetryFailure].self, forKey: .notRetried) ?? [])
         case .check: self = .check(try container.decode(CheckReport.self, forKey: key))
         case .deleted: self = .deleted(try container.decode(UtensilInfo.self, forKey: key))
         case .renamed: self = .renamed(try container.decode(UtensilInfo.self, forKey: key))

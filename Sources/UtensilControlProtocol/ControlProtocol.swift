@@ -22,6 +22,13 @@ public enum ControlProtocol {
     /// The recommended server limit on connections at once; past it a client gets `busy`.
     public static let maximumClients = 512
 
+    /// The recommended server limit on connections of one user (peer uid) at once, root and
+    /// the daemon's own user excepted; past it that user's client gets `busy`.
+    public static let maximumClientsPerUser = 64
+
+    /// Of `maximumClients`, the slots kept for root and the daemon's own user.
+    public static let reservedClients = 8
+
     /// The recommended server idle time-out: a connection that sends no complete request
     /// for this long is closed. `events` subscribers are exempt once subscribed.
     public static let idleTimeoutSeconds = 60

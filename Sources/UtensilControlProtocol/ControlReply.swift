@@ -38,7 +38,9 @@ extension ControlReply: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
         if try container.decode(Bool.self, forKey: .ok) {
-            result = .success(try ControlPayload(from: decoder.container(keyedBy: ControlPayload.Key.self)))
+            result = .success(try ControlPayload(
+                from: decoder.container(keyedBy: ControlPayload.Key.self),
+                companions: decoder.container(keyedBy: ControlPayload.CompanionKey.self)))
         } else {
             result = .failure(try container.decode(ControlError.self, forKey: .error))
         }
@@ -52,6 +54,8 @@ extension ControlReply: Codable {
         case .success(let payload):
             var payloadContainer = encoder.container(keyedBy: ControlPayload.Key.self)
             try payload.encode(into: &payloadContainer)
+            var companions = encoder.container(keyedBy: ControlPayload.CompanionKey.self)
+            try payload.encodeCompanions(into: &companions)
         case .failure(let error):
             try container.encode(error, forKey: .error)
         }

@@ -17,6 +17,8 @@ public enum ControlResponse: Sendable {
 public enum ControlServerProblem: Sendable {
     /// More clients than `maximumClients` are connected.
     case busy
+    /// The peer's user already holds `maximumClientsPerUser` connections.
+    case tooManyForUser(limit: Int)
     /// A request line is longer than `maximumLineBytes`.
     case requestTooLarge
 }
@@ -28,7 +30,8 @@ public enum ControlServerProblem: Sendable {
 /// Slow clients cannot lock operators out: the idle time-out counts complete request lines,
 /// not bytes (a client dribbling a line it never finishes is closed like a silent one), and
 /// at the client limit a newcomer takes the slot of the connection that has waited longest
-/// for its next request (see `ClientTable`).
+/// for its next request; one user holds at most `maximumClientsPerUser` connections, and the
+/// last `reservedClients` slots are kept for root and the daemon's own user (see `ClientTable`).
 public struct ControlServer: Service {
     public typealias Handler = @Sendable (_ line: String, _ peer: PeerCredentials) async -> ControlResponse
 
@@ -37,18 +40,22 @@ public struct ControlServer: Service {
     let problemLine: @Sendable (ControlServerProblem) -> String
     let maximumLineBytes: Int
     let maximumClients: Int
+    let maximumClientsPerUser: Int
+    let reservedClients: Int
     let idleTimeout: TimeAmount
     let logger: Logger
     private let clients = ClientTable()
 
     public init(
         socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 512,
-        idleTimeout: TimeAmount = .seconds(60), logger: Logger,
+        maximumClientsPerUser: Int = 64, reservedClients: Int = 8, idleTimeout: TimeAmount = .seconds(60), logger: Logger,
         problemLine: @escaping @Sendable (ControlServerProblem) -> String, handler: @escaping Handler
     ) {
         self.socket = socket
         self.maximumLineBytes = maximumLineBytes
         self.maximumClients = maximumClients
+        self.maximumClientsPerUser = maximumClientsPerUser
+        self.reservedClients = reservedClients
         self.idleTimeout = idleTimeout
         self.logger = logger
         self.problemLine = problemLine
@@ -96,14 +103,25 @@ public struct ControlServer: Service {
 
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         let peer = await Self.credentials(of: connection.channel)
-        let admission = clients.enter(connection.channel, limit: maximumClients)
+        let daemonUser = geteuid()
+        let limits = ClientTable.Limits(
+            total: maximumClients, perUser: maximumClientsPerUser, reserved: reservedClients,
+            privileged: { $0 == 0 || $0 == daemonUser })
+        let admission = clients.enter(connection.channel, uid: peer.uid, limits: limits)
         defer { if case .admitted(let id) = admission { clients.leave(id) } }
         do {
             try await connection.executeThenClose { inbound, outbound in
-                guard case .admitted(let id) = admission else {
+                switch admission {
+                case .admitted: break
+                case .refused:
                     try await outbound.write(ByteBuffer(string: problemLine(.busy) + "\n"))
                     return
+                case .refusedForUser:
+                    logger.debug("Turned away a control connection from \(peer): its user holds \(maximumClientsPerUser) already")
+                    try await outbound.write(ByteBuffer(string: problemLine(.tooManyForUser(limit: maximumClientsPerUser)) + "\n"))
+                    return
                 }
+                guard case .admitted(let id) = admission else { return }
                 do {
                     var lines = inbound.makeAsyncIterator()
                     while let line = try await lines.next() {

@@ -8,6 +8,9 @@ public enum MessageID: String, Sendable, CaseIterable {
     case retryLater = "65f426e627ff4ae085efb538672bd158"
     /// A drop that crashed the decoder was quarantined.
     case decoderCrash = "97c9a2e4519744138761e1d40b9f21a1"
+    /// A drop was left alone: a folder on its way became a symbolic link, another file took
+    /// its name, or it changed after it was read (it is looked at again).
+    case leftAlone = "d2f8f69b9eb54fdda97a59d2fc937115"
     /// The inbox went missing or came back.
     case inboxUnavailable = "b735a5b3b772404981b292a5424d1041"
     /// Start-up reconciliation removed leftovers of an interrupted run.

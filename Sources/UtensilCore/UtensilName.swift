@@ -9,10 +9,12 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
     /// The name as people see it.
     public let value: String
 
-    /// The key under which names clash: NFC and case-folded (`Spoon` and `spoon` share it).
+    /// The key under which names clash: NFC and case-folded (`Spoon` and `spoon` share it),
+    /// without default-ignorable code points (`Sp<U+200B>oon` and `Spoon` share it too).
     public var uniquenessKey: String { Self.uniquenessKey(for: value) }
 
-    /// The key searches match against: case- and accent-folded (`Crème` becomes `creme`).
+    /// The key searches match against: case- and accent-folded (`Crème` becomes `creme`),
+    /// without default-ignorable code points.
     public var searchKey: String { Self.searchKey(for: value) }
 
     public var description: String { value }
@@ -21,7 +23,7 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
     public init(validating raw: String) throws(NameError) {
         let normalised = raw.precomposedStringWithCanonicalMapping
         let trimmed = Self.trimmingHorizontalWhiteSpace(normalised)
-        if trimmed.isEmpty { throw .empty }
+        if Self.withoutIgnorables(trimmed).isEmpty { throw .empty }
         for character in trimmed where character.isNewline {
             throw .lineBreak
         }
@@ -53,16 +55,27 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
         return String(fileName[..<dot])
     }
 
+    /// Default-ignorable code points (zero-width spaces and joiners, LRM/RLM, the word joiner,
+    /// the BOM, soft hyphens, variation selectors …) leave both keys: invisible, they must not
+    /// make two names that look the same different, nor hide a name from a search. So
+    /// "👨‍👩‍👧" (joined by U+200D) and "👨👩👧" share their keys; the name shown keeps them.
     public static func uniquenessKey(for name: String) -> String {
-        name.precomposedStringWithCanonicalMapping
+        withoutIgnorables(name).precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
     }
 
     public static func searchKey(for text: String) -> String {
-        text.precomposedStringWithCanonicalMapping
+        withoutIgnorables(text).precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
+    }
+
+    /// `text` without its default-ignorable code points (Unicode's Default_Ignorable_Code_Point).
+    public static func withoutIgnorables(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        result.append(contentsOf: text.unicodeScalars.lazy.filter { !$0.properties.isDefaultIgnorableCodePoint })
+        return String(result)
     }
 
     /// U+202A…U+202E (embeddings and overrides) and U+2066…U+2069 (isolates).
@@ -70,10 +83,14 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
         (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
-    /// Trims Unicode white space that is not a line break (line breaks are refused, not hidden).
+    /// Trims Unicode white space that is not a line break (line breaks are refused, not
+    /// hidden), and characters made only of default-ignorable code points (invisible).
     static func trimmingHorizontalWhiteSpace(_ text: String) -> String {
         let isBlank: (Character) -> Bool = { character in
-            !character.isNewline && character.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+            !character.isNewline && character.unicodeScalars.allSatisfy {
+                // (A bidi control is refused, not trimmed away.)
+                $0.properties.isWhitespace || ($0.properties.isDefaultIgnorableCodePoint && !isBidiControl($0.value))
+            }
         }
         guard let first = text.firstIndex(where: { !isBlank($0) }),
               let last = text.lastIndex(where: { !isBlank($0) })
@@ -106,7 +123,7 @@ public enum NameError: Error, Sendable, Equatable {
     public var message: String {
         switch self {
         case .empty:
-            "The name is empty once white space is trimmed; rename the file to what the utensil is called, for example Spoon.jpg."
+            "The name is empty once white space and invisible characters are left out; rename the file to what the utensil is called, for example Spoon.jpg."
         case .tooLong(let count):
             "The name has \(count) characters but at most \(UtensilName.maximumLength) are allowed; rename the file to something shorter."
         case .lineBreak:

@@ -12,6 +12,8 @@ public struct DaemonCounters: Sendable, Equatable {
     public var retries = 0
     /// Drops waiting out a back-off after a failure that was not their fault, right now.
     public var waitingForRetry = 0
+    /// Drops that have settled but that their writer still holds open, right now.
+    public var heldOpen = 0
     /// The last failure that was not a drop's fault, for people.
     public var lastError: String?
     public var lastErrorAt: Date?

@@ -1,23 +1,28 @@
 import Foundation
 import UtensilCore
 import UtensilIngest
+import UtensilWatch
 
 /// Decides when each drop is ingested: once it has settled, at most once at a time, again
 /// after a back-off when it was left for a retry, and as `never-settled` when it kept changing
-/// for an hour. Owns the counters that status reports read.
+/// for an hour. A settled drop that a writer still holds open (as `OpenWriters` tells) waits
+/// for the close, up to the same hour. Owns the counters that status reports read.
 ///
 /// Keyed by (device, inode): however many events arrive for a file, it is one entry.
 actor DropScheduler {
     /// A drop handed to an ingest worker.
     struct Job: Sendable {
         var drop: Drop
-        /// The drop kept changing for longer than `neverSettledAfter`: reject it.
+        /// The drop kept changing, or stayed held open, for longer than `neverSettledAfter`: reject it.
         var neverSettled: Bool
     }
 
     private enum Phase {
         /// Look again at `due` (settling, or waiting out a retry back-off).
         case waiting(due: ContinuousClock.Instant)
+        /// Settled, but its writer still holds it open: looked at again when an event says the
+        /// hold ended, or at `deadline` (then it is `never-settled`).
+        case heldOpen(deadline: ContinuousClock.Instant)
         case ready
         case inFlight(since: ContinuousClock.Instant)
     }
@@ -28,9 +33,16 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
-        /// Seen again while in flight: after the ingest removed the file, its inode may already
-        /// belong to a new drop, which must not be forgotten with this entry.
-        var seenAgain: Drop?
+        /// Submitted again once this entry's ingest is finished: drops seen while it was in
+        /// flight (after the ingest removed the file, its inode may already belong to a new
+        /// drop, which must not be forgotten with this entry), and other names of the same
+        /// file (hard links), each of which is a drop in its own right.
+        var later: [Drop] = []
+
+        mutating func remember(_ drop: Drop) {
+            later.removeAll { $0.path == drop.path }
+            later.append(drop)
+        }
     }
 
     private var entries: [FileIdentity: Entry] = [:]
@@ -44,11 +56,19 @@ actor DropScheduler {
 
     private var settle: Duration
     let neverSettledAfter: Duration
+    private let writers: OpenWriters
     private let clock = ContinuousClock()
+    /// What a drop is now (the daemon resolves it beneath the held inbox).
+    private let statusOf: @Sendable (Drop) throws -> FileStatus
 
-    init(settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600)) {
+    init(
+        settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600), writers: OpenWriters = OpenWriters(),
+        statusOf: @escaping @Sendable (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
+    ) {
         self.settle = .milliseconds(Int64(settleSeconds * 1000))
         self.neverSettledAfter = neverSettledAfter
+        self.writers = writers
+        self.statusOf = statusOf
     }
 
     func setSettleSeconds(_ seconds: Double) {
@@ -58,16 +78,25 @@ actor DropScheduler {
     // MARK: Feeding
 
     /// A drop was seen (by the watcher or a scan). A known drop keeps its place; its newest
-    /// path is remembered (a rename, or a new file on a reused inode), and one seen while in
-    /// flight is submitted again once that ingest finishes.
+    /// path is remembered (a rename, or a new file on a reused inode), another name of the
+    /// same file (a hard link) gets its turn after it, and one seen while in flight is
+    /// submitted again once that ingest finishes. One held open is looked at again.
     func submit(_ drop: Drop) {
         guard !stopping else { return }
         let id = drop.status.identity
         if var entry = entries[id] {
             if case .inFlight = entry.phase {
-                entry.seenAgain = drop
+                entry.remember(drop)
             } else if entry.drop.path != drop.path {
-                entry.drop = drop
+                if (try? currentStatus(of: entry.drop))?.identity == id {
+                    entry.remember(drop)  // Both names are there: a hard link.
+                } else {
+                    entry.drop = drop  // Renamed.
+                }
+            }
+            if case .heldOpen = entry.phase {
+                entry.phase = .waiting(due: dueTime(for: drop.status))
+                wakeTimer()
             }
             entries[id] = entry
             return
@@ -91,7 +120,12 @@ actor DropScheduler {
     func earliestDue() -> ContinuousClock.Instant? {
         var earliest: ContinuousClock.Instant?
         for entry in entries.values {
-            if case .waiting(let due) = entry.phase, earliest.map({ due < $0 }) ?? true { earliest = due }
+            let due: ContinuousClock.Instant
+            switch entry.phase {
+            case .waiting(let at), .heldOpen(deadline: let at): due = at
+            case .ready, .inFlight: continue
+            }
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
         }
         return earliest
     }
@@ -110,23 +144,49 @@ actor DropScheduler {
     }
 
     /// Looks again at every drop whose time has come: one whose size and modification time
-    /// have not changed since the last look, and are older than `settle`, becomes ready.
+    /// have not changed since the last look, and are older than `settle`, becomes ready, unless
+    /// a writer still holds it open.
     func promoteDue() {
         let now = clock.now
         for (id, entry) in entries {
-            guard case .waiting(let due) = entry.phase, due <= now else { continue }
-            guard let status = try? currentStatus(of: entry.drop), status.identity == id else {
-                entries[id] = nil  // Gone, or replaced by another file (which gets its own entry).
+            let due: ContinuousClock.Instant
+            switch entry.phase {
+            case .waiting(let at), .heldOpen(deadline: let at): due = at
+            case .ready, .inFlight: continue
+            }
+            guard due <= now else { continue }
+            let status: FileStatus
+            do {
+                status = try currentStatus(of: entry.drop)
+            } catch let error as SystemError where !error.isNotFound {
+                // Not reachable beneath the inbox any more (a folder on its way became a link):
+                // the engine refuses it, and says so in the log.
+                entries[id]?.phase = .ready
+                readyQueue.append(id)
+                continue
+            } catch {
+                entries[id] = nil  // Gone.
+                continue
+            }
+            guard status.identity == id else {
+                entries[id] = nil  // Replaced by another file (which gets its own entry).
                 continue
             }
             var updated = entry
-            let unchanged = status == entry.drop.status
+            // Size and modification time decide (a change of links or mode alone is no write).
+            let before = entry.drop.status
+            let unchanged = status.kind == before.kind && status.size == before.size
+                && status.modificationNanoseconds == before.modificationNanoseconds
             updated.drop.status = status
-            if status.kind != .regular || (unchanged && isSettled(status)) {
+            let settled = unchanged && isSettled(status)
+            let held = settled && writers.holdsOpen(entry.drop.inboxPath)
+            if status.kind != .regular || (settled && !held) {
                 updated.phase = .ready
             } else if now - entry.firstSeen >= neverSettledAfter {
                 updated.phase = .ready
                 updated.neverSettled = true
+            } else if held {
+                updated.phase = .heldOpen(deadline: entry.firstSeen + neverSettledAfter)
             } else {
                 updated.phase = .waiting(due: max(dueTime(for: status), now + .milliseconds(50)))
             }
@@ -143,7 +203,7 @@ actor DropScheduler {
     }
 
     private func currentStatus(of drop: Drop) throws -> FileStatus {
-        try InboxScanner.status(of: drop.path)
+        try statusOf(drop)
     }
 
     // MARK: Workers
@@ -183,15 +243,23 @@ actor DropScheduler {
     /// A worker is done with a drop.
     func finish(_ job: Job, _ outcome: IngestOutcome) {
         let id = job.drop.status.identity
-        let seenAgain = entries[id]?.seenAgain
-        entries[id]?.seenAgain = nil
+        let later = entries[id]?.later ?? []
+        entries[id]?.later = []
         defer {
-            if let seenAgain { submit(seenAgain) }
+            for drop in later { submit(drop) }
         }
         switch outcome {
         case .ingested, .alreadyIngested:
             counters.ingested += 1
             entries[id] = nil
+            // The engine removes a drop only if it is still exactly what it read: one rewritten
+            // in place meanwhile stayed, and is ingested again as what it is now.
+            if !later.contains(where: { $0.path == job.drop.path }),
+               let status = try? currentStatus(of: job.drop), status.identity == id {
+                var kept = job.drop
+                kept.status = status
+                submit(kept)
+            }
         case .rejected:
             counters.rejected += 1
             entries[id] = nil
@@ -253,13 +321,16 @@ actor DropScheduler {
         var queued = 0
         var inFlight = 0
         var waitingForRetry = 0
+        var heldOpen = 0
         for entry in entries.values {
             if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
             if entry.attempts > 0, case .waiting = entry.phase { waitingForRetry += 1 }
+            if case .heldOpen = entry.phase { heldOpen += 1 }
         }
         counters.queued = queued
         counters.inFlight = inFlight
         counters.waitingForRetry = waitingForRetry
+        counters.heldOpen = heldOpen
         for observer in changeObservers.values { observer.yield(counters) }
     }
 

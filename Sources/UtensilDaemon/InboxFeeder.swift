@@ -11,6 +11,8 @@ import UtensilWatch
 final class InboxFeeder: Sendable {
     let settings: IngestSettings
     let scheduler: DropScheduler
+    /// Kept current by the inotify watcher (poll mode leaves it empty: settle alone decides).
+    let writers: OpenWriters
     let pool: BlockingPool
     let logger: Logger
     let strategy: WatchStrategy
@@ -22,8 +24,9 @@ final class InboxFeeder: Sendable {
 
     init(
         settings: IngestSettings, watch: WatchMode, rescanSeconds: Double, settleSeconds: Double,
-        scheduler: DropScheduler, pool: BlockingPool, logger: Logger
+        scheduler: DropScheduler, writers: OpenWriters = OpenWriters(), pool: BlockingPool, logger: Logger
     ) {
+        self.writers = writers
         self.settleSeconds = settleSeconds
         self.settings = settings
         self.scheduler = scheduler
@@ -50,7 +53,8 @@ final class InboxFeeder: Sendable {
         do throws(WatchError) {
             let watcher: any InboxEventSource
             if case .inotify = strategy {
-                watcher = try InboxWatcher(inbox: settings.inbox.bytes, skipFolder: skip, excluded: excluded)
+                watcher = try InboxWatcher(
+                    inbox: settings.inbox.bytes, skipFolder: skip, excluded: excluded, writers: writers)
             } else {
                 // In poll mode the inbox is listed every settle_seconds (at least every half second).
                 watcher = try PollingWatcher(

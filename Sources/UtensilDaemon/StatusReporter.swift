@@ -20,6 +20,7 @@ struct StatusReporter: Sendable {
             return "Inbox \(inbox) is missing — waiting for it; \(utensils) utensils, \(counters.queued) queued"
         }
         var line = "Watching \(inbox) — \(utensils) utensils, \(counters.queued) queued"
+        if counters.heldOpen > 0 { line += " (\(counters.heldOpen) still open by their writer)" }
         if counters.inFlight > 0 { line += ", \(counters.inFlight) ingesting" }
         line += ", \(counters.rejected) rejected since start"
         if counters.waitingForRetry > 0, let error = counters.lastError {

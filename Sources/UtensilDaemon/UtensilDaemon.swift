@@ -6,6 +6,7 @@ import Synchronization
 import UnixSignals
 import UtensilCatalog
 import UtensilConfig
+import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
 import UtensilIngest
@@ -42,14 +43,19 @@ public struct UtensilDaemon: Service {
         let settings = IngestSettings(configuration)
         let catalog = try StartUp.prepare(settings: settings, logger: logger)
 
-        let scheduler = DropScheduler(settleSeconds: configuration.settleSeconds)
+        let scanner = InboxScanner(settings: settings)
+        let writers = OpenWriters()
+        let scheduler = DropScheduler(
+            settleSeconds: configuration.settleSeconds, writers: writers,
+            statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
         let pool = BlockingPool()
         let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
-            settleSeconds: configuration.settleSeconds, scheduler: scheduler, pool: pool, logger: logger)
+            settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
+            logger: logger)
         let reporter = StatusReporter(
             inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
@@ -64,7 +70,9 @@ public struct UtensilDaemon: Service {
             settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
         let server = ControlServer(
-            socket: listening, logger: logger, problemLine: ControlRequestHandler.problemLine,
+            socket: listening, maximumClients: ControlProtocol.maximumClients,
+            maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
+            logger: logger, problemLine: ControlRequestHandler.problemLine,
             handler: { line, peer in await handler.handle(line, peer: peer) })
 
         try await withGracefulShutdownHandler {

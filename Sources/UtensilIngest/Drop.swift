@@ -16,3 +16,34 @@ public struct Drop: Sendable, Hashable, CustomStringConvertible {
         self.status = status
     }
 }
+
+/// Where a drop is, held: the folder it is in (resolved beneath the inbox, never through a
+/// link) and its name there. Every look, move and removal of the drop goes through this.
+struct DropLocation: Sendable {
+    let folder: HeldFolder
+    let name: [UInt8]
+
+    /// What the entry is now (a link described, not followed).
+    func status() throws(SystemError) -> FileStatus { try folder.status(of: name) }
+}
+
+/// What a drop must still be for the daemon to move or remove it.
+enum DropExpectation: Sendable {
+    /// The same file (device and inode): for a drop that was never read (a link, a FIFO, one
+    /// that never settled).
+    case sameFile(FileIdentity)
+    /// Exactly the file that was read: same device, inode, size, modification and change time.
+    /// A photo copied onto the same name meanwhile (`cp` rewrites the inode) fails this.
+    case unchanged(FileStatus)
+
+    func isMet(by now: FileStatus) -> Bool {
+        switch self {
+        case .sameFile(let identity):
+            now.identity == identity
+        case .unchanged(let read):
+            now.identity == read.identity && now.size == read.size
+                && now.modificationNanoseconds == read.modificationNanoseconds
+                && now.changeNanoseconds == read.changeNanoseconds
+        }
+    }
+}

@@ -17,14 +17,6 @@ enum FileOps {
         return FileStatus(raw)
     }
 
-    /// Opens a drop for reading without following a symlink and without ever blocking
-    /// (a FIFO named `x.jpg` opens at once and is then refused by its `fstat`).
-    static func openDrop(_ path: RawPath) throws(SystemError) -> Int32 {
-        let fd = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
-        guard fd >= 0 else { throw SystemError("open", path) }
-        return fd
-    }
-
     /// Reads exactly `size` bytes from the start of `fd`. Returns nil when the file is
     /// shorter or longer than that (it is still being written).
     static func readAll(_ fd: Int32, size: Int, path: RawPath) throws(SystemError) -> [UInt8]? {
@@ -54,61 +46,43 @@ enum FileOps {
         return buffer
     }
 
-    /// Writes `bytes` to a new file `path` through a temporary name in the same folder:
-    /// create exclusively, write, fsync, rename. The caller fsyncs the folder.
-    static func writeDurably(_ bytes: [UInt8], to path: RawPath, mode: mode_t = 0o640) throws(SystemError) {
+    /// Writes `bytes` to a new file `name` in `folder` through a temporary name there
+    /// (create exclusively, write, rename). With `durable` the file is fsynced before the
+    /// rename; without, its writeback is only started, and it is durable after ``fsyncFile``.
+    /// Either way the caller fsyncs the folder (a group of files can share that fsync).
+    static func writeThroughTemporary(
+        _ bytes: [UInt8], in folder: HeldFolder, as name: [UInt8], mode: mode_t = 0o640, durable: Bool
+    ) throws(SystemError) {
         // A short random temporary name: the final name may already be as long as a name can be.
-        let temporary = path.parent.appending(temporaryPrefix + UUID().uuidString)
-        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
-        guard fd >= 0 else { throw SystemError("create", temporary) }
+        let temporary = Array((temporaryPrefix + UUID().uuidString).utf8)
+        let fd = try folder.createExclusively(temporary, mode: mode)
+        let shown = folder.path.appending(temporary)
         do throws(SystemError) {
-            try writeAll(fd, bytes, path: temporary)
-            guard fsync(fd) == 0 else { throw SystemError("fsync", temporary) }
-            guard close(fd) == 0 else { throw SystemError("close", temporary) }
+            try writeAll(fd, bytes, path: shown)
+            if durable {
+                guard fsync(fd) == 0 else { throw SystemError("fsync", shown) }
+            } else {
+                _ = utensil_start_writeback(fd)  // only a hint
+            }
+            guard close(fd) == 0 else { throw SystemError("close", shown) }
         } catch {
             close(fd)
-            try? unlink(temporary)
+            try? folder.unlink(temporary)
             throw error
         }
         do throws(SystemError) {
-            try rename(temporary, to: path)
+            try folder.rename(temporary, to: folder, as: name)
         } catch {
-            try? unlink(temporary)
+            try? folder.unlink(temporary)
             throw error
         }
     }
 
-    /// Writes `bytes` to a new file `path` through a temporary name in the same folder
-    /// (create exclusively, write, rename) and starts its writeback without waiting for it:
-    /// the file is durable only after ``fsyncFile(_:)`` and an fsync of the folder. Lets a
-    /// group of files be made durable together, and the writer go on with other work meanwhile.
-    static func writeForLaterSync(_ bytes: [UInt8], to path: RawPath, mode: mode_t = 0o640) throws(SystemError) {
-        let temporary = path.parent.appending(temporaryPrefix + UUID().uuidString)
-        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
-        guard fd >= 0 else { throw SystemError("create", temporary) }
-        do throws(SystemError) {
-            try writeAll(fd, bytes, path: temporary)
-            _ = utensil_start_writeback(fd)  // only a hint
-            guard close(fd) == 0 else { throw SystemError("close", temporary) }
-        } catch {
-            close(fd)
-            try? unlink(temporary)
-            throw error
-        }
-        do throws(SystemError) {
-            try rename(temporary, to: path)
-        } catch {
-            try? unlink(temporary)
-            throw error
-        }
-    }
-
-    /// Makes a file written by ``writeForLaterSync(_:to:mode:)`` durable.
-    static func fsyncFile(_ path: RawPath) throws(SystemError) {
-        let fd = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemError("open", path) }
+    /// Makes a file written by ``writeThroughTemporary(_:in:as:mode:durable:)`` durable.
+    static func fsyncFile(_ name: [UInt8], in folder: HeldFolder) throws(SystemError) {
+        let fd = try folder.openForReading(name)
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemError("fsync", path) }
+        guard fsync(fd) == 0 else { throw SystemError("fsync", folder.path.appending(name)) }
     }
 
     /// Files being written carry this prefix; start-up reconciliation removes leftovers.
@@ -135,11 +109,6 @@ enum FileOps {
 
     static func unlink(_ path: RawPath) throws(SystemError) {
         guard path.withCString({ Glibc.unlink($0) }) == 0 else { throw SystemError("remove", path) }
-    }
-
-    static func rename(_ from: RawPath, to: RawPath) throws(SystemError) {
-        let result = from.withCString { source in to.withCString { Glibc.rename(source, $0) } }
-        guard result == 0 else { throw SystemError("rename", from) }
     }
 
     /// Renames without ever replacing an existing file (EEXIST instead).

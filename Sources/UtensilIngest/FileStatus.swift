@@ -10,6 +10,9 @@ public struct FileStatus: Sendable, Hashable {
     public var identity: FileIdentity
     public var size: Int
     public var modificationNanoseconds: Int64
+    /// When the inode last changed (its bytes, its size, its links or its mode): a file
+    /// rewritten in place within the same clock tick as it was read still shows here.
+    public var changeNanoseconds: Int64
 
     init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
@@ -25,12 +28,13 @@ public struct FileStatus: Sendable, Hashable {
         identity = FileIdentity(device: UInt64(raw.st_dev), inode: UInt64(raw.st_ino))
         size = Int(raw.st_size)
         modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
+        changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
     }
 
     /// The identity of this version of the file: the same inode with the same size and
-    /// modification time. Stored with each utensil so that a drop whose commit happened just
-    /// before a crash is recognised after restart instead of being ingested twice.
-    public var sourceKey: String {
+    /// modification time. Decoder crashes are counted by it; with the drop's inbox path it
+    /// makes the utensil's source key (see `IngestEngine.sourceKey(of:at:)`).
+    public var versionKey: String {
         "\(identity.device):\(identity.inode):\(size):\(modificationNanoseconds)"
     }
 }

@@ -19,6 +19,10 @@ public final class IngestEngine: Sendable {
     let maker: ThumbnailMaker
     let rejector: Rejector
     let memory: MemoryBudget
+    /// The folders the engine works in, held open: drops are resolved beneath `inbox`.
+    let inbox: FolderAnchor
+    let originals: FolderAnchor
+    let thumbnails: FolderAnchor
 
     public init(
         settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment(),
@@ -30,11 +34,14 @@ public final class IngestEngine: Sendable {
         self.logger = logger
         self.faults = faults
         self.maker = ThumbnailMaker(request: settings.thumbnail)
-        self.rejector = Rejector(folder: settings.rejected, faults: faults)
+        self.rejector = Rejector(folder: FolderAnchor(settings.rejected), faults: faults)
+        self.inbox = FolderAnchor(settings.inbox)
+        self.originals = FolderAnchor(settings.originals)
+        self.thumbnails = FolderAnchor(settings.thumbnails)
     }
 
     /// Ingests one drop, top to bottom:
-    /// open it safely → validate the name → check the size → read and hash → sniff the format →
+    /// find its folder beneath the inbox → open it safely → validate the name → check the size → read and hash → sniff the format →
     /// duplicate policy → decode and make the thumbnail → write both files → make them durable
     /// → commit the row → only then remove the drop, if it is still the same file.
     ///
@@ -52,12 +59,16 @@ public final class IngestEngine: Sendable {
     public func prepare(_ drop: Drop) -> IngestStep {
         let started = ContinuousClock.now
         let outcome: IngestOutcome
-        do {
-            return try prepareOrThrow(drop, started: started)
-        } catch let failure as Failure {
-            outcome = settle(drop, failure)
-        } catch {
-            outcome = settle(drop, .transient(TransientFailure(.ioError, String(describing: error))))
+        if let location = locate(drop) {
+            do {
+                return try prepareOrThrow(drop, at: location, started: started)
+            } catch let failure as Failure {
+                outcome = settle(drop, at: location, failure)
+            } catch {
+                outcome = settle(drop, at: location, .transient(TransientFailure(.ioError, String(describing: error))))
+            }
+        } else {
+            outcome = .vanished
         }
         log(outcome, drop: drop, duration: ContinuousClock.now - started)
         return .finished(outcome)
@@ -79,31 +90,60 @@ public final class IngestEngine: Sendable {
 
     /// Why an ingest stopped before the end.
     enum Failure: Error {
-        case rejected(Rejection, bytes: Int)
+        /// Moved to `rejected/`, if the drop is still the file that was `read` (or, when
+        /// nothing was read, the file that was queued).
+        case rejected(Rejection, bytes: Int, read: FileStatus? = nil)
         case transient(TransientFailure)
         case vanished
     }
 
-    private func prepareOrThrow(_ drop: Drop, started: ContinuousClock.Instant) throws -> IngestStep {
-        // 1. Open without following links or blocking, and look at what was really opened.
+    /// The drop's folder, resolved beneath the inbox without following any link; nil (and
+    /// the refusal logged) when a folder on the way is a link now, or is gone.
+    func locate(_ drop: Drop) -> DropLocation? {
+        do {
+            let (folder, name) = try inbox.folder().parent(of: drop.inboxPath)
+            return DropLocation(folder: folder, name: name)
+        } catch where error.code == ENOENT {
+            return nil
+        } catch {
+            refuse(drop, "a folder on its way is no longer a folder inside the inbox (\(error))")
+            return nil
+        }
+    }
+
+    private func prepareOrThrow(_ drop: Drop, at location: DropLocation, started: ContinuousClock.Instant) throws -> IngestStep {
+        // 1. Open without following links or blocking, and look at what was really opened:
+        //    it must be the file that was queued.
         let fd: Int32
         do {
-            fd = try FileOps.openDrop(drop.path)
+            fd = try location.folder.openForReading(location.name)
         } catch {
             throw Self.openFailure(error, drop: drop)
         }
         defer { close(fd) }
         let status = try FileOps.fstat(fd, path: drop.path)
+        guard status.identity == drop.status.identity else {
+            refuse(drop, "it is no longer the file that was queued (another file took its name)")
+            throw Failure.vanished
+        }
         guard status.kind == .regular else {
             throw Failure.rejected(Self.notRegular(status.kind), bytes: 0)
         }
-        let sourceKey = status.sourceKey
+        let sourceKey = Self.sourceKey(of: status, at: drop.inboxPath)
         faults.reached(.opened)
 
-        // 2. A drop committed just before a crash is recognised, and only removed now.
+        // 2. A drop committed just before a crash (this file, at this inbox path) is
+        //    recognised, and only removed now (if it changed meanwhile it stays, and the
+        //    scheduler looks at it again). Another name for a file already ingested (a hard
+        //    link) is a new drop: it goes on, under the duplicate rules.
         if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
-            try removeDrop(drop, expected: status.identity)
+            _ = try removeDrop(drop, at: location, expected: .unchanged(status))
             return .finished(.alreadyIngested(existing))
+        }
+        if let existing = try catalogCall({ try catalog.utensil(sameFileAs: status.versionKey) }) {
+            logger.notice(
+                "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
+                metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "UTENSIL_ID": .string(existing.id.uuidString)])
         }
 
         // 3. The name, the extension, the size.
@@ -111,12 +151,12 @@ public final class IngestEngine: Sendable {
         do {
             name = try UtensilName(fileNameBytes: drop.fileName)
         } catch {
-            throw Failure.rejected(Rejection(error), bytes: status.size)
+            throw Failure.rejected(Rejection(error), bytes: status.size, read: status)
         }
         guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
               DropVisibility.photoExtensions.contains(fileExtension)
         else {
-            throw Failure.rejected(Self.unsupportedExtension(drop.fileName), bytes: status.size)
+            throw Failure.rejected(Self.unsupportedExtension(drop.fileName), bytes: status.size, read: status)
         }
         guard status.size > 0 else {
             throw Failure.rejected(
@@ -128,57 +168,61 @@ public final class IngestEngine: Sendable {
                 Rejection(
                     .tooLarge,
                     "The file has \(status.size) bytes but at most \(settings.maxFileBytes) are allowed; export the photo at a smaller size."
-                ), bytes: status.size)
+                ), bytes: status.size, read: status)
         }
 
         // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They
         //    count against the memory budget shared by all workers until both files are written.
         memory.acquire(status.size)
         defer { memory.release(status.size) }
-        guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path) else {
+        guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path),
+              DropExpectation.unchanged(status).isMet(by: try FileOps.fstat(fd, path: drop.path))
+        else {
             throw Failure.transient(TransientFailure(.stillChanging, "\(drop) changed while it was read"))
         }
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
 
         // 5. The format is read from the bytes, and must match the extension.
         let format = bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) }
-        try checkFormat(format, fileExtension: fileExtension, size: status.size)
+        try checkFormat(format, fileExtension: fileExtension, read: status)
 
         // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims).
-        try checkDuplicates(name: name, sha256: sha256, size: status.size)
+        try checkDuplicates(name: name, sha256: sha256, read: status)
 
         // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try catalog.decoderCrashes(sourceKey: sourceKey) }) >= 2 {
+        if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
                     "Decoding this file crashed utensild twice, so it was set aside; open and re-export it with an image editor before dropping it again."
-                ), bytes: status.size)
+                ), bytes: status.size, read: status)
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try DecoderCrashGuard.decoding(key: sourceKey) {
+            thumbnail = try DecoderCrashGuard.decoding(key: status.versionKey) {
                 faults.decoding(drop.fileName.lossyString)
                 return try bytes.withUnsafeBytes { raw in
                     Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
                 }.get()
             }
         } catch let error as ImageCodecError {
-            throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size)
+            throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size, read: status)
         }
 
         // 8. Write the original and the thumbnail under a new id; ``commit(_:)`` makes them durable.
         let id = UUID()
-        let originalPath = settings.originalPath(id: id.uuidString, fileExtension: fileExtension)
-        let thumbnailPath = settings.thumbnailPath(id: id.uuidString)
+        let files = StoredFiles(
+            originals: try folderCall { () throws(SystemError) in try originals.folder() },
+            original: Array("\(id.uuidString).\(fileExtension)".utf8),
+            thumbnails: try folderCall { () throws(SystemError) in try thumbnails.folder() },
+            thumbnail: Array("\(id.uuidString).jpeg".utf8))
         do throws(SystemError) {
-            try FileOps.writeForLaterSync(bytes, to: originalPath)
+            try FileOps.writeThroughTemporary(bytes, in: files.originals, as: files.original, durable: false)
             faults.reached(.originalWritten)
-            try FileOps.writeForLaterSync(thumbnail.jpeg, to: thumbnailPath)
+            try FileOps.writeThroughTemporary(thumbnail.jpeg, in: files.thumbnails, as: files.thumbnail, durable: false)
             faults.reached(.thumbnailWritten)
         } catch {
-            try? FileOps.unlink(originalPath)
-            try? FileOps.unlink(thumbnailPath)
+            files.discard()
             throw Failure.transient(TransientFailure(error))
         }
         let record = UtensilRecord(
@@ -188,25 +232,23 @@ public final class IngestEngine: Sendable {
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
         return .readyToCommit(PreparedIngest(
-            drop: drop, identity: status.identity, record: record, originalPath: originalPath,
-            thumbnailPath: thumbnailPath, started: started))
+            drop: drop, location: location, read: status, record: record, files: files, started: started))
     }
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
         guard !batch.isEmpty else { return [] }
-        func discardFiles(_ prepared: PreparedIngest) {
-            try? FileOps.unlink(prepared.originalPath)
-            try? FileOps.unlink(prepared.thumbnailPath)
-        }
+        func discardFiles(_ prepared: PreparedIngest) { prepared.files.discard() }
 
         // 9. Make the files durable: each file, then each folder once for the whole group.
         do throws(SystemError) {
             for prepared in batch {
-                try FileOps.fsyncFile(prepared.originalPath)
-                try FileOps.fsyncFile(prepared.thumbnailPath)
+                try prepared.files.sync()
             }
-            try FileOps.fsyncDirectory(settings.originals)
-            try FileOps.fsyncDirectory(settings.thumbnails)
+            var synced = Set<FileIdentity>()
+            for folder in batch.flatMap({ [$0.files.originals, $0.files.thumbnails] })
+            where synced.insert(folder.identity).inserted {
+                try folder.sync()
+            }
             faults.reached(.filesDurable)
         } catch {
             batch.forEach(discardFiles)
@@ -219,18 +261,23 @@ public final class IngestEngine: Sendable {
             refusals = try catalog.insert(batch: batch.map(\.record))
         } catch {
             batch.forEach(discardFiles)
-            return batch.map { prepared in settle(prepared.drop, Self.commitFailure(error, size: prepared.record.bytes)) }
+            return batch.map { prepared in
+                settle(prepared.drop, at: prepared.location, Self.commitFailure(error, read: prepared.read))
+            }
         }
         faults.reached(.committed)
 
-        // 11. Only now does each drop leave the inbox, and only if it is still the file we read.
+        // 11. Only now does each drop leave the inbox, and only if it is still exactly the file
+        //     we read: one rewritten in place meanwhile stays, to be ingested again as what it is now.
         return zip(batch, refusals).map { prepared, refusal in
             if let refusal {
                 discardFiles(prepared)
-                return settle(prepared.drop, Self.commitFailure(refusal, size: prepared.record.bytes))
+                return settle(prepared.drop, at: prepared.location, Self.commitFailure(refusal, read: prepared.read))
             }
             do throws(SystemError) {
-                try removeDrop(prepared.drop, expected: prepared.identity)
+                guard try removeDrop(prepared.drop, at: prepared.location, expected: .unchanged(prepared.read)) else {
+                    return .ingested(prepared.record)  // The scheduler looks at the drop again.
+                }
             } catch {
                 return .retryLater(TransientFailure(error))
             }
@@ -241,7 +288,7 @@ public final class IngestEngine: Sendable {
 
     // MARK: Steps
 
-    private func checkFormat(_ format: SniffedFormat, fileExtension: String, size: Int) throws {
+    private func checkFormat(_ format: SniffedFormat, fileExtension: String, read: FileStatus) throws {
         let expected = PhotoFormats.byExtension[fileExtension] ?? []
         if expected.contains(format) { return }
         if let usual = PhotoFormats.usualExtension(of: format) {
@@ -249,7 +296,7 @@ public final class IngestEngine: Sendable {
                 Rejection(
                     .extensionMismatch,
                     "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(usual)."
-                ), bytes: size)
+                ), bytes: read.size, read: read)
         }
         if format == .unknown {
             let names = expected.map(\.displayName).sorted().joined(separator: " or ")
@@ -257,54 +304,95 @@ public final class IngestEngine: Sendable {
                 Rejection(
                     .corruptImage,
                     "The file is not a readable \(names) image; export the photo again and drop the new file."
-                ), bytes: size)
+                ), bytes: read.size, read: read)
         }
         throw Failure.rejected(
             Rejection(
                 .unsupportedType,
                 "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG, PNG, HEIC or WebP and drop it again."
-            ), bytes: size)
+            ), bytes: read.size, read: read)
     }
 
-    private func checkDuplicates(name: UtensilName, sha256: String, size: Int) throws {
+    private func checkDuplicates(name: UtensilName, sha256: String, read: FileStatus) throws {
         if settings.rejectDuplicateNames,
            let existing = try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) {
-            throw Failure.rejected(Self.duplicateName(existing.name), bytes: size)
+            throw Failure.rejected(Self.duplicateName(existing.name), bytes: read.size, read: read)
         }
         if settings.rejectDuplicateContent,
            let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: size)
+            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: read.size, read: read)
         }
     }
 
-    /// Removes the drop from the inbox if the entry is still the file that was ingested.
-    private func removeDrop(_ drop: Drop, expected: FileIdentity) throws(SystemError) {
-        guard let now = try? FileOps.lstat(drop.path), now.identity == expected else { return }
+    /// Removes the drop from the inbox (relative to its held folder) if it is still exactly
+    /// what `expected` says; returns whether it was removed. A drop already gone counts as
+    /// removed; one that changed is left, and that is logged.
+    private func removeDrop(_ drop: Drop, at location: DropLocation, expected: DropExpectation) throws(SystemError) -> Bool {
+        let now: FileStatus
         do {
-            try FileOps.unlink(drop.path)
+            now = try location.status()
         } catch where error.isNotFound {
-            return
+            return true
         }
+        guard expected.isMet(by: now) else {
+            refuse(drop, "it changed after it was read (rewritten or replaced), so it stays in the inbox and is looked at again")
+            return false
+        }
+        do {
+            try location.folder.unlink(location.name)
+        } catch where error.isNotFound {
+            return true
+        }
+        return true
+    }
+
+    /// The row's source key: the file's identity and a digest of its inbox path (see
+    /// `UtensilRecord.sourceKey`).
+    static func sourceKey(of status: FileStatus, at inboxPath: [UInt8]) -> String {
+        let digest = SHA256.hash(data: inboxPath).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "\(status.versionKey)@\(digest)"
     }
 
     // MARK: Failures
 
     /// Turns a failure into the outcome: a rejection moves the drop, a transient failure leaves it.
-    func settle(_ drop: Drop, _ failure: Failure) -> IngestOutcome {
+    func settle(_ drop: Drop, at location: DropLocation, _ failure: Failure) -> IngestOutcome {
         switch failure {
         case .vanished:
             return .vanished
         case .transient(let transient):
             return .retryLater(transient)
-        case .rejected(let rejection, let bytes):
+        case .rejected(let rejection, let bytes, let read):
+            let expected = read.map(DropExpectation.unchanged) ?? .sameFile(drop.status.identity)
             do {
-                let name = try rejector.reject(drop, rejection, bytes: bytes)
-                return .rejected(rejection, rejectedAs: name.lossyString)
-            } catch where error.isNotFound && (try? FileOps.lstat(drop.path)) == nil {
+                switch try rejector.reject(drop, at: location, expected: expected, rejection, bytes: bytes) {
+                case .rejected(let name):
+                    return .rejected(rejection, rejectedAs: name.lossyString)
+                case .changed:
+                    refuse(drop, "it changed after it was looked at, so it was not rejected and is looked at again")
+                    return .retryLater(TransientFailure(.stillChanging, "\(drop) changed while it was looked at"))
+                }
+            } catch where error.isNotFound && (try? location.status()) == nil {
                 return .vanished
             } catch {
                 return .retryLater(TransientFailure(error))
             }
+        }
+    }
+
+    /// Logs why the daemon left a drop alone.
+    func refuse(_ drop: Drop, _ why: String) {
+        logger.warning(
+            "Left \(drop) alone: \(why)",
+            metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "MESSAGE_ID": .string(MessageID.leftAlone.rawValue)])
+    }
+
+    /// Opens a folder of the state folder; one that cannot be opened is a transient failure.
+    private func folderCall(_ body: () throws(SystemError) -> HeldFolder) throws -> HeldFolder {
+        do throws(SystemError) {
+            return try body()
+        } catch {
+            throw Failure.transient(TransientFailure(error))
         }
     }
 
@@ -336,10 +424,10 @@ public final class IngestEngine: Sendable {
         }
     }
 
-    static func commitFailure(_ error: CatalogError, size: Int) -> Failure {
+    static func commitFailure(_ error: CatalogError, read: FileStatus) -> Failure {
         switch error {
-        case .duplicateName(let existing): .rejected(duplicateName(existing), bytes: size)
-        case .duplicateContent(let existing): .rejected(duplicateContent(existing), bytes: size)
+        case .duplicateName(let existing): .rejected(duplicateName(existing), bytes: read.size, read: read)
+        case .duplicateContent(let existing): .rejected(duplicateContent(existing), bytes: read.size, read: read)
         case .alreadyIngested: .vanished
         case .notFound, .invalidCursor, .ambiguousName, .unavailable: .transient(TransientFailure(error))
         }
@@ -399,7 +487,7 @@ public final class IngestEngine: Sendable {
 extension IngestEngine {
     /// Rejects a drop for a reason found outside the pipeline (for example `never-settled`).
     public func reject(_ drop: Drop, _ rejection: Rejection) -> IngestOutcome {
-        let outcome = settle(drop, .rejected(rejection, bytes: drop.status.size))
+        let outcome = locate(drop).map { settle(drop, at: $0, .rejected(rejection, bytes: drop.status.size)) } ?? .vanished
         log(outcome, drop: drop, duration: .zero)
         return outcome
     }
@@ -416,9 +504,30 @@ public enum IngestStep: Sendable {
 /// dies), start-up reconciliation removes its files and the drop is ingested again.
 public struct PreparedIngest: Sendable {
     public let drop: Drop
-    let identity: FileIdentity
+    let location: DropLocation
+    /// The drop as it was read: it is removed only if it is still exactly this.
+    let read: FileStatus
     let record: UtensilRecord
-    let originalPath: RawPath
-    let thumbnailPath: RawPath
+    let files: StoredFiles
     let started: ContinuousClock.Instant
+}
+
+/// A prepared utensil's original and thumbnail, by name in their held folders.
+struct StoredFiles: Sendable {
+    let originals: HeldFolder
+    let original: [UInt8]
+    let thumbnails: HeldFolder
+    let thumbnail: [UInt8]
+
+    /// Makes both files durable (their folders are synced by the caller).
+    func sync() throws(SystemError) {
+        try FileOps.fsyncFile(original, in: originals)
+        try FileOps.fsyncFile(thumbnail, in: thumbnails)
+    }
+
+    /// Removes both (an ingest that will not be committed).
+    func discard() {
+        try? originals.unlink(original)
+        try? thumbnails.unlink(thumbnail)
+    }
 }

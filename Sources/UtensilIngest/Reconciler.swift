@@ -76,19 +76,26 @@ public struct Reconciler: Sendable {
         }
         report.rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < 2 }.sorted { $0.uuidString < $1.uuidString }
 
+        // Group members can write into rejected/: only a regular file is utensild's leftover,
+        // and one that cannot be removed is reported, never a reason to stop.
         let rejectedNames = Set(try FileOps.list(settings.rejected))
         let suffix = Array(RejectionSidecar.suffix.utf8)
         for name in rejectedNames {
             let path = settings.rejected.appending(name)
-            if name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+            let isTemporary = name.starts(with: Array(FileOps.temporaryPrefix.utf8))
+            // (A rejected file that is itself named `….error.json` has a sidecar of its own.)
+            let isLoneSidecar = name.count > suffix.count && Array(name.suffix(suffix.count)) == suffix
+                && !rejectedNames.contains(Array(name.dropLast(suffix.count))) && !rejectedNames.contains(name + suffix)
+            guard isTemporary || isLoneSidecar else { continue }
+            guard let status = try? FileOps.lstat(path), status.kind == .regular else {
+                logger.warning("\(FileNameEscaping.escaped(path.bytes)) is named like a file of utensild's but is not a regular file; leaving it alone")
+                continue
+            }
+            do {
                 try FileOps.unlink(path)
-                report.temporariesRemoved += 1
-            } else if name.count > suffix.count, Array(name.suffix(suffix.count)) == suffix,
-                      !rejectedNames.contains(Array(name.dropLast(suffix.count))),
-                      !rejectedNames.contains(name + suffix) {
-                // (A rejected file that is itself named `….error.json` has a sidecar of its own.)
-                try FileOps.unlink(path)
-                report.sidecarsRemoved += 1
+                if isTemporary { report.temporariesRemoved += 1 } else { report.sidecarsRemoved += 1 }
+            } catch {
+                logger.warning("Cannot remove \(FileNameEscaping.escaped(path.bytes)) (\(error)); leaving it")
             }
         }
 

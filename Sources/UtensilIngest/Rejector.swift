@@ -6,49 +6,72 @@ import UtensilCore
 /// The sidecar is made durable first, then the drop is renamed next to it without ever
 /// replacing a file (a clash gets ` (2)`, ` (3)` … before the extension). A crash between the
 /// two leaves the drop in the inbox and a sidecar without its file, which start-up
-/// reconciliation removes; so a drop always ends up rejected exactly once.
+/// reconciliation removes; so a drop always ends up rejected exactly once. Everything happens
+/// relative to the held folders: the drop's own folder and `rejected/`.
 struct Rejector: Sendable {
-    let folder: RawPath
+    let folder: FolderAnchor
     let faults: FaultInjection
 
     /// The longest file name Linux file systems take, in bytes.
     static let nameMax = 255
 
-    /// Rejects `drop`; returns the name it has in `rejected/`.
-    func reject(_ drop: Drop, _ rejection: Rejection, bytes: Int) throws(SystemError) -> [UInt8] {
-        try FileOps.makeDirectory(folder)
-        let original = drop.fileName
+    enum Result {
+        /// The drop is in `rejected/` under this name.
+        case rejected(name: [UInt8])
+        /// The drop is no longer what `expected` says (rewritten, replaced): it was left alone.
+        case changed
+    }
+
+    /// Rejects the drop at `location` if it is still `expected`.
+    func reject(
+        _ drop: Drop, at location: DropLocation, expected: DropExpectation, _ rejection: Rejection, bytes: Int
+    ) throws(SystemError) -> Result {
+        let rejected = try heldFolder()
+        let original = location.name
         for attempt in 1...10_000 {
             let name = Self.candidateName(for: original, attempt: attempt)
-            let target = folder.appending(name)
-            let sidecar = folder.appending(Self.sidecarName(for: name))
-            if (try? FileOps.lstat(target)) != nil || (try? FileOps.lstat(sidecar)) != nil { continue }
+            let sidecar = Self.sidecarName(for: name)
+            if (try? rejected.status(of: name)) != nil || (try? rejected.status(of: sidecar)) != nil { continue }
             let document = RejectionSidecar(
                 file: original.lossyString, reason: rejection.reason, message: rejection.message,
                 rejectedAt: Date(), bytes: bytes, rejectedAs: name.lossyString,
                 inboxPath: drop.inboxPath.lossyString)
             let json = Array(document.encoded()) + Array("\n".utf8)
             do {
-                try FileOps.writeDurably(json, to: sidecar, mode: 0o644)
+                try FileOps.writeThroughTemporary(json, in: rejected, as: sidecar, mode: 0o644, durable: true)
             } catch where error.code == EEXIST {
                 continue
             }
             faults.reached(.sidecarWritten)
             do {
-                try FileOps.renameNoReplace(drop.path, to: target)
+                guard expected.isMet(by: try location.status()) else {
+                    try? rejected.unlink(sidecar)
+                    return .changed
+                }
+                try location.folder.renameNoReplace(original, to: rejected, as: name)
             } catch where error.code == EEXIST {
-                try? FileOps.unlink(sidecar)
+                try? rejected.unlink(sidecar)
                 continue
             } catch {
-                try? FileOps.unlink(sidecar)
+                try? rejected.unlink(sidecar)
                 throw error
             }
             faults.reached(.rejectionMoved)
-            try FileOps.fsyncDirectory(folder)
-            try FileOps.fsyncDirectory(drop.path.parent)
-            return name
+            try rejected.sync()
+            try location.folder.sync()
+            return .rejected(name: name)
         }
-        throw SystemError("find a free name in", folder, code: EEXIST)
+        throw SystemError("find a free name in", folder.path, code: EEXIST)
+    }
+
+    /// `rejected/`, made if it is missing.
+    private func heldFolder() throws(SystemError) -> HeldFolder {
+        do {
+            return try folder.folder()
+        } catch where error.code == ENOENT {
+            try FileOps.makeDirectory(folder.path)
+            return try folder.folder()
+        }
     }
 
     /// `Spoon.jpg`, then `Spoon (2).jpg`, `Spoon (3).jpg` …, shortened to fit `nameMax` bytes

@@ -2,7 +2,8 @@ import Foundation
 import UtensilCore
 
 /// A drop is taken only once its size and modification time have been unchanged for
-/// `settle_seconds`; one that is still changing after an hour is `never-settled`.
+/// `settle_seconds`; one that is still changing after an hour is `never-settled`. (The daemon
+/// also waits for a writer it saw to close the file: `DropScheduler`.)
 public struct SettlePolicy: Sendable {
     public var settleSeconds: Double
     public var giveUpAfterSeconds: Double = 3600
@@ -12,7 +13,7 @@ public struct SettlePolicy: Sendable {
     /// The rejection of a drop that kept changing for longer than `giveUpAfterSeconds`.
     public static let neverSettled = Rejection(
         .neverSettled,
-        "The file kept changing for over an hour; finish copying it elsewhere and then move it into the inbox in one step.")
+        "The file kept changing, or stayed open in the program writing it, for over an hour; finish copying it elsewhere and then move it into the inbox in one step.")
 
     public enum Verdict: Sendable {
         case settled(Drop)

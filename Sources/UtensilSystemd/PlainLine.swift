@@ -1,9 +1,11 @@
 import Logging
+import UtensilCore
 
 /// One log entry as one line of text: `<level> <message>[ key=value …]`.
 ///
-/// Line breaks, tabs and other control characters are escaped (`\n`, `\t`, `\u{1B}`), so an
-/// entry is always exactly one line. Values with spaces, quotes, `=` or nothing are quoted
+/// Line breaks, tabs, other control characters and invisible code points are escaped (`\n`,
+/// `\t`, `\u{1B}`, `\u{200B}`: `VisibleText`, as `utensilctl` shows them), so an entry is
+/// always exactly one line and a name in it shows what it really holds. Values with spaces, quotes, `=` or nothing are quoted
 /// (logfmt style), with `"` and `\` escaped inside the quotes.
 enum PlainLine {
     static func format(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
@@ -14,21 +16,17 @@ enum PlainLine {
         return line
     }
 
-    /// Control characters escaped, and inside quotes also `"` and `\`; nothing else changes.
+    /// What could hide escaped, and inside quotes also `"` and `\`; nothing else changes.
     static func escaped(_ text: String, quoted: Bool = false) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
+        VisibleText.escaped(text) { scalar in
             switch scalar {
-            case "\"" where quoted, "\\" where quoted: result += "\\" + String(scalar)
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.properties.generalCategory == .control:
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: result.unicodeScalars.append(scalar)
+            case "\"" where quoted, "\\" where quoted: "\\" + String(scalar)
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            default: nil
             }
         }
-        return result
     }
 
     /// A key never needs quotes: white space, `=` and `"` become `_`.

@@ -25,17 +25,20 @@ public final class InboxWatcher: InboxEventSource {
     ///   - excluded: folders never watched, by identity (e.g. `rejected/` if inside the inbox).
     ///   - inboxRecheckInterval: how often to look for the inbox while it is gone.
     ///   - bufferLimit: events held for a slow consumer; beyond that they collapse into `.overflow`.
+    ///   - writers: kept current with the files a writer holds open after writing to them; a
+    ///     `.candidate` is reported when such a hold ends.
     /// - Throws: `WatchError` if the inbox is missing or unreadable, or an inotify limit is hit.
     public init(
         inbox: [UInt8],
         skipFolder: @escaping @Sendable ([UInt8]) -> Bool,
         excluded: Set<FolderIdentity> = [],
         inboxRecheckInterval: Duration = .seconds(1),
-        bufferLimit: Int = 4096
+        bufferLimit: Int = 4096,
+        writers: OpenWriters = OpenWriters()
     ) throws(WatchError) {
         let problems = ProblemLog()
         let engine = try InotifyEngine(
-            inbox: inbox, skipFolder: skipFolder, excluded: excluded, problems: problems)
+            inbox: inbox, skipFolder: skipFolder, excluded: excluded, problems: problems, writers: writers)
         self.thread = try WatcherThread()
         self.problems = problems
         self.inotifyDescriptor = engine.descriptor

@@ -3,11 +3,13 @@ import Glibc
 /// The inotify side of `InboxWatcher`: owns the inotify descriptor and the table of watches,
 /// and turns kernel records into `WatchEvent`s. Used by one thread at a time.
 final class InotifyEngine {
-    /// Watched on every folder. IN_MODIFY is left out on purpose (one event per write);
-    /// IN_ATTRIB too (chmod/touch/utime noise — a content change always ends in a close).
+    /// Watched on every folder. IN_OPEN, IN_MODIFY, IN_CLOSE_NOWRITE and IN_DELETE only keep
+    /// `writers` current (the kernel merges a run of identical IN_MODIFY records, and only a change
+    /// of state is acted on); IN_ATTRIB is left out (chmod/touch/utime noise — a content change
+    /// always ends in a close).
     static let folderMask = UInt32(bitPattern:
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
-            | IN_ONLYDIR | IN_EXCL_UNLINK)
+            | IN_OPEN | IN_MODIFY | IN_CLOSE_NOWRITE | IN_DELETE | IN_ONLYDIR | IN_EXCL_UNLINK)
     /// Added for every folder but the inbox itself, which may be a symlink.
     static let dontFollow = UInt32(bitPattern: IN_DONT_FOLLOW)
 
@@ -15,6 +17,8 @@ final class InotifyEngine {
     let inbox: [UInt8]
     private let walker: FolderWalker
     private let problems: ProblemLog
+    /// The files a writer holds open, kept current from the events.
+    let writers: OpenWriters
     private(set) var table = WatchTable()
     /// The inbox's own watch; `nil` while the inbox is gone.
     private(set) var inboxWatch: Int32?
@@ -25,9 +29,10 @@ final class InotifyEngine {
     /// unreadable, or the watch limit is reached.
     init(
         inbox: [UInt8], skipFolder: @escaping @Sendable ([UInt8]) -> Bool,
-        excluded: Set<FolderIdentity>, problems: ProblemLog
+        excluded: Set<FolderIdentity>, problems: ProblemLog, writers: OpenWriters = OpenWriters()
     ) throws(WatchError) {
         self.inbox = BytePath.normalized(inbox)
+        self.writers = writers
         self.walker = FolderWalker(skipFolder: skipFolder, excluded: excluded)
         self.problems = problems
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -68,8 +73,11 @@ final class InotifyEngine {
                 } else if record.has(IN_CREATE) || record.has(IN_MOVED_TO) {
                     folderArrived(path, name: record.name, depth: folder.depth + 1, into: &events)
                 }
-            } else if record.has(IN_CLOSE_WRITE) || record.has(IN_MOVED_TO) || record.has(IN_CREATE) {
-                events.append(.candidate(path: path))
+            } else {
+                let released = writers.update { $0.note(record.mask, path: relative(path)) }
+                if released || record.has(IN_CLOSE_WRITE) || record.has(IN_MOVED_TO) || record.has(IN_CREATE) {
+                    events.append(.candidate(path: path))
+                }
             }
         }
         if overflowed { resynchronize(into: &events) }
@@ -90,6 +98,7 @@ final class InotifyEngine {
     /// was lost, re-pointing renamed ones and dropping vanished ones.
     func resynchronize(into events: inout [WatchEvent]) {
         guard !inboxIsGone else { return }
+        writers.update { $0.removeAll() }  // What writers did meanwhile is unknown: settle decides.
         let stale = table.allWatches
         var visited = Set<Int32>()
         let error = addTree(inbox, depth: 0, isInbox: true, visited: &visited)
@@ -122,6 +131,7 @@ final class InotifyEngine {
     /// A folder was created or moved in at `path` (possibly replacing an old watched tree there).
     private func folderArrived(_ path: [UInt8], name: [UInt8], depth: Int, into events: inout [WatchEvent]) {
         let stale = table.watches(under: path)
+        writers.update { $0.forget(under: relative(path)) }
         var visited = Set<Int32>()
         var error: WatchError?
         if !walker.skipFolder(name), depth <= FolderWalker.maxDepth {
@@ -139,10 +149,18 @@ final class InotifyEngine {
     /// afresh). Dropping its watches keeps events from outside the inbox out, and keeps no stale path.
     private func unwatch(under path: [UInt8]) {
         removeWatches(table.watches(under: path))
+        writers.update { $0.forget(under: relative(path)) }
+    }
+
+    /// `path` relative to the inbox, as drops name themselves.
+    private func relative(_ path: [UInt8]) -> [UInt8] {
+        guard BytePath.isDescendant(path, of: inbox) else { return [] }
+        return Array(path[(inbox.last == BytePath.slash ? inbox.count : inbox.count + 1)...])
     }
 
     private func inboxVanished(into events: inout [WatchEvent]) {
         guard !inboxIsGone else { return }
+        writers.update { $0.removeAll() }
         removeWatches(table.allWatches)
         table.removeAll()
         inboxWatch = nil

@@ -5,8 +5,9 @@
 public enum WatchEvent: Sendable, Hashable {
     /// A file may be ready at this full path: it was closed after writing (`IN_CLOSE_WRITE`),
     /// moved or renamed in (`IN_MOVED_TO`), or created (`IN_CREATE`) — the only event a hard
-    /// link, FIFO, symlink or a file still held open produces. Files are never filtered: dotfiles
-    /// and partial downloads are reported too, the caller decides what to ignore.
+    /// link, FIFO, symlink or a file still held open produces — or a hold that `OpenWriters`
+    /// counted ended otherwise. Files are never filtered: dotfiles and partial downloads are
+    /// reported too, the caller decides what to ignore.
     case candidate(path: [UInt8])
     /// A folder appeared below the inbox (created, moved in, or renamed inside it). It and its
     /// sub-folders are already watched, so scanning it once now finds everything that landed in it.

@@ -151,3 +151,34 @@ struct CatalogTests {
         #expect(throws: CatalogError.invalidCursor) { try catalog.list(search: nil, sort: .name, limit: 5, after: "nonsense!") }
     }
 }
+
+@Suite("Catalog migrations")
+struct CatalogMigrationTests {
+    /// A catalog written before default-ignorable code points left the keys gets its keys
+    /// recomputed on opening; two names that now clash both stay, one holding the claim.
+    @Test func ignorableKeysAreRecomputedForOldCatalogs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("utensils.sqlite").path
+        func old(_ name: String) -> UtensilRecord {
+            let key = name.lowercased()  // as the old rule left it: the invisible character inside
+            return UtensilRecord(
+                id: UUID(), name: name, nameKey: key, searchKey: key, fileExtension: "jpg", createdAt: Date(),
+                width: 1, height: 1, bytes: 1, sha256: UUID().uuidString, sourceKey: nil, nameClaim: key, contentClaim: nil)
+        }
+        do {
+            let catalog = try Catalog(path: path)
+            try catalog.insert(old("Spoon"))
+            try catalog.insert(old("Sp\u{200B}oon"))
+            try catalog.insert(old("Fo\u{AD}rk"))
+            try catalog.write { try $0.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-ignorable-keys'") }
+        }
+        let catalog = try Catalog(path: path)
+        let rows = try catalog.all()
+        #expect(rows.count == 3)
+        #expect(Set(rows.map(\.nameKey)) == ["spoon", "fork"])
+        #expect(rows.filter { $0.nameClaim == "spoon" }.count == 1)
+        #expect(try catalog.list(search: "fork", sort: .name, limit: 10, after: nil).utensils.map(\.name) == ["Fo\u{AD}rk"])
+    }
+}

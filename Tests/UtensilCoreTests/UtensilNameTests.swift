@@ -82,6 +82,25 @@ struct UtensilNameTests {
         #expect(name.value.count == 1)
     }
 
+    @Test(arguments: ["\u{200B}", "\u{200C}", "\u{200E}", "\u{200F}", "\u{2060}", "\u{FEFF}", "\u{AD}", "\u{180E}", "\u{3164}"])
+    func defaultIgnorablesDoNotCountInTheKeys(_ invisible: String) throws {
+        let hidden = try UtensilName(validating: "Sp\(invisible)oon")
+        #expect(hidden.value.unicodeScalars.count == 6, "the name keeps what was dropped")
+        #expect(hidden.uniquenessKey == (try UtensilName(validating: "spoon")).uniquenessKey)
+        #expect(hidden.searchKey == "spoon")
+        #expect(throws: NameError.empty) { try UtensilName(validating: invisible + invisible) }
+        #expect(try UtensilName(validating: invisible + " Spoon").value == "Spoon")
+    }
+
+    @Test func emojiSequencesKeepTheirJoinersButShareKeysWithTheirParts() throws {
+        let family = try UtensilName(validating: "👨‍👩‍👧")
+        let people = try UtensilName(validating: "👨👩👧")
+        #expect(family.value.count == 1 && people.value.count == 3)
+        #expect(family.uniquenessKey == people.uniquenessKey)
+        #expect(try UtensilName(validating: "❤️").uniquenessKey == (try UtensilName(validating: "❤")).uniquenessKey)
+        #expect(throws: NameError.empty) { try UtensilName(validating: "\u{200D}\u{FE0F}") }
+    }
+
     @Test func uniquenessKeyFoldsCaseAndNormalisation() throws {
         let a = try UtensilName(validating: "Spoon")
         let b = try UtensilName(validating: "sPOON")

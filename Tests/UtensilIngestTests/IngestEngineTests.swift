@@ -290,7 +290,7 @@ struct IngestEngineTests {
         try InvariantChecker(world: world).verify(inputs: [bytes])
     }
 
-    @Test func aDropReplacedBeforeItIsOpenedIsIngestedAsTheNewFile() throws {
+    @Test func aDropReplacedBeforeItIsOpenedIsLeftForItsOwnTurn() throws {
         defer { world.remove() }
         let images = try TestImages.make([
             TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
@@ -302,13 +302,19 @@ struct IngestEngineTests {
         try world.drop("Spoon.jpg.new", images[1])
         #expect(rename(world.inbox.appendingPathComponent("Spoon.jpg.new").path, world.inbox.appendingPathComponent("Spoon.jpg").path) == 0)
         let engine = try world.engine()
-        let outcome = engine.ingest(drop)
-        // The engine opened the new file: it is ingested under its own identity, and removed.
-        guard case .ingested(let record) = outcome else {
-            Issue.record("expected the replacement to be ingested, got \(outcome)")
+        // The engine opens only the file that was queued: the new one is left alone …
+        guard case .vanished = engine.ingest(drop) else {
+            Issue.record("the replacement was taken for the queued drop")
+            return
+        }
+        #expect(world.files(in: world.inbox) == ["Spoon.jpg"])
+        // … and ingested as itself when it is queued in its turn.
+        guard case .ingested(let record) = try world.ingest("Spoon.jpg", with: engine) else {
+            Issue.record("the replacement was not ingested in its own turn")
             return
         }
         #expect(record.sha256 == sha256Hex(images[1]))
+        try InvariantChecker(world: world).verify(inputs: [images[1]], inbox: .mustBeEmpty)
     }
 
     @Test func neverSettledWhenTheFileKeepsChanging() throws {

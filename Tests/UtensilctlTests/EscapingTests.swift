@@ -1,5 +1,6 @@
 import Foundation
 import UtensilControlProtocol
+import UtensilCore
 import Testing
 @testable import utensilctl
 
@@ -14,6 +15,9 @@ import Testing
         ("line\u{2028}break", "line\\u{2028}break"),
         ("Löffel 🥄 スプーン", "Löffel 🥄 スプーン"),
         ("👩‍🍳", "👩‍🍳"),  // the joiner is not a control to escape
+        ("👨‍👩‍👧 ❤️ 🏳️‍🌈", "👨‍👩‍👧 ❤️ 🏳️‍🌈"),  // nor are joiners and variation selectors in emoji
+        ("Sp\u{200B}oon", "Sp\\u{200B}oon"),
+        ("Sp\u{200D}o\u{FE0F}on\u{FEFF}\u{AD}\u{2060}\u{200C}", "Sp\\u{200D}o\\u{FE0F}on\\u{FEFF}\\u{AD}\\u{2060}\\u{200C}"),
         ("back\\slash", "back\\slash"),
     ])
     func escapes(_ raw: String, _ shown: String) {
@@ -23,7 +27,7 @@ import Testing
     @Test func escapedTextHasNoControlBytes() {
         let hostile = String(decoding: (0...0x7F).map { UInt8($0) }, as: UTF8.self) + "\u{80}\u{9F}"
         let escaped = TerminalText.escaped(hostile)
-        #expect(escaped.unicodeScalars.allSatisfy { !TerminalText.needsEscape($0) })
+        #expect(escaped.unicodeScalars.allSatisfy { !VisibleText.hides($0) })
     }
 }
 

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import UtensilCatalog
 @testable import UtensilDaemon
 @testable import UtensilIngest
+@testable import UtensilWatch
 
 /// The scheduler's bookkeeping with real files: one entry per (device, inode), and a file
 /// that takes over an inode while its previous owner is being ingested is not forgotten.
@@ -67,6 +69,70 @@ struct DropSchedulerTests {
 
         let job = try await nextJob(scheduler)
         #expect(job.drop.inboxPath == Array("Balloon whisk.jpg".utf8))
+        await scheduler.stop()
+    }
+
+    @Test func aDropHeldOpenWaitsForItsCloseUpToTheNeverSettledLimit() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let writers = OpenWriters()
+        let scheduler = DropScheduler(settleSeconds: 0, neverSettledAfter: .seconds(3), writers: writers)
+        for name in ["Closed.jpg", "Never closed.jpg"] {
+            try write(name)
+            _ = writers.update { $0.note(UInt32(bitPattern: IN_MODIFY), path: Array(name.utf8)) }
+            await scheduler.submit(try drop(name))
+        }
+        await scheduler.promoteDue()
+        #expect(await scheduler.counters.heldOpen == 2)
+
+        // One writer closes: that drop is looked at again at once, and settles.
+        _ = writers.update { $0.note(UInt32(bitPattern: IN_CLOSE_WRITE), path: Array("Closed.jpg".utf8)) }
+        await scheduler.submit(try drop("Closed.jpg"))
+        let closed = try await nextJob(scheduler)
+        #expect(closed.drop.inboxPath == Array("Closed.jpg".utf8) && !closed.neverSettled)
+
+        // The other is due again only at its never-settled deadline.
+        let due = try #require(await scheduler.earliestDue())
+        #expect(due - ContinuousClock.now > .seconds(1))
+        try await Task.sleep(until: due, clock: .continuous)
+        let never = try await nextJob(scheduler)
+        #expect(never.drop.inboxPath == Array("Never closed.jpg".utf8) && never.neverSettled)
+        await scheduler.stop()
+    }
+
+    @Test func aDropStillThereAfterItsIngestIsLookedAtAgain() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let job = try await nextJob(scheduler)
+        // The engine committed what it read but left the drop: it was rewritten meanwhile.
+        try Data("another photo".utf8).write(to: folder.appendingPathComponent("Spoon.jpg"))
+        let record = UtensilRecord(
+            id: UUID(), name: "Spoon", nameKey: "spoon", searchKey: "spoon", fileExtension: "jpg", createdAt: Date(),
+            width: 1, height: 1, bytes: 5, sha256: "0", sourceKey: nil, nameClaim: nil, contentClaim: nil)
+        await scheduler.finish(job, .ingested(record))
+
+        let again = try await nextJob(scheduler)
+        #expect(again.drop.inboxPath == Array("Spoon.jpg".utf8))
+        #expect(again.drop.status.size == "another photo".utf8.count)
+        await scheduler.stop()
+    }
+
+    @Test func twoNamesOfOneFileEachGetATurn() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        try write("Spoon.jpg")
+        try FileManager.default.linkItem(
+            at: folder.appendingPathComponent("Spoon.jpg"), to: folder.appendingPathComponent("Spoon link.jpg"))
+        await scheduler.submit(try drop("Spoon.jpg"))
+        await scheduler.submit(try drop("Spoon link.jpg"))  // A hard link, not a rename.
+        let first = try await nextJob(scheduler)
+        #expect(first.drop.inboxPath == Array("Spoon.jpg".utf8))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Spoon.jpg"))
+        await scheduler.finish(first, .vanished)
+
+        let second = try await nextJob(scheduler)
+        #expect(second.drop.inboxPath == Array("Spoon link.jpg".utf8))
         await scheduler.stop()
     }
 }

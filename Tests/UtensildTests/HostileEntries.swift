@@ -48,7 +48,29 @@ enum HostileEntries {
             try check(symlink(destination, target), "symlink")
         case .folder:
             try check(mkdir(target, 0o755), "mkdir")
+        case .hardLink(let outside, let bytes):
+            let folder = world.root.appendingPathComponent("hard-links")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let original = folder.appendingPathComponent(outside)
+            if !FileManager.default.fileExists(atPath: original.path) { try bytes.write(to: original) }
+            try check(link(original.path, target), "link")
+        case .folderSwappedForLink(let bytes):
+            let name = String(decoding: item.name, as: UTF8.self)
+            let folder = world.inbox.appendingPathComponent(name)
+            let photo = folder.appendingPathComponent("Waiting.jpg")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try bytes.write(to: photo)
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(2)], ofItemAtPath: photo.path)
+            let away = swappedAway(world, item)
+            try FileManager.default.createDirectory(at: away.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.moveItem(at: folder, to: away)
+            try check(symlink(away.path, target), "symlink")
         }
+    }
+
+    /// Where a `.folderSwappedForLink` case's folder went (outside the inbox).
+    static func swappedAway(_ world: TestWorld, _ item: Case) -> URL {
+        world.root.appendingPathComponent("swapped-away").appendingPathComponent(String(decoding: item.name, as: UTF8.self))
     }
 
     /// Every sidecar in `rejected/`, read by raw names.
@@ -74,7 +96,7 @@ enum HostileEntries {
     /// Whether the shared invariant check can read this case's rejected entry as a file: it
     /// lists folders through FileManager (UTF-8 names) and reads entries by following links.
     static func invariantReads(_ item: Case) -> Bool {
-        guard case .file = item.entry else { return false }
+        guard item.bytes != nil else { return false }
         return String(validating: item.name, as: UTF8.self) != nil
     }
 
@@ -100,6 +122,14 @@ enum HostileEntries {
         for name in world.files(in: world.originals) {
             let digest = sha256Hex(try Data(contentsOf: world.originals.appendingPathComponent(name)))
             #expect(digest != shadow && digest != sha256Hex(outsideBytes), "\(name) holds bytes from outside the inbox")
+        }
+        for item in cases {
+            guard case .folderSwappedForLink(let bytes) = item.entry else { continue }
+            let photo = swappedAway(world, item).appendingPathComponent("Waiting.jpg")
+            #expect(try Data(contentsOf: photo) == bytes, "\(item.label): the photo behind the link was touched")
+            #expect(!world.files(in: world.originals).contains { name in
+                (try? Data(contentsOf: world.originals.appendingPathComponent(name))) == bytes
+            }, "\(item.label): the photo behind the link was read into originals/")
         }
         for item in cases {
             guard case .symlink(let destination) = item.entry else { continue }

@@ -36,6 +36,13 @@ struct HostileFilesTests {
         case socket
         case symlink(to: String)
         case folder
+        /// A hard link to a file `outside` the inbox (made with these bytes on first use), so
+        /// that later cases can link the very same file again.
+        case hardLink(outside: String, Data)
+        /// A folder holding a photo whose drop waits to settle (its mtime 2 s ahead), then
+        /// moved out of the inbox and replaced by a symbolic link to where it went: the photo
+        /// is refused, never read through the link; the link itself is rejected.
+        case folderSwappedForLink(Data)
     }
 
     struct Case: Sendable {
@@ -70,7 +77,12 @@ struct HostileFilesTests {
         }
 
         var shownName: String { String(decoding: name, as: UTF8.self).debugDescription }
-        var bytes: Data? { if case .file(let data) = entry { data } else { nil } }
+        var bytes: Data? {
+            switch entry {
+            case .file(let data), .hardLink(_, let data): data
+            default: nil
+            }
+        }
     }
 
     enum Section: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -100,6 +112,7 @@ struct HostileFilesTests {
                 Case("a dangling symlink", "Gone.jpg", .symlink(to: "/nonexistent/spoon.jpg"), .rejected(.notARegularFile)),
                 Case("a symlink to itself", "Loop.jpg", .symlink(to: "Loop.jpg"), .rejected(.notARegularFile)),
                 Case("a folder named x.jpg", "x.jpg", .folder, .rejected(.notARegularFile)),
+                Case("a sub-folder swapped for a link while its photo waits", "Swapped", .folderSwappedForLink(try fx("photo6.jpg")), .rejected(.notARegularFile)),
             ]
         case .damagedData:
             let jpeg = try fx("photo1.jpg"), png = try fx("photo1.png")
@@ -194,6 +207,7 @@ struct HostileFilesTests {
                 Case("a right-to-left override", "Spoon\u{202E}gpj.exe.jpg", .file(photo), .rejected(.nameHasControlCharacter)),
                 Case("bidi isolates", "Spoon \u{2066}x\u{2069}.jpg", .file(photo), .rejected(.nameHasControlCharacter)),
                 Case("only spaces", "   .jpg", .file(photo), .rejected(.emptyName)),
+                Case("only invisible characters (ZWSP, BOM, word joiner)", "\u{200B}\u{FEFF}\u{2060}.jpg", .file(photo), .rejected(.emptyName)),
                 Case("only ideographic space, NBSP and tab", "\u{3000}\u{A0}\t.jpg", .file(photo), .rejected(.emptyName)),
                 Case("101 characters", String(repeating: "x", count: 101) + ".jpg", .file(photo), .rejected(.nameTooLong)),
                 Case("255 bytes, 251 characters", String(repeating: "y", count: 251) + ".jpg", .file(photo), .rejected(.nameTooLong)),
@@ -223,6 +237,14 @@ struct HostileFilesTests {
                 Case("Crème in NFD and upper case", "CRE\u{300}ME.png", .file(try fx("photo2.png")), .rejected(.duplicateName), wave: 1),
                 Case("Crème in NFD", "Cre\u{300}me.jpg", .file(try fx("photo16.jpg")), .rejected(.duplicateName), wave: 1),
                 Case("Spoon in full-width letters is another name", "Ｓｐｏｏｎ.jpg", .file(try fx("photo1.jpg")), .utensil, wave: 1),
+                Case("Spoon with a zero-width space inside", "Sp\u{200B}oon.jpg", .file(try fx("photo7.jpg")), .rejected(.duplicateName), wave: 1),
+                Case("Spoon with a soft hyphen and a word joiner", "Spo\u{AD}o\u{2060}n.jpg", .file(try fx("photo8.jpg")), .rejected(.duplicateName), wave: 1),
+                Case("a family emoji (joined by U+200D)", "👨‍👩‍👧.jpg", .file(try fx("photo9.jpg")), .utensil),
+                Case("the same three people unjoined", "👨👩👧.jpg", .file(try fx("photo6.jpg")), .rejected(.duplicateName), wave: 1),
+                // The second link has the first's device, inode, size and mtime: not a drop
+                // committed before a crash, but another name for a photo already there.
+                Case("a photo hard-linked in from outside", "Linked.jpg", .hardLink(outside: "linked.jpg", try fx("photo5.jpg")), .utensil),
+                Case("another hard link to it once it is ingested", "Linked again.jpg", .hardLink(outside: "linked.jpg", try fx("photo5.jpg")), .rejected(.duplicateContent), wave: 1),
                 Case("twins dropped together (one wins)", "Twin A.jpg", .file(twin), .utensil, .rejected(.duplicateContent)),
                 Case("twins dropped together (one loses)", "Twin B.jpg", .file(twin), .utensil, .rejected(.duplicateContent)),
             ]

@@ -25,6 +25,17 @@ void utensil_crashguard_simulate_crash_on_codec_thread(void);
 /// `renameat2(…, RENAME_NOREPLACE)`: 0 on success, -1 with errno (EEXIST when the target exists).
 int utensil_rename_noreplace(const char *from, const char *to);
 
+/// `renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE)`, relative to held folders.
+int utensil_renameat_noreplace(int from_dir, const char *from, int to_dir, const char *to);
+
+/// Opens `path` (relative, never absolute) beneath the folder `dirfd` without following a
+/// symbolic link in any component and without leaving the folder (`..` is refused): `openat2`
+/// with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`, or, where the kernel
+/// lacks it, a walk of one `openat(O_NOFOLLOW)` per component. Paths longer than `PATH_MAX`
+/// are resolved part by part. `O_CLOEXEC` is always added. Returns the descriptor, or -1 with
+/// errno (ELOOP for a symbolic link, EXDEV for a way out, ENOTDIR, ENOENT …).
+int utensil_open_beneath(int dirfd, const char *path, int flags, unsigned int mode);
+
 /// Starts writing a file's dirty pages to disk without waiting (`sync_file_range` with
 /// `SYNC_FILE_RANGE_WRITE`): a later `fsync` then has less to wait for. Only a hint.
 int utensil_start_writeback(int fd);

@@ -114,11 +114,11 @@ struct ControlRequestHandler: Sendable {
             case .rejected:
                 return .success(.rejected(rejectedFolder.list()))
             case .retry:
-                let names = request.all ? rejectedFolder.list().map(\.file) : [request.file ?? ""]
-                var moved: [String] = []
-                for name in names {
+                if !request.all {
                     do {
-                        moved.append(try rejectedFolder.retry(name))
+                        let moved = try rejectedFolder.retry(request.file ?? "")
+                        logRetried([moved], for: peer)
+                        return .success(.retried([moved]))
                     } catch {
                         switch error {
                         case .notFound(let message): return .failure(.notFound, message)
@@ -127,9 +127,22 @@ struct ControlRequestHandler: Sendable {
                         }
                     }
                 }
-                logger.notice("Moved \(moved.count) rejected files back into the inbox for \(peer)",
-                              metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                return .success(.retried(moved))
+                // Everything it can; what it cannot is reported beside, file by file.
+                var moved: [String] = []
+                var failures: [RetryFailure] = []
+                for name in rejectedFolder.list().map(\.file) {
+                    do {
+                        moved.append(try rejectedFolder.retry(name))
+                    } catch {
+                        failures.append(RetryFailure(file: name, message: error.message))
+                    }
+                }
+                logRetried(moved, for: peer)
+                if !failures.isEmpty {
+                    logger.warning("Could not move \(failures.count) rejected files back into the inbox for \(peer): \(failures.map { "\($0.file): \($0.message)" }.joined(separator: " "))",
+                                   metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+                }
+                return .success(.retried(moved, notRetried: failures))
             case .check:
                 return .success(.check(try ConsistencyCheck(settings: settings, catalog: catalog).run()))
             case .events:
@@ -151,7 +164,12 @@ struct ControlRequestHandler: Sendable {
     }
 
     private var rejectedFolder: RejectedFolder {
-        RejectedFolder(folder: settings.rejected.description, inbox: settings.inbox.description)
+        RejectedFolder(folder: settings.rejected, inbox: settings.inbox)
+    }
+
+    private func logRetried(_ moved: [String], for peer: PeerCredentials) {
+        logger.notice("Moved \(moved.count) rejected files back into the inbox for \(peer)",
+                      metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
     }
 
     /// A utensil by id, or (for `show`) by name.
@@ -198,6 +216,8 @@ extension ControlRequestHandler {
         switch problem {
         case .busy:
             encode(.failure(.busy, "utensild is serving as many clients as it allows; try again in a moment."))
+        case .tooManyForUser(let limit):
+            encode(.failure(.busy, "You already have \(limit) connections to utensild open, the most one user may; close some (an `utensilctl events` left running, say) and try again."))
         case .requestTooLarge:
             encode(.failure(.requestTooLarge, "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send a shorter one."))
         }

@@ -5,26 +5,28 @@ import UtensilCore
 import UtensilIngest
 
 /// The `rejected/` folder as `utensilctl rejected` and `retry` see it.
+///
+/// Members of the group can write into this folder, so nothing in it is trusted: names are
+/// handled as bytes (shown and taken in `FileNameEscaping`'s form), sidecars are read only as
+/// small regular files, and a name is never a path.
 struct RejectedFolder: Sendable {
-    let folder: String
-    let inbox: String
+    let folder: RawPath
+    let inbox: RawPath
 
     /// Every rejected file with its sidecar's reason, oldest first.
     func list() -> [RejectedInfo] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let decoder = JSONDecoder()
+        let names = (try? FileMoves.names(in: folder)) ?? []
+        let suffix = Array(RejectionSidecar.suffix.utf8)
         var items: [RejectedInfo] = []
-        for name in names where !name.hasSuffix(RejectionSidecar.suffix) && !name.hasPrefix(".") {
-            let sidecarPath = folder + "/" + name + RejectionSidecar.suffix
-            let sidecar = (try? Data(contentsOf: URL(fileURLWithPath: sidecarPath)))
-                .flatMap { try? decoder.decode(RejectionSidecar.self, from: $0) }
-            let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)
-            let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+        for name in names where !name.ends(with: suffix) && name.first != UInt8(ascii: ".") {
+            guard let status = try? FileMoves.status(folder.appending(name)) else { continue }
+            let sidecar = SidecarFile.read(folder.appending(name + suffix))
+            let modified = Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9)
             items.append(RejectedInfo(
-                file: name, reason: sidecar?.reason.rawValue ?? "unknown",
+                file: FileNameEscaping.escaped(name), reason: sidecar?.reason.rawValue ?? "unknown",
                 message: sidecar?.message ?? "The sidecar of this file is missing or unreadable.",
                 rejectedAt: sidecar.flatMap { ControlTimestamp.date(from: $0.rejectedAt) } ?? modified,
-                bytes: sidecar?.bytes ?? (attributes?[.size] as? Int ?? 0)))
+                bytes: sidecar?.bytes ?? status.size))
         }
         return items.sorted { ($0.rejectedAt, $0.file) < ($1.rejectedAt, $1.file) }
     }
@@ -33,39 +35,66 @@ struct RejectedFolder: Sendable {
         case notFound(String)
         case invalid(String)
         case failed(String)
+
+        var message: String {
+            switch self {
+            case .notFound(let message), .invalid(let message), .failed(let message): message
+            }
+        }
     }
 
-    /// Moves a rejected file back into the inbox (under its original name when free) and
-    /// removes its sidecar; returns the name it has in the inbox.
-    func retry(_ name: String) throws(RetryError) -> String {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != "..", !name.hasSuffix(RejectionSidecar.suffix) else {
-            throw .invalid("\(name) is not the name of a file in \(folder)")
+    /// Moves a rejected file (named in `FileNameEscaping`'s form) back into the inbox, under
+    /// its original name when free, and removes its sidecar; returns the name it has in the
+    /// inbox, in the same form.
+    func retry(_ escapedName: String) throws(RetryError) -> String {
+        let name = FileNameEscaping.unescaped(escapedName)
+        let suffix = Array(RejectionSidecar.suffix.utf8)
+        guard Self.isPlainName(name) else {
+            throw .invalid("\(escapedName.debugDescription) is not a file name: a name holds no \"/\" and no NUL byte and is not \".\" or \"..\"; `utensilctl rejected` lists the names.")
         }
-        let source = folder + "/" + name
-        var status = stat()
-        guard lstat(source, &status) == 0 else { throw .notFound("There is no rejected file named \(name) in \(folder).") }
-        let sidecarPath = source + RejectionSidecar.suffix
-        let original = (try? Data(contentsOf: URL(fileURLWithPath: sidecarPath)))
-            .flatMap { try? JSONDecoder().decode(RejectionSidecar.self, from: $0) }?.file
-        let wanted = original.flatMap { $0.contains("/") || $0.isEmpty ? nil : $0 } ?? name
+        guard !name.ends(with: suffix) else {
+            throw .invalid("\(escapedName) is a sidecar; retry the rejected file it describes instead.")
+        }
+        let source = folder.appending(name)
+        guard (try? FileMoves.status(source)) != nil else {
+            throw .notFound("There is no rejected file named \(escapedName) in \(folder); `utensilctl rejected` lists them.")
+        }
+        let sidecarPath = folder.appending(name + suffix)
+        // The sidecar keeps the name as dropped (before a ` (2)` for a clash); only a UTF-8
+        // name survives the trip through its JSON unchanged.
+        let original = String(validating: name, as: UTF8.self) == nil ? nil : SidecarFile.read(sidecarPath).map { Array($0.file.utf8) }
+        let wanted = original.flatMap { Self.isPlainName($0) ? $0 : nil } ?? name
         for attempt in 1...1000 {
             let candidate = attempt == 1 ? wanted : Self.numbered(wanted, attempt)
-            let target = inbox + "/" + candidate
-            if renameNoReplace(source, target) {
-                unlink(sidecarPath)
-                return candidate
+            do {
+                try FileMoves.renameNoReplace(source, inbox.appending(candidate))
+                try? FileMoves.remove(sidecarPath)
+                return FileNameEscaping.escaped(candidate)
+            } catch where error.code == EEXIST {
+                continue
+            } catch {
+                throw .failed("Cannot move \(escapedName) back into \(inbox): \(String(cString: strerror(error.code))).")
             }
-            if errno != EEXIST { throw .failed("Cannot move \(name) back into \(inbox): \(String(cString: strerror(errno))).") }
         }
-        throw .failed("Cannot find a free name for \(name) in \(inbox).")
+        throw .failed("Cannot find a free name for \(escapedName) in \(inbox).")
     }
 
-    static func numbered(_ name: String, _ attempt: Int) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "\(name) (\(attempt))" }
-        return "\(name[..<dot]) (\(attempt))\(name[dot...])"
+    /// One file name: not empty, no `/`, no NUL, not `.` or `..`.
+    static func isPlainName(_ name: [UInt8]) -> Bool {
+        !name.isEmpty && !name.contains(UInt8(ascii: "/")) && !name.contains(0)
+            && name != Array(".".utf8) && name != Array("..".utf8)
     }
 
-    private func renameNoReplace(_ from: String, _ to: String) -> Bool {
-        (try? FileMoves.renameNoReplace(from, to)) != nil
+    /// `Spoon.jpg` → `Spoon (2).jpg`.
+    static func numbered(_ name: [UInt8], _ attempt: Int) -> [UInt8] {
+        let suffix = Array(" (\(attempt))".utf8)
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return name + suffix }
+        return Array(name[..<dot]) + suffix + Array(name[dot...])
+    }
+}
+
+extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }

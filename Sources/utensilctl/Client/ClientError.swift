@@ -20,6 +20,8 @@ enum ClientError: Error, Equatable {
     case failed(ControlError)
     /// `check` found the catalog inconsistent.
     case inconsistent(String)
+    /// `retry --all` moved some files but not these (each already reported on stderr).
+    case notAllRetried(count: Int)
 
     /// The process exit code: 1 failed, 64 usage, 69 unreachable, 77 permission denied.
     var exitCode: Int32 {
@@ -27,7 +29,7 @@ enum ClientError: Error, Equatable {
         case .unreachable, .timedOut, .connectionLost: ExitStatus.unavailable
         case .socketPermissionDenied: ExitStatus.permissionDenied
         case .socketPathTooLong: ExitStatus.usage
-        case .unreadableReply, .inconsistent: ExitStatus.failure
+        case .unreadableReply, .inconsistent, .notAllRetried: ExitStatus.failure
         case .failed(let error): error.code == .permissionDenied ? ExitStatus.permissionDenied : ExitStatus.failure
         }
     }
@@ -55,6 +57,8 @@ enum ClientError: Error, Equatable {
             error.message
         case .inconsistent(let summary):
             "the catalog is inconsistent: \(summary). See the report above."
+        case .notAllRetried(let count):
+            "\(Formats.count(count, "rejected file")) could not be moved back (see above); fix what each line says and retry them."
         }
     }
 }

@@ -14,7 +14,8 @@ extension ControlPayload {
     var page: UtensilPage? { if case .list(let value) = self { value } else { nil } }
     var shown: UtensilInfo? { if case .utensil(let value) = self { value } else { nil } }
     var rejectedFiles: [RejectedInfo]? { if case .rejected(let value) = self { value } else { nil } }
-    var retriedFiles: [String]? { if case .retried(let value) = self { value } else { nil } }
+    var retriedFiles: [String]? { if case .retried(let value, _) = self { value } else { nil } }
+    var retryFailures: [RetryFailure] { if case .retried(_, let failures) = self { failures } else { [] } }
     var checkReport: CheckReport? { if case .check(let value) = self { value } else { nil } }
     var deletedUtensil: UtensilInfo? { if case .deleted(let value) = self { value } else { nil } }
     var renamedUtensil: UtensilInfo? { if case .renamed(let value) = self { value } else { nil } }

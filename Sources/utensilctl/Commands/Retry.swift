@@ -10,7 +10,13 @@ struct Retry: ParsableCommand {
 
             Examples:
               utensilctl retry "Spoon!!.jpg"
+              utensilctl retry 'Caf\\xE9.jpg'    (a name that is not UTF-8, as `rejected` shows it)
               utensilctl retry --all
+
+            Names are given as `utensilctl rejected` prints them: a byte that is not UTF-8 \
+            as \\xNN, a backslash as \\\\, a control character as \\u{1B}. `--all` \
+            moves what it can; if any file cannot be moved it says which and why, and the \
+            exit code is 1.
             """)
 
     @Argument(help: ArgumentHelp("A file name from `utensilctl rejected`.", valueName: "file"))
@@ -33,12 +39,21 @@ struct Retry: ParsableCommand {
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
             let request = file.map(ControlRequest.retry(file:)) ?? .retryAll
-            let retried = try invocation.connect().send(request).expect("retried", \.retriedFiles)
-            if invocation.json { return try JSONOutput.print(retried) }
-            guard !retried.isEmpty else { return invocation.print(["No rejected files to retry."]) }
-            invocation.print(
-                ["Moved \(Formats.count(retried.count, "file")) back into the inbox:"]
-                    + retried.map { "  " + TerminalText.escaped($0) })
+            let reply = try invocation.connect().send(request)
+            let retried = try reply.expect("retried", \.retriedFiles)
+            if invocation.json {
+                try JSONOutput.print(retried)
+            } else if retried.isEmpty && reply.retryFailures.isEmpty {
+                invocation.print(["No rejected files to retry."])
+            } else if !retried.isEmpty {
+                invocation.print(
+                    ["Moved \(Formats.count(retried.count, "file")) back into the inbox:"]
+                        + retried.map { "  " + TerminalText.escaped($0) })
+            }
+            for failure in reply.retryFailures {
+                StandardStreams.error("utensilctl: not retried: " + TerminalText.escaped(failure.file + ": " + failure.message))
+            }
+            if !reply.retryFailures.isEmpty { throw .notAllRetried(count: reply.retryFailures.count) }
         }
     }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import Testing
+import UtensilCatalog
+import UtensilCore
+import UtensilTestSupport
+
+/// The real daemon stays inside its folders: a group member who swaps watched sub-folders
+/// for symbolic links while their drops wait to settle makes the daemon refuse them (and say
+/// so), never read, move or delete what lies behind the links.
+@Suite("Confinement, end to end", .serialized)
+struct ConfinementDaemonTests {
+    @Test func subFoldersSwappedForLinksWhileTheirDropsWaitAreNeverFollowed() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
+            TestImages.jpeg(world.root.appendingPathComponent("b").path, seed: 2),
+            TestImages.jpeg(world.root.appendingPathComponent("c").path, seed: 3),
+        ])
+        let canary = try OutsideCanary(
+            in: world.root, files: ["Ladle.jpg": images[2], "list.txt": Data("private notes".utf8)])
+        // Long enough a settle time that the swaps below surely happen while the drops wait.
+        let daemon = try RunningDaemon(world: world, extra: ["--settle-seconds", "4"])
+        let socket = world.root.appendingPathComponent("control.sock").path
+        try world.drop("Sub/Whisk.jpg", images[0])
+        try world.drop("Sub/notes.txt", Data("mine".utf8))
+        try world.drop("Other/Ladle.jpg", images[1])
+        try world.drop("Other/list.txt", Data("mine too".utf8))
+        try daemon.waitUntil(seconds: 30, "the drops to be queued") {
+            (try? Utensilctl.run(["status", "--json"], socket: socket).json?["queued"] as? Int) == 4
+        }
+
+        // Sub: the very same files, moved out of the inbox and reached through a link.
+        let sub = world.inbox.appendingPathComponent("Sub")
+        let movedOut = world.root.appendingPathComponent("moved-out")
+        try FileManager.default.moveItem(at: sub, to: movedOut)
+        let movedCanary = try OutsideCanary(existing: movedOut)
+        #expect(symlink(movedOut.path, sub.path) == 0)
+        // Other: a link to a folder of files of the same names the daemon must never read.
+        let other = world.inbox.appendingPathComponent("Other")
+        try FileManager.default.moveItem(at: other, to: world.root.appendingPathComponent("other-out"))
+        #expect(symlink(canary.folder.path, other.path) == 0)
+
+        // The links themselves are drops, rejected as not-a-regular-file (moved, not followed).
+        try daemon.waitUntil(seconds: 60, "the links to leave the inbox") { world.files(in: world.inbox).isEmpty }
+        try daemon.waitUntil(seconds: 30, "every refusal in the log") {
+            ["Sub/Whisk.jpg", "Sub/notes.txt", "Other/Ladle.jpg", "Other/list.txt"].allSatisfy {
+                daemon.log.contains("Left \($0) alone")
+            }
+        }
+        #expect(try daemon.terminate() == 0)
+
+        canary.verifyUntouched()
+        movedCanary.verifyUntouched()
+        #expect(try Catalog(path: world.settings().catalogPath).count() == 0)
+        #expect(world.files(in: world.rejected) == ["Other", "Other.error.json", "Sub", "Sub.error.json"])
+        #expect(try world.sidecar(for: "Sub")["reason"] as? String == RejectionReason.notARegularFile.rawValue)
+        // A rejected link reads as nothing: the invariant counts each as an empty input.
+        try InvariantChecker(world: world).verify(inputs: [Data(), Data()], inbox: .mustBeEmpty)
+    }
+}
