@@ -89,7 +89,7 @@ class Daemon:
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
              "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning"],
+             "--log-level", "warning", "--web-listen", ""],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
         if not self.ready.wait(120):

@@ -34,6 +34,10 @@ extension ConfigKey {
             "Full rescan of the inbox this often, as a safety net; greater than 0, at most \(Int(Limits.rescanSecondsMaximum))."
         case .logLevel:
             "Least severe level logged: " + LogLevelName.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        case .webListen:
+            "Where the web gallery listens: \"HOST:PORT\" (\"[::1]:8180\" for IPv6), \"unix:PATH\" for a reverse proxy, or \"\" for off."
+        case .webUsersFile:
+            "Users who may change things through the web gallery, one name:bcrypt-hash a line; utensilctl web-user manages it (absolute path)."
         }
     }
 }

@@ -16,6 +16,8 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case watch
     case rescanSeconds = "rescan_seconds"
     case logLevel = "log_level"
+    case webListen = "web_listen"
+    case webUsersFile = "web_users_file"
 }
 
 extension ConfigKey {
@@ -51,7 +53,7 @@ extension ConfigKey {
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch:
+             .workers, .thumbnailSize, .watch, .webListen, .webUsersFile:
             false
         }
     }
@@ -59,7 +61,8 @@ extension ConfigKey {
     /// A placeholder for the value in usage texts: `PATH`, `N`, `SECONDS`, `reject|allow` …
     public var valueName: String {
         switch self {
-        case .inbox, .rejected, .stateDir, .controlSocket: "PATH"
+        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile: "PATH"
+        case .webListen: "HOST:PORT|unix:PATH"
         case .socketMode: "MODE"
         case .workers, .thumbnailSize, .thumbnailQuality: "N"
         case .maxFileBytes: "BYTES"

@@ -21,6 +21,8 @@ extension UtensilConfiguration {
         case .rescanSeconds:
             rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)
         case .logLevel: logLevel = try value.choice(LogLevelName.self)
+        case .webListen: webListen = try value.webListen()
+        case .webUsersFile: webUsersFile = try value.absolutePath()
         }
     }
 }

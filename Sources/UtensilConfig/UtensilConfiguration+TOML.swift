@@ -18,6 +18,8 @@ extension UtensilConfiguration {
         case .watch: TOMLText.quoted(watch.rawValue)
         case .rescanSeconds: TOMLText.float(rescanSeconds)
         case .logLevel: TOMLText.quoted(logLevel.rawValue)
+        case .webListen: TOMLText.quoted(webListen.description)
+        case .webUsersFile: TOMLText.quoted(webUsersFile)
         }
     }
 

@@ -20,6 +20,10 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var watch: WatchMode
     public var rescanSeconds: Double
     public var logLevel: LogLevelName
+    /// Where the web gallery listens, or `.off`.
+    public var webListen: WebListen
+    /// The web users file: `name:bcrypt-hash` lines.
+    public var webUsersFile: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -38,7 +42,9 @@ public struct UtensilConfiguration: Sendable, Equatable {
         settleSeconds: 2,
         watch: .auto,
         rescanSeconds: 300,
-        logLevel: .info)
+        logLevel: .info,
+        webListen: .tcp(host: "127.0.0.1", port: 8180),
+        webUsersFile: "/etc/utensild/web-users")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

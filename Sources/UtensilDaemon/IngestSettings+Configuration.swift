@@ -36,6 +36,8 @@ extension UtensilConfiguration {
         case .watch: watch = other.watch
         case .rescanSeconds: rescanSeconds = other.rescanSeconds
         case .logLevel: logLevel = other.logLevel
+        case .webListen: webListen = other.webListen
+        case .webUsersFile: webUsersFile = other.webUsersFile
         }
     }
 }

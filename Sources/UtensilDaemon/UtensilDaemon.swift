@@ -12,6 +12,7 @@ import UtensilCore
 import UtensilIngest
 import UtensilSystemd
 import UtensilWatch
+import UtensilWeb
 
 /// The long-running daemon: watches the inbox, schedules ingests on `workers` threads,
 /// keeps systemd informed, reloads on SIGHUP, and on graceful shutdown lets in-flight
@@ -69,6 +70,9 @@ public struct UtensilDaemon: Service {
         let handler = ControlRequestHandler(
             settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
+        let gallery = GalleryServer(
+            listen: configuration.webListen, backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
+            logger: logger)
         let server = ControlServer(
             socket: listening, maximumClients: ControlProtocol.maximumClients,
             maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
@@ -91,6 +95,7 @@ public struct UtensilDaemon: Service {
                         logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
                     }
                 }
+                group.addTask { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) }
                 group.addTask { await self.runReloads(
                         scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link) }
                 reporter.ready()
@@ -164,6 +169,19 @@ public struct UtensilDaemon: Service {
                 inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
         case .alreadyIngested, .retryLater, .vanished:
             break
+        }
+    }
+
+    /// The web gallery, until cancelled; a listener that cannot be opened is logged and the
+    /// daemon goes on ingesting (the gallery is a window onto the catalog, not its keeper).
+    static func runGallery(_ gallery: GalleryServer, listen: WebListen, logger: Logger) async {
+        guard listen != .off else { return }
+        do {
+            try await gallery.run { address in logger.notice("The web gallery listens on \(address)") }
+        } catch is CancellationError {
+            // Graceful shutdown.
+        } catch {
+            logger.error("The web gallery could not listen on \(listen): \(error); change web_listen, or set it to \"\" to turn the gallery off")
         }
     }
 

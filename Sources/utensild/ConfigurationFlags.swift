@@ -19,6 +19,8 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
     @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+    @Option(name: .customLong("web-listen"), help: "The web gallery: HOST:PORT, unix:PATH, or \"\" for off.") var webListen: String?
+    @Option(name: .customLong("web-users-file"), help: "Users who may change things through the web.") var webUsersFile: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -28,6 +30,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
+            (.webListen, webListen), (.webUsersFile, webUsersFile),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

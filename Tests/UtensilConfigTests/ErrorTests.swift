@@ -8,6 +8,7 @@ private let badText: [ConfigKey: String] = [
     .socketMode: "0990", .workers: "many", .thumbnailSize: "15", .thumbnailQuality: "101",
     .maxFileBytes: "0", .maxPixels: "-5", .duplicateNames: "Reject", .duplicateContent: "maybe",
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
+    .webListen: "localhost", .webUsersFile: "web-users",
 ]
 
 @Suite struct ErrorTests {
