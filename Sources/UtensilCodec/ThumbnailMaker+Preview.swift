@@ -4,7 +4,8 @@ extension ThumbnailMaker {
     /// cannot decode JPEG themselves.
     public func makeRGBPreview(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> [UInt8] {
         let size = min(max(request.size, 1), 512)
-        let (_, square) = try Self.decode(bytes, size: size, maxPixels: request.maxPixels)
+        let maker = ThumbnailMaker(request: ThumbnailRequest(size: size, quality: request.quality, maxPixels: request.maxPixels))
+        let square = try maker.decoder(for: Self.sniff(bytes)).decode(bytes)
         return square.orientation.apply(toSquare: square.pixels, side: size)
     }
 }

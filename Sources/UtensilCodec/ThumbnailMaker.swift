@@ -11,6 +11,9 @@ public struct ThumbnailMaker: Sendable {
         self.request = request
     }
 
+    /// The thumbnail edge in pixels: `request.size` clamped to 1…4096.
+    var edge: Int { min(max(request.size, 1), 4096) }
+
     /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
     public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
         FormatSniffer.sniff(bytes)
@@ -27,8 +30,9 @@ public struct ThumbnailMaker: Sendable {
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
     ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
-        let size = min(max(request.size, 1), 4096)
-        let (format, square) = try Self.decode(bytes, size: size, maxPixels: request.maxPixels)
+        let size = edge
+        let format = Self.sniff(bytes)
+        let square = try decoder(for: format).decode(bytes)
         let upright = square.orientation.apply(toSquare: square.pixels, side: size)
         let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
         let swapped = square.orientation.swapsAxes
@@ -42,20 +46,17 @@ public struct ThumbnailMaker: Sendable {
 }
 
 extension ThumbnailMaker {
-    /// The format read from `bytes`, and the centre square at `size` from its decoder.
-    static func decode(
-        _ bytes: UnsafeRawBufferPointer, size: Int, maxPixels: Int
-    ) throws(ImageCodecError) -> (SniffedFormat, DecodedSquare) {
-        let format = sniff(bytes)
+    /// The decoder of `format`, or the error for a format utensild does not take.
+    func decoder(for format: SniffedFormat) throws(ImageCodecError) -> any ImageDecoder {
         switch format {
         case .jpeg:
-            return (format, try JPEGDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+            JPEGDecoder(size: edge, maxPixels: request.maxPixels)
         case .png:
-            return (format, try PNGDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+            PNGDecoder(size: edge, maxPixels: request.maxPixels)
         case .heic, .avif:
-            return (format, try HEIFDecoder(size: size, maxPixels: maxPixels, format: format).decode(bytes))
+            HEIFDecoder(size: edge, maxPixels: request.maxPixels, format: format)
         case .webp:
-            return (format, try WebPDecoder(size: size, maxPixels: maxPixels).decode(bytes))
+            WebPDecoder(size: edge, maxPixels: request.maxPixels)
         case .unknown:
             throw .unrecognizedFormat
         case .gif, .tiff, .bmp, .jpegXL:
@@ -63,12 +64,14 @@ extension ThumbnailMaker {
                 format: format.displayName, detail: "only JPEG, PNG, HEIC, AVIF and WebP images are accepted")
         }
     }
+}
 
+extension ThumbnailMaker {
     /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
     /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
     /// floor at the same scale.
     public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
-        let scale = DCTScale.smallestCovering(width: width, height: height, size: min(max(request.size, 1), 4096))
+        let scale = DCTScale.smallestCovering(width: width, height: height, size: edge)
         return (scale.num, scale.denom)
     }
 }

@@ -15,25 +15,52 @@ struct WebPDecoder {
     /// libwebp scales the centre square down to at most this many times the thumbnail's side.
     static let scaledSideFactor = 3
 
+    func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
+        let features = try header(bytes, whole: false)
+        let width = Int(features.width), height = Int(features.height)
+        if features.has_animation != 0 {
+            // The animation decoder's two canvases, and a (lossless, at worst) frame's ARGB.
+            return width * height * 12
+        }
+        let side = min(width, height), scaledSide = min(side, size * Self.scaledSideFactor)
+        let output = scaledSide * scaledSide * (features.has_alpha != 0 ? 4 : 3)
+        if features.format == 2 {
+            return width * height * 4 + output  // VP8L decodes the whole image to ARGB.
+        }
+        // VP8 keeps a few macroblock rows (and libwebp's rescaler its rows); an alpha plane is whole.
+        return width * 256 + (features.has_alpha != 0 ? width * height : 0) + output
+    }
+
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        let features = try header(bytes, whole: true)
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), let count = Self.riffEnd(bytes) else {
             throw .corrupt(detail: "the file is empty")
         }
-        // libwebp reads what it needs; a file cut after that (metadata, later frames) is cut all the same.
-        guard let declared = Self.riffEnd(bytes), declared <= bytes.count else {
+        let width = Int(features.width), height = Int(features.height)
+        let pixels = features.has_animation != 0
+            ? try firstFrame(base, count: count)
+            : try centreSquare(base, count: count, width: width, height: height, hasAlpha: features.has_alpha != 0)
+        return DecodedSquare(pixels: pixels, storedWidth: width, storedHeight: height, orientation: .up)
+    }
+
+    /// The bitstream's features, its size checked against `maxPixels`. With `whole`, the file
+    /// must also be as long as its RIFF header says (libwebp reads only what it needs: a file
+    /// cut after that, in its metadata or later frames, is cut all the same).
+    private func header(_ bytes: UnsafeRawBufferPointer, whole: Bool) throws(ImageCodecError) -> WebPBitstreamFeatures {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), let declared = Self.riffEnd(bytes) else {
+            throw .corrupt(detail: "the file is too short for a WebP header")
+        }
+        guard !whole || declared <= bytes.count else {
             throw .corrupt(detail: "the WebP file ends before the length its RIFF header gives")
         }
         var features = WebPBitstreamFeatures()
-        try check(WebPGetFeatures(base, declared, &features))
+        try check(WebPGetFeatures(base, min(declared, bytes.count), &features))
         let width = Int(features.width), height = Int(features.height)
         guard width > 0, height > 0 else { throw .corrupt(detail: "the WebP header gives no image size") }
         guard width * height <= maxPixels else {
             throw .tooManyPixels(width: width, height: height, limit: maxPixels)
         }
-        let pixels = features.has_animation != 0
-            ? try firstFrame(base, count: declared)
-            : try centreSquare(base, count: declared, width: width, height: height, hasAlpha: features.has_alpha != 0)
-        return DecodedSquare(pixels: pixels, storedWidth: width, storedHeight: height, orientation: .up)
+        return features
     }
 
     /// A still image: the centre square, cropped (and scaled) by libwebp.

@@ -22,6 +22,8 @@ extension ConfigKey {
             "Drops larger than this many bytes are rejected as too-large (greater than 0)."
         case .maxPixels:
             "Images with more pixels are rejected as too-many-pixels before decoding (greater than 0)."
+        case .memoryBudget:
+            "Bytes that reading and decoding drops may hold across all workers (a drop waits for its share; one needing more than all is too-many-pixels); at least \(Limits.memoryBudget.lowerBound >> 20) MiB."
         case .duplicateNames:
             "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:

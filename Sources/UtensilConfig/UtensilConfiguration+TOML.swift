@@ -12,6 +12,7 @@ extension UtensilConfiguration {
         case .thumbnailQuality: String(thumbnailQuality)
         case .maxFileBytes: String(maxFileBytes)
         case .maxPixels: String(maxPixels)
+        case .memoryBudget: String(memoryBudget)
         case .duplicateNames: TOMLText.quoted(duplicateNames.rawValue)
         case .duplicateContent: TOMLText.quoted(duplicateContent.rawValue)
         case .settleSeconds: TOMLText.float(settleSeconds)

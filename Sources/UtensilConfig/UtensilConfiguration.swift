@@ -14,6 +14,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var thumbnailQuality: Int
     public var maxFileBytes: Int
     public var maxPixels: Int
+    /// Bytes that reading and decoding drops may hold at once, across all workers.
+    public var memoryBudget: Int
     public var duplicateNames: DuplicatePolicy
     public var duplicateContent: DuplicatePolicy
     public var settleSeconds: Double
@@ -37,6 +39,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
         thumbnailQuality: 85,
         maxFileBytes: 104_857_600,
         maxPixels: 100_000_000,
+        memoryBudget: 536_870_912,
         duplicateNames: .reject,
         duplicateContent: .reject,
         settleSeconds: 2,

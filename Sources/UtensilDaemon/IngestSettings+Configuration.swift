@@ -30,6 +30,7 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = other.thumbnailQuality
         case .maxFileBytes: maxFileBytes = other.maxFileBytes
         case .maxPixels: maxPixels = other.maxPixels
+        case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
         case .settleSeconds: settleSeconds = other.settleSeconds

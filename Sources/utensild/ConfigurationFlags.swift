@@ -13,6 +13,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("thumbnail-quality"), help: "JPEG quality of thumbnails.") var thumbnailQuality: String?
     @Option(name: .customLong("max-file-bytes"), help: "Larger drops are rejected (too-large).") var maxFileBytes: String?
     @Option(name: .customLong("max-pixels"), help: "Images with more pixels are rejected before decoding.") var maxPixels: String?
+    @Option(name: .customLong("memory-budget"), help: "Bytes that decoding may hold across all workers.") var memoryBudget: String?
     @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
@@ -28,6 +29,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.inbox, inbox), (.rejected, rejected), (.stateDir, stateDir), (.controlSocket, controlSocket),
             (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
+            (.memoryBudget, memoryBudget),
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
             (.webListen, webListen), (.webUsersFile, webUsersFile),

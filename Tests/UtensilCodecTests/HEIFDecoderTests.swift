@@ -99,6 +99,27 @@ heif.write_heic_bomb('bomb.heic', 40000, 40000)
         #expect(codecError { () throws(ImageCodecError) in try thumbnail(plain, maxPixels: 10_000) } == .tooManyPixels(width: 320, height: 240, limit: 10_000))
     }
 
+    @Test("The decoding cost is known from the header: the decoded image, or the thumbnail item used instead")
+    func decodeCost() throws {
+        func cost(_ name: String, size: Int = 180) throws -> Int {
+            let bytes = try Self.fixture(name)
+            let maker = ThumbnailMaker(request: ThumbnailRequest(size: size))
+            return try bytes.withUnsafeBytes { raw in
+                try Result { () throws(ImageCodecError) in try maker.decodeCost(of: raw) }.get()
+            } - ThumbnailMaker.decodeOverhead
+        }
+        // 8-bit 4:2:0: two copies of the planes (3 bytes a pixel) and the RGB result (3).
+        #expect(try cost("plain.heic") == 320 * 240 * 6)
+        // With alpha: the alpha planes likewise (3) and RGBA (4) instead of RGB.
+        #expect(try cost("alpha.heic") == 320 * 240 * 10)
+        // 10-bit: 16-bit samples (6), the 8-bit conversion (3), RGB (3).
+        #expect(try cost("ten-bit.heic") == 320 * 240 * 12)
+        // The 320 × 240 thumbnail item is what a 180 px thumbnail decodes; the 640 × 480 photo at 256 px.
+        #expect(try cost("with-thumbnail.heic") == 320 * 240 * 6)
+        #expect(try cost("with-thumbnail.heic", size: 256) == 640 * 480 * 6)
+        #expect(throws: ImageCodecError.tooManyPixels(width: 40000, height: 40000, limit: 100_000_000)) { try cost("bomb.heic") }
+    }
+
     @Test("A HEIC cut short anywhere is corrupt, never a crash or a half-grey thumbnail")
     func truncated() throws {
         for name in ["plain.heic", "grid.heic", "plain.avif"] {

@@ -55,6 +55,29 @@ phone_photos.write_webp_bomb('bomb.webp', 16384, 16384)
         #expect(codecError { () throws(ImageCodecError) in try thumbnail(lossy, maxPixels: 10_000) } == .tooManyPixels(width: 320, height: 240, limit: 10_000))
     }
 
+    @Test("The decoding cost is known from the header alone")
+    func decodeCost() throws {
+        func cost(_ name: String, prefix: Int? = nil) throws -> Int {
+            let bytes = try Self.fixture(name)
+            let part = Array(bytes.prefix(prefix ?? bytes.count))
+            return try part.withUnsafeBytes { raw in
+                try Result { () throws(ImageCodecError) in try ThumbnailMaker(request: ThumbnailRequest()).decodeCost(of: raw) }.get()
+            } - ThumbnailMaker.decodeOverhead
+        }
+        // Lossy: a few macroblock rows (256 bytes a column) and the 240 × 240 centre square, RGB.
+        #expect(try cost("lossy.webp") == 320 * 256 + 240 * 240 * 3)
+        // Scaled by libwebp to 3 × 180 = 540 px on the way out.
+        #expect(try cost("large.webp") == 2400 * 256 + 540 * 540 * 3)
+        // Lossy with alpha: the whole alpha plane too, and RGBA.
+        #expect(try cost("alpha.webp") == 320 * 256 + 320 * 240 + 240 * 240 * 4)
+        // Lossless: the whole image as ARGB.
+        #expect(try cost("lossless.webp") == 320 * 240 * 4 + 240 * 240 * 3)
+        // Animated: two RGBA canvases and a frame's ARGB.
+        #expect(try cost("animated.webp") == 320 * 240 * 12)
+        #expect(try cost("lossy.webp", prefix: 64) == cost("lossy.webp"), "the header alone is enough")
+        #expect(throws: ImageCodecError.tooManyPixels(width: 16384, height: 16384, limit: 100_000_000)) { try cost("bomb.webp") }
+    }
+
     @Test("A WebP cut short anywhere is corrupt", arguments: ["lossy.webp", "lossless.webp", "alpha.webp", "animated.webp"])
     func truncated(name: String) throws {
         let bytes = try Self.fixture(name)

@@ -13,6 +13,7 @@ private let samples: [ConfigKey: [String]] = [
     .thumbnailQuality: ["10", "20", "30"],
     .maxFileBytes: ["1000", "2000", "3000"],
     .maxPixels: ["10", "20", "30"],
+    .memoryBudget: ["16777216", "33554432", "67108864"],
     .duplicateNames: ["allow", "reject", "allow"],
     .duplicateContent: ["allow", "reject", "allow"],
     .settleSeconds: ["0.5", "1", "1.5"],
@@ -24,7 +25,7 @@ private let samples: [ConfigKey: [String]] = [
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
-    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .settleSeconds, .rescanSeconds].contains(key)
+    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds].contains(key)
 }
 
 /// `text` as it is written in the TOML file.
