@@ -301,29 +301,28 @@ public final class IngestEngine: Sendable {
     // MARK: Steps
 
     private func checkFormat(_ format: SniffedFormat, fileExtension: String, read: FileStatus) throws {
-        let expected: SniffedFormat = fileExtension == "png" ? .png : .jpeg
-        switch format {
-        case expected:
-            return
-        case .jpeg, .png:
+        let expected = PhotoFormats.byExtension[fileExtension] ?? []
+        if expected.contains(format) { return }
+        if let usual = PhotoFormats.usualExtension(of: format) {
             throw Failure.rejected(
                 Rejection(
                     .extensionMismatch,
-                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(format == .png ? "png" : "jpg")."
+                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(usual)."
                 ), bytes: read.size, read: read)
-        case .unknown:
+        }
+        if format == .unknown {
+            let names = expected.map(\.displayName).sorted().joined(separator: " or ")
             throw Failure.rejected(
                 Rejection(
                     .corruptImage,
-                    "The file is not a readable \(expected.displayName) image; export the photo again and drop the new file."
-                ), bytes: read.size, read: read)
-        default:
-            throw Failure.rejected(
-                Rejection(
-                    .unsupportedType,
-                    "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG or PNG and drop it again."
+                    "The file is not a readable \(names) image; export the photo again and drop the new file."
                 ), bytes: read.size, read: read)
         }
+        throw Failure.rejected(
+            Rejection(
+                .unsupportedType,
+                "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG, PNG, HEIC or WebP and drop it again."
+            ), bytes: read.size, read: read)
     }
 
     /// Drops whose header is not within this many first bytes are read whole before their
@@ -478,7 +477,7 @@ public final class IngestEngine: Sendable {
         let shown = DropVisibility.fileExtension(of: fileName).map { "a .\($0) file" } ?? "a file without an extension"
         return Rejection(
             .unsupportedType,
-            "This is \(shown), but utensild takes only .jpg, .jpeg and .png photos; convert it to JPEG or PNG and drop it again.")
+            "This is \(shown), but utensild takes only \(PhotoFormats.listed) photos; convert it to JPEG and drop it again.")
     }
 
     static func duplicateName(_ existing: String) -> Rejection {
@@ -498,7 +497,7 @@ public final class IngestEngine: Sendable {
         case .unrecognizedFormat:
             Rejection(.corruptImage, "The file is not a readable image; export the photo again and drop the new file.")
         case .unsupported(let format, let detail):
-            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary 8-bit JPEG or PNG and drop it again.")
+            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary JPEG and drop it again.")
         case .tooManyPixels(let width, let height, let limit):
             Rejection(.tooManyPixels, "The image is \(width)×\(height) pixels but at most \(limit) pixels are allowed; scale it down and drop it again.")
         case .corrupt(let detail):
