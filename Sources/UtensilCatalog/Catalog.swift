@@ -390,11 +390,14 @@ extension Catalog {
         }
     }
 
-    /// Renames a utensil; the new name is claimed when duplicate names are refused.
+    /// Renames a utensil (not one in the trash, whose name must stay unclaimed); the new name is
+    /// claimed when duplicate names are refused.
     public func rename(id: UUID, name: String, nameKey: String, searchKey: String, claim: Bool) throws(CatalogError) -> UtensilRecord {
         do {
             return try writer.write { db in
-                guard var record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
+                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                    throw CatalogError.notFound
+                }
                 record.name = name
                 record.nameKey = nameKey
                 record.searchKey = searchKey

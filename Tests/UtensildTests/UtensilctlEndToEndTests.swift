@@ -118,6 +118,7 @@ struct UtensilctlEndToEndTests {
         #expect(clash.status == 1)
         let renamed = try #require(try Self.ctl(["rename", id, "  Torch  ", "--json"], socket: socket).json)
         #expect(renamed["name"] as? String == "Torch")
+        #expect(renamed["updatedAt"] is String, "a rename sets updatedAt")
 
         let original = try #require(shown["original"] as? String)
         let thumbnail = try #require(shown["thumbnail"] as? String)
