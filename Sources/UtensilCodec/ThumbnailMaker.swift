@@ -1,4 +1,4 @@
-/// Turns the bytes of a JPEG or PNG photo into a square thumbnail.
+/// Turns the bytes of a JPEG, PNG, HEIC, AVIF or WebP photo into a square thumbnail.
 ///
 /// Synchronous, pure (no files, no logging, no shared state) and safe to call from many threads
 /// at once. Hostile bytes end in an ``ImageCodecError``, never a crash: sizes are checked from
@@ -11,35 +11,28 @@ public struct ThumbnailMaker: Sendable {
         self.request = request
     }
 
+    /// The thumbnail edge in pixels: `request.size` clamped to 1…4096.
+    var edge: Int { min(max(request.size, 1), 4096) }
+
     /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
     public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
         FormatSniffer.sniff(bytes)
     }
 
     /// Decodes `bytes` and makes the thumbnail: the centre square of the photo as displayed
-    /// (EXIF orientation applied), scaled to `size` × `size`, alpha composited on white,
-    /// encoded as a baseline JPEG at `quality`.
+    /// (EXIF orientation applied; for HEIF, its rotation and mirroring), scaled to `size` ×
+    /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
-    ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
+    ///   variants libturbojpeg cannot decode (or HEIF and WebP features libheif and libwebp
+    ///   lack), ``ImageCodecError/tooManyPixels(width:height:limit:)``
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
     ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
-        let size = min(max(request.size, 1), 4096)
+        let size = edge
         let format = Self.sniff(bytes)
-        let square: DecodedSquare
-        switch format {
-        case .jpeg:
-            square = try JPEGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .png:
-            square = try PNGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .unknown:
-            throw .unrecognizedFormat
-        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
-            throw .unsupported(
-                format: format.displayName, detail: "only JPEG and PNG images are accepted")
-        }
+        let square = try decoder(for: format).decode(bytes)
         let upright = square.orientation.apply(toSquare: square.pixels, side: size)
         let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
         let swapped = square.orientation.swapsAxes
@@ -53,11 +46,32 @@ public struct ThumbnailMaker: Sendable {
 }
 
 extension ThumbnailMaker {
+    /// The decoder of `format`, or the error for a format utensild does not take.
+    func decoder(for format: SniffedFormat) throws(ImageCodecError) -> any ImageDecoder {
+        switch format {
+        case .jpeg:
+            JPEGDecoder(size: edge, maxPixels: request.maxPixels)
+        case .png:
+            PNGDecoder(size: edge, maxPixels: request.maxPixels)
+        case .heic, .avif:
+            HEIFDecoder(size: edge, maxPixels: request.maxPixels, format: format)
+        case .webp:
+            WebPDecoder(size: edge, maxPixels: request.maxPixels)
+        case .unknown:
+            throw .unrecognizedFormat
+        case .gif, .tiff, .bmp, .jpegXL:
+            throw .unsupported(
+                format: format.displayName, detail: "only JPEG, PNG, HEIC, AVIF and WebP images are accepted")
+        }
+    }
+}
+
+extension ThumbnailMaker {
     /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
     /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
     /// floor at the same scale.
     public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
-        let scale = DCTScale.smallestCovering(width: width, height: height, size: min(max(request.size, 1), 4096))
+        let scale = DCTScale.smallestCovering(width: width, height: height, size: edge)
         return (scale.num, scale.denom)
     }
 }

@@ -22,10 +22,14 @@ extension ConfigKey {
             "Drops larger than this many bytes are rejected as too-large (greater than 0)."
         case .maxPixels:
             "Images with more pixels are rejected as too-many-pixels before decoding (greater than 0)."
+        case .memoryBudget:
+            "Bytes that reading and decoding drops may hold across all workers (a drop waits for its share; one needing more than all is too-many-pixels); at least \(Limits.memoryBudget.lowerBound >> 20) MiB."
         case .duplicateNames:
             "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:
             "\"reject\" or \"allow\" a drop with the same bytes as an existing utensil."
+        case .trashDays:
+            "Deleted utensils stay in the trash this many days before they are purged; 0 deletes at once, at most \(Int(Limits.trashDaysMaximum)), fractions allowed."
         case .settleSeconds:
             "A drop is taken once its size and mtime have been unchanged this long; 0 to \(Int(Limits.settleSecondsMaximum)), fractions allowed."
         case .watch:

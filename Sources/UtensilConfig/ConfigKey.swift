@@ -10,8 +10,10 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case thumbnailQuality = "thumbnail_quality"
     case maxFileBytes = "max_file_bytes"
     case maxPixels = "max_pixels"
+    case memoryBudget = "memory_budget"
     case duplicateNames = "duplicate_names"
     case duplicateContent = "duplicate_content"
+    case trashDays = "trash_days"
     case settleSeconds = "settle_seconds"
     case watch
     case rescanSeconds = "rescan_seconds"
@@ -45,15 +47,17 @@ extension ConfigKey {
 
     /// Whether a running daemon may apply a new value without a restart.
     ///
-    /// Paths, the socket, the worker count, the watch mode and `thumbnail_size` (every thumbnail
-    /// is `thumbnail_size` square, so changing it means regenerating them) need a restart.
+    /// Paths, the socket, the worker count, the watch mode, `memory_budget` (shared by the
+    /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
+    /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
+    /// need a restart.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .webListen, .webUsersFile:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile:
             false
         }
     }
@@ -65,9 +69,10 @@ extension ConfigKey {
         case .webListen: "HOST:PORT|unix:PATH"
         case .socketMode: "MODE"
         case .workers, .thumbnailSize, .thumbnailQuality: "N"
-        case .maxFileBytes: "BYTES"
+        case .maxFileBytes, .memoryBudget: "BYTES"
         case .maxPixels: "PIXELS"
         case .settleSeconds, .rescanSeconds: "SECONDS"
+        case .trashDays: "DAYS"
         case .duplicateNames, .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"

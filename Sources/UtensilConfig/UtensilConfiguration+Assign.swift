@@ -13,10 +13,14 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = try value.integer(in: Limits.thumbnailQuality)
         case .maxFileBytes: maxFileBytes = try value.integer(in: Limits.positive)
         case .maxPixels: maxPixels = try value.integer(in: Limits.positive)
+        case .memoryBudget: memoryBudget = try value.integer(in: Limits.memoryBudget)
         case .duplicateNames: duplicateNames = try value.choice(DuplicatePolicy.self)
         case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
         case .settleSeconds:
             settleSeconds = try value.seconds(minimum: 0, allowsMinimum: true, maximum: Limits.settleSecondsMaximum)
+        case .trashDays:
+            trashDays = try value.decimal(
+                minimum: 0, allowsMinimum: true, maximum: Limits.trashDaysMaximum, unit: "days", example: "30 or 0.5")
         case .watch: watch = try value.choice(WatchMode.self)
         case .rescanSeconds:
             rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)

@@ -14,8 +14,12 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var thumbnailQuality: Int
     public var maxFileBytes: Int
     public var maxPixels: Int
+    /// Bytes that reading and decoding drops may hold at once, across all workers.
+    public var memoryBudget: Int
     public var duplicateNames: DuplicatePolicy
     public var duplicateContent: DuplicatePolicy
+    /// Days a deleted utensil stays in the trash; 0 deletes at once.
+    public var trashDays: Double
     public var settleSeconds: Double
     public var watch: WatchMode
     public var rescanSeconds: Double
@@ -37,8 +41,10 @@ public struct UtensilConfiguration: Sendable, Equatable {
         thumbnailQuality: 85,
         maxFileBytes: 104_857_600,
         maxPixels: 100_000_000,
+        memoryBudget: 536_870_912,
         duplicateNames: .reject,
         duplicateContent: .reject,
+        trashDays: 30,
         settleSeconds: 2,
         watch: .auto,
         rescanSeconds: 300,

@@ -12,7 +12,8 @@ extension IngestSettings {
                 maxPixels: configuration.maxPixels),
             maxFileBytes: configuration.maxFileBytes,
             rejectDuplicateNames: configuration.duplicateNames == .reject,
-            rejectDuplicateContent: configuration.duplicateContent == .reject)
+            rejectDuplicateContent: configuration.duplicateContent == .reject,
+            trashDays: configuration.trashDays)
     }
 }
 
@@ -30,8 +31,10 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = other.thumbnailQuality
         case .maxFileBytes: maxFileBytes = other.maxFileBytes
         case .maxPixels: maxPixels = other.maxPixels
+        case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
+        case .trashDays: trashDays = other.trashDays
         case .settleSeconds: settleSeconds = other.settleSeconds
         case .watch: watch = other.watch
         case .rescanSeconds: rescanSeconds = other.rescanSeconds

@@ -50,7 +50,8 @@ public struct UtensilDaemon: Service {
             settleSeconds: configuration.settleSeconds, writers: writers,
             statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
-        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
+        let memory = MemoryBudget(bytes: configuration.memoryBudget)
+        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger, memory: memory))
         let pool = BlockingPool()
         let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
@@ -88,6 +89,9 @@ public struct UtensilDaemon: Service {
                 group.addTask { await Self.runTimer(scheduler) }
                 group.addTask { await reporter.runStatus() }
                 group.addTask { await reporter.runWatchdog() }
+                group.addTask {
+                    await TrashPurger(removal: UtensilRemoval(settings: settings, catalog: catalog), pool: pool, logger: logger).run()
+                }
                 group.addTask {
                     do {
                         try await server.run()
@@ -219,7 +223,8 @@ public struct UtensilDaemon: Service {
                 for key in changed where key.isReloadable { applied.take(key, from: fresh) }
                 var reloadLogger = logger
                 reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
-                engines.replace(IngestEngine(settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger))
+                engines.replace(IngestEngine(
+                    settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
                 await scheduler.setSettleSeconds(applied.settleSeconds)
                 feeder.setRescanSeconds(applied.rescanSeconds)
                 current = applied

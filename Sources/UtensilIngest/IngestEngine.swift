@@ -18,7 +18,8 @@ public final class IngestEngine: Sendable {
     let faults: FaultInjection
     let maker: ThumbnailMaker
     let rejector: Rejector
-    let memory: MemoryBudget
+    /// Shared by every engine of the process (a reload makes a new engine with the same budget).
+    public let memory: MemoryBudget
     /// The folders the engine works in, held open: drops are resolved beneath `inbox`.
     let inbox: FolderAnchor
     let originals: FolderAnchor
@@ -153,6 +154,7 @@ public final class IngestEngine: Sendable {
         } catch {
             throw Failure.rejected(Rejection(error), bytes: status.size, read: status)
         }
+        let category = try Self.category(of: drop, size: status.size)
         guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
               DropVisibility.photoExtensions.contains(fileExtension)
         else {
@@ -171,14 +173,25 @@ public final class IngestEngine: Sendable {
                 ), bytes: status.size, read: status)
         }
 
-        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They
-        //    count against the memory budget shared by all workers until both files are written.
-        memory.acquire(status.size)
-        defer { memory.release(status.size) }
+        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They,
+        //    and what decoding them allocates (known from the header, read first), count against
+        //    the memory budget shared by all workers until both files are written.
+        let header = try FileOps.readPrefix(fd, count: min(status.size, Self.headerBytes), path: drop.path)
+        let headerCost = header.withUnsafeBytes { try? maker.decodeCost(of: $0) }
+        var held = status.size + (headerCost ?? 0)
+        try checkMemory(held, read: status)
+        memory.acquire(held)
+        defer { memory.release(held) }
         guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path),
               DropExpectation.unchanged(status).isMet(by: try FileOps.fstat(fd, path: drop.path))
         else {
             throw Failure.transient(TransientFailure(.stillChanging, "\(drop) changed while it was read"))
+        }
+        if headerCost == nil, let cost = bytes.withUnsafeBytes({ try? maker.decodeCost(of: $0) }) {
+            // A header beyond the part read first (or none the decoder knows: it will say so).
+            try checkMemory(held + cost, read: status)
+            memory.grow(holding: held, by: cost)
+            held += cost
         }
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
 
@@ -230,7 +243,8 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
-            contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
+            contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
+            category: category?.value, addedBy: UserName.of(uid: status.owner))
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, record: record, files: files, started: started))
     }
@@ -289,29 +303,42 @@ public final class IngestEngine: Sendable {
     // MARK: Steps
 
     private func checkFormat(_ format: SniffedFormat, fileExtension: String, read: FileStatus) throws {
-        let expected: SniffedFormat = fileExtension == "png" ? .png : .jpeg
-        switch format {
-        case expected:
-            return
-        case .jpeg, .png:
+        let expected = PhotoFormats.byExtension[fileExtension] ?? []
+        if expected.contains(format) { return }
+        if let usual = PhotoFormats.usualExtension(of: format) {
             throw Failure.rejected(
                 Rejection(
                     .extensionMismatch,
-                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(format == .png ? "png" : "jpg")."
+                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(usual)."
                 ), bytes: read.size, read: read)
-        case .unknown:
+        }
+        if format == .unknown {
+            let names = expected.map(\.displayName).sorted().joined(separator: " or ")
             throw Failure.rejected(
                 Rejection(
                     .corruptImage,
-                    "The file is not a readable \(expected.displayName) image; export the photo again and drop the new file."
-                ), bytes: read.size, read: read)
-        default:
-            throw Failure.rejected(
-                Rejection(
-                    .unsupportedType,
-                    "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG or PNG and drop it again."
+                    "The file is not a readable \(names) image; export the photo again and drop the new file."
                 ), bytes: read.size, read: read)
         }
+        throw Failure.rejected(
+            Rejection(
+                .unsupportedType,
+                "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG, PNG, HEIC or WebP and drop it again."
+            ), bytes: read.size, read: read)
+    }
+
+    /// Drops whose header is not within this many first bytes are read whole before their
+    /// decoding cost is known.
+    static let headerBytes = 1 << 20
+
+    /// A drop that needs more memory than the whole budget is refused before it is decoded.
+    private func checkMemory(_ needed: Int, read: FileStatus) throws {
+        guard needed > memory.bytes else { return }
+        throw Failure.rejected(
+            Rejection(
+                .tooManyPixels,
+                "Reading and decoding this image takes \(needed >> 20) MiB of memory, more than the whole memory_budget of \(memory.bytes >> 20) MiB; scale it down, or save it as a non-interlaced PNG or a baseline JPEG, and drop it again."
+            ), bytes: read.size, read: read)
     }
 
     private func checkDuplicates(name: UtensilName, sha256: String, read: FileStatus) throws {
@@ -321,7 +348,9 @@ public final class IngestEngine: Sendable {
         }
         if settings.rejectDuplicateContent,
            let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: read.size, read: read)
+            let rejection = existing.trashedAt == nil
+                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
+            throw Failure.rejected(rejection, bytes: read.size, read: read)
         }
     }
 
@@ -434,6 +463,24 @@ public final class IngestEngine: Sendable {
         }
     }
 
+    /// The category of a drop: the first folder below the inbox (`Knives` for
+    /// `Knives/Chef/Santoku.jpg`), validated like a name; nil for a drop directly in the inbox.
+    static func category(of drop: Drop, size: Int) throws -> UtensilName? {
+        let components = drop.inboxPath.split(separator: UInt8(ascii: "/"))
+        guard components.count > 1, let folder = components.first else { return nil }
+        do {
+            return try UtensilName(folderNameBytes: folder)
+        } catch {
+            throw Failure.rejected(invalidCategory(folder: Array(folder), error), bytes: size)
+        }
+    }
+
+    static func invalidCategory(folder: [UInt8], _ error: NameError) -> Rejection {
+        Rejection(
+            .invalidCategory,
+            "The folder \(folder.lossyString) in the inbox cannot be a category because its name \(error.problem); rename the folder, then move this photo from the rejected folder into it.")
+    }
+
     static func notRegular(_ kind: FileStatus.Kind) -> Rejection {
         let what: String = switch kind {
         case .directory: "a folder"
@@ -452,13 +499,19 @@ public final class IngestEngine: Sendable {
         let shown = DropVisibility.fileExtension(of: fileName).map { "a .\($0) file" } ?? "a file without an extension"
         return Rejection(
             .unsupportedType,
-            "This is \(shown), but utensild takes only .jpg, .jpeg and .png photos; convert it to JPEG or PNG and drop it again.")
+            "This is \(shown), but utensild takes only \(PhotoFormats.listed) photos; convert it to JPEG and drop it again.")
     }
 
     static func duplicateName(_ existing: String) -> Rejection {
         Rejection(
             .duplicateName,
             "A utensil named \(existing) already exists; rename the file to a name not yet used, or delete the old utensil first.")
+    }
+
+    static func duplicateContentInTrash(_ existing: UtensilRecord) -> Rejection {
+        Rejection(
+            .duplicateContent,
+            "This exact photo is the utensil \(existing.name), which is in the trash; bring it back with `utensilctl restore \(existing.id.uuidString)`, or delete it for good with `utensilctl delete --now \(existing.id.uuidString)` and drop this file again.")
     }
 
     static func duplicateContent(_ existing: String) -> Rejection {
@@ -472,7 +525,7 @@ public final class IngestEngine: Sendable {
         case .unrecognizedFormat:
             Rejection(.corruptImage, "The file is not a readable image; export the photo again and drop the new file.")
         case .unsupported(let format, let detail):
-            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary 8-bit JPEG or PNG and drop it again.")
+            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary JPEG and drop it again.")
         case .tooManyPixels(let width, let height, let limit):
             Rejection(.tooManyPixels, "The image is \(width)×\(height) pixels but at most \(limit) pixels are allowed; scale it down and drop it again.")
         case .corrupt(let detail):
