@@ -14,8 +14,10 @@ include $(sort $(wildcard make/*.mk))
 # Build and run time: the C libraries utensild links.
 BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libsystemd-dev libsqlite3-dev pkg-config
 # Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
-# references), rsync/coreutils (real drops), and real photographs from a wallpaper package.
-TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES)
+# references), rsync/coreutils (real drops), real photographs from a wallpaper package, and
+# a browser for the web gallery's test (make/web.mk).
+TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES) \
+                  $(WEB_PACKAGES)
 
 
 .PHONY: all build release run test unit-test deps test-deps clean
@@ -41,9 +43,11 @@ run: release
 	@echo "utensild: drop photos (<name>.jpg or <name>.png) into $(VAR)/inbox"
 	@echo "utensild: rejected drops and their reasons appear in $(VAR)/rejected"
 	@echo "utensild: ask it with  UTENSIL_SOCKET=$(VAR)/run/control.sock $(CURDIR)/.build/release/utensilctl status"
+	@echo "utensild: the web gallery is at  http://127.0.0.1:8180/"
 	$(CURDIR)/.build/release/utensild --config /dev/null \
 		--inbox $(VAR)/inbox --rejected $(VAR)/rejected --state-dir $(VAR)/state \
-		--control-socket $(VAR)/run/control.sock
+		--control-socket $(VAR)/run/control.sock --web-listen 127.0.0.1:8180 \
+		--web-users-file $(VAR)/web-users
 
 ## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
 test: unit-test $(TEST_EXTRAS)

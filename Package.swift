@@ -22,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        // No default traits: the gallery needs neither swift-configuration nor full Foundation.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", exact: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -42,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "utensilctl",
             dependencies: [
-                "UtensilControlProtocol", "UtensilCore",
+                "UtensilControlProtocol", "UtensilCore", "UtensilWebUsers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -53,11 +57,25 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The web users file (name:bcrypt-hash lines), shared by utensild and utensilctl; bcrypt
+        // is a small C target, so utensilctl stays free of NIO and Hummingbird.
+        .target(
+            name: "UtensilWebUsers",
+            dependencies: [.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")]),
+        // The web gallery: pages, the JSON API, files and uploads over HTTP (Hummingbird).
+        .target(
+            name: "UtensilWeb",
+            dependencies: [
+                "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "UtensilDaemon",
             dependencies: [
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer",
+                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

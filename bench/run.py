@@ -28,9 +28,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
-                 daemon_search_repeats=10, cpu_rounds=3),
+                 daemon_search_repeats=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
-                  daemon_search_repeats=1, cpu_rounds=1),
+                  daemon_search_repeats=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
 }
 
 # The targets of issue 6.
@@ -43,6 +43,9 @@ TARGETS = {
     "idle_rss": 30.0,      # MB, at most
     "search_p99": 50.0,    # ms, below
 }
+
+# memory_budget's default (MiB): the decoding-bomb burst must peak below idle RSS plus this.
+MEMORY_BUDGET_MIB = 512
 
 
 def log(message):
@@ -89,7 +92,7 @@ class Daemon:
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
              "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning"],
+             "--log-level", "warning", "--web-listen", ""],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
         if not self.ready.wait(120):
@@ -355,6 +358,36 @@ def png_burst(binaries, files, work):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def bomb_burst(binaries, work, profile):
+    """Peak RSS through a burst of small files that are large decodes (100 MP Adam7 PNGs and
+    progressive JPEGs, made by decode_bombs.py), dropped at once into a fresh daemon (two workers,
+    the default memory_budget)."""
+    bombs = os.path.join(work, "bombs")
+    subprocess.run([sys.executable, os.path.join(HERE, "decode_bombs.py"), bombs, "--side", str(profile["bomb_side"]),
+                    "--png", str(profile["bomb_pngs"]), "--jpeg", str(profile["bomb_jpegs"])], check=True)
+    files = photos(bombs)
+    root = os.path.join(work, "bomb-burst")
+    daemon = Daemon(binaries, root)
+    try:
+        time.sleep(1)
+        idle_rss = daemon.status("VmHWM") / 1024
+        pairs = stage(daemon, files)
+        events = Events(daemon)
+        started = time.monotonic()
+        for staged, target in pairs:
+            os.rename(staged, target)
+        arrivals = events.wait(len(files))
+        events.close()
+        return dict(pngs=profile["bomb_pngs"], jpegs=profile["bomb_jpegs"],
+                    megapixels=round(profile["bomb_side"] ** 2 / 1e6), file_kb=round(sum(os.path.getsize(f) for f in files) / 1024),
+                    seconds=round(arrivals[-1] - started, 2), idle_rss_mb=round(idle_rss, 1),
+                    peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1), memory_budget_mb=MEMORY_BUDGET_MIB)
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(bombs, ignore_errors=True)
+
+
 def search(binaries, bench, catalog, profile):
     """`list --search` through the catalog code in-process, then through the daemon's socket."""
     out = subprocess.run([bench, "search", "--catalog", catalog, "--rows", str(profile["search_rows"]),
@@ -401,7 +434,7 @@ def table(results):
         # that every phase ran, and are judged against nothing.
         return "(smoke)" if smoke else ("PASS" if ok else "MISS")
 
-    t, c, lat, png, idle, s = (results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search"])
+    t, c, lat, png, idle, s, bombs = (results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search", "bombs"])
     jpeg = c["jpeg12"]
     rows = [
         ("12 MP JPEG burst, images/s", f"vips {t['vips_per_second']:.1f}", f"{t['utensild_per_second']:.1f}",
@@ -416,6 +449,10 @@ def table(results):
          f"≤ {TARGETS['latency_p50']:.0f} ms", verdict(lat["p50_ms"] <= TARGETS["latency_p50"])),
         (f"peak RSS, {png['images']} × {c['png24']['megapixels']:.0f} MP PNG, 2 workers", "", f"{png['peak_rss_mb']:.0f} MB", "",
          f"≤ {TARGETS['png_rss']:.0f} MB", verdict(png["peak_rss_mb"] <= TARGETS["png_rss"])),
+        (f"peak RSS, {bombs['pngs']} Adam7 PNG + {bombs['jpegs']} progressive JPEG of {bombs['megapixels']} MP at once",
+         f"idle {bombs['idle_rss_mb']:.0f} MB", f"{bombs['peak_rss_mb']:.0f} MB", "",
+         f"≤ idle + {bombs['memory_budget_mb']} MiB",
+         verdict(bombs["peak_rss_mb"] <= bombs["idle_rss_mb"] + bombs["memory_budget_mb"])),
         ("idle wakeups/s (no watchdog set)", "", f"{idle['wakeups_per_second']:.1f}",
          f"{idle['beyond_libdispatch_monitor_per_second']:.1f} not libdispatch's", "0",
          verdict(idle["wakeups_per_second"] <= TARGETS["idle_wakeups"])),
@@ -455,6 +492,7 @@ def check_numbers(results):
         "PNG engine CPU ms": results["cpu"]["png24"]["engineCPUms"],
         "latency p50 ms": results["latency"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
+        "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
         "idle RSS MB": results["idle"]["rss_after_work_mb"],
         "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
         "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
@@ -514,6 +552,8 @@ def main():
         results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
         log(f"memory: {len(png24)} large PNGs at once")
         results["png"] = png_burst(binaries, png24, work)
+        log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")
+        results["bombs"] = bomb_burst(binaries, work, profile)
         log(f"search: list --search over {profile['search_rows']:,} utensils")
         catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
         results["search"] = search(binaries, bench, catalog, profile)

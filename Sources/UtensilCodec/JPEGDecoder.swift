@@ -10,7 +10,20 @@ struct JPEGDecoder {
     let size: Int
     let maxPixels: Int
 
-    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+    /// What the segments before the first scan say, checked (nothing is decoded yet).
+    private struct Header {
+        var markers: JPEGMarkers
+        var width: Int
+        var height: Int
+        var isCMYK: Bool
+    }
+
+    /// Reads and checks the header (refusing above `maxPixels`), then runs `body` with a
+    /// decompressor that has read it.
+    private func withHeader<Result>(
+        _ bytes: UnsafeRawBufferPointer,
+        _ body: (Header, tjhandle, UnsafePointer<UInt8>) throws(ImageCodecError) -> Result
+    ) throws(ImageCodecError) -> Result {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw .corrupt(detail: "the file is empty")
         }
@@ -28,10 +41,49 @@ struct JPEGDecoder {
             tjDecompressHeader3(handle, base, UInt(bytes.count), &width, &height, &subsampling, &colorspace),
             handle)
         guard width > 0, height > 0 else { throw .corrupt(detail: "the JPEG header gives no image size") }
-        let storedWidth = Int(width), storedHeight = Int(height)
-        guard storedWidth * storedHeight <= maxPixels else {
-            throw .tooManyPixels(width: storedWidth, height: storedHeight, limit: maxPixels)
+        guard Int(width) * Int(height) <= maxPixels else {
+            throw .tooManyPixels(width: Int(width), height: Int(height), limit: maxPixels)
         }
+        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        return try body(Header(markers: markers, width: Int(width), height: Int(height), isCMYK: isCMYK), handle, base)
+    }
+
+    /// The bytes `decode` will allocate, from the header alone: the output at the DCT scale and,
+    /// when libjpeg must buffer the whole image (progressive, or one scan per component), every
+    /// component's coefficients (64 two-byte coefficients per 8×8 block, rounded up to whole
+    /// MCUs as libjpeg does).
+    func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
+        try withHeader(bytes) { header, _, _ in
+            let scale = DCTScale.smallestCovering(width: header.width, height: header.height, size: size)
+            let channels = header.isCMYK ? 4 : 3
+            let scaledWidth = scale.scaled(header.width)
+            let output = scaledWidth * scale.scaled(header.height) * channels
+            // libjpeg's strip buffers: a few MCU rows of the scaled width per component.
+            let strips = scaledWidth * 64 * max(header.markers.samplingFactors.count, channels)
+            guard header.markers.needsWholeCoefficientBuffer else { return output + strips }
+            let maxH = header.markers.samplingFactors.map(\.h).max() ?? 1
+            let maxV = header.markers.samplingFactors.map(\.v).max() ?? 1
+            func roundedUp(_ value: Int, _ multiple: Int) -> Int { (value + multiple - 1) / multiple * multiple }
+            let coefficients = header.markers.samplingFactors.reduce(0) { total, factors in
+                let columns = roundedUp((header.width * factors.h + maxH * 8 - 1) / (maxH * 8), factors.h)
+                let rows = roundedUp((header.height * factors.v + maxV * 8 - 1) / (maxV * 8), factors.v)
+                return total + columns * rows * 64 * 2
+            }
+            return output + strips + coefficients
+        }
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+        try withHeader(bytes) { header, handle, base throws(ImageCodecError) in
+            try decode(bytes, header: header, handle: handle, base: base)
+        }
+    }
+
+    private func decode(
+        _ bytes: UnsafeRawBufferPointer, header: Header, handle: tjhandle, base: UnsafePointer<UInt8>
+    ) throws(ImageCodecError) -> DecodedSquare {
+        let markers = header.markers
+        let storedWidth = header.width, storedHeight = header.height
 
         // A file cut short is corrupt: say so before spending a decode on it (libjpeg would
         // pad the missing part with grey, and report only its first warning).
@@ -59,7 +111,7 @@ struct JPEGDecoder {
                 detail: "the JPEG has \(layout.scans) scans over \(storedWidth)×\(storedHeight) pixels, more decoding work than utensild allows")
         }
 
-        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        let isCMYK = header.isCMYK
         let scale = DCTScale.smallestCovering(width: storedWidth, height: storedHeight, size: size)
         let scaledWidth = scale.scaled(storedWidth), scaledHeight = scale.scaled(storedHeight)
         let channels = isCMYK ? 4 : 3

@@ -14,6 +14,17 @@ struct JPEGMarkers {
     var exifOrientation: Int?
     /// An Adobe APP14 segment is present: CMYK samples are stored inverted.
     var hasAdobeMarker = false
+    /// Each frame component's sampling factors (horizontal, vertical), from the frame header.
+    var samplingFactors: [(h: Int, v: Int)] = []
+    /// How many components the first scan holds (fewer than the frame's: one scan per component).
+    var firstScanComponents: Int?
+
+    /// Whether libjpeg must hold the coefficients of the whole image while decoding: a
+    /// progressive frame, or a first scan that does not hold every component.
+    var needsWholeCoefficientBuffer: Bool {
+        frameMarker == 0xC2 || frameMarker == 0xCA
+            || (firstScanComponents.map { $0 < samplingFactors.count } ?? false)
+    }
 
     /// Walks the segments from SOI up to the first SOS as libjpeg does: bytes that are not a
     /// marker are skipped (libjpeg warns and carries on), and it stops quietly at a length it
@@ -29,7 +40,11 @@ struct JPEGMarkers {
             let marker = bytes[position + 1]
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { position += 2; continue }
-            if marker == 0xD9 || marker == 0xDA { return }
+            if marker == 0xD9 { return }
+            if marker == 0xDA {
+                if position + 4 < bytes.count { firstScanComponents = Int(bytes[position + 4]) }
+                return
+            }
             let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             let payloadStart = position + 4, payloadEnd = position + 2 + length
             guard length >= 2, payloadEnd <= bytes.count else { return }
@@ -39,6 +54,7 @@ struct JPEGMarkers {
                 if frameMarker == nil {
                     frameMarker = marker
                     precision = payload.isEmpty ? nil : Int(payload[0])
+                    samplingFactors = Self.samplingFactors(inFrame: payload)
                 }
             case 0xE1 where exifOrientation == nil && Self.hasPrefix(payload, "Exif"):
                 exifOrientation = ExifOrientationReader.orientation(in: payload)
@@ -58,6 +74,17 @@ struct JPEGMarkers {
         case 0xC3, 0xC7, 0xCB, 0xCF: return "lossless JPEG"
         case 0xC5, 0xC6, 0xCD, 0xCE: return "hierarchical JPEG"
         default: return nil
+        }
+    }
+
+    /// The components' sampling factors: after precision, height, width and the count, three
+    /// bytes per component (id, H << 4 | V, quantisation table).
+    private static func samplingFactors(inFrame payload: UnsafeRawBufferPointer) -> [(h: Int, v: Int)] {
+        guard payload.count >= 6 else { return [] }
+        let count = min(Int(payload[5]), (payload.count - 6) / 3)
+        return (0..<count).map { index in
+            let factors = payload[6 + index * 3 + 1]
+            return (h: max(Int(factors >> 4), 1), v: max(Int(factors & 0x0F), 1))
         }
     }
 

@@ -14,7 +14,11 @@ struct PNGDecoder {
     static let chunkSizeLimit = 16 << 20
     static let chunkCacheLimit = 64 << 20
 
-    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+    /// Reads and checks the IHDR chunk (refusing above `maxPixels`), then runs `body` with the
+    /// decoder context that read it.
+    private func withHeader<Result>(
+        _ bytes: UnsafeRawBufferPointer, _ body: (spng_ihdr, OpaquePointer) throws(ImageCodecError) -> Result
+    ) throws(ImageCodecError) -> Result {
         guard let base = bytes.baseAddress, let context = spng_ctx_new(0) else {
             throw .corrupt(detail: "libspng could not start a decoder")
         }
@@ -31,6 +35,30 @@ struct PNGDecoder {
         guard width * height <= maxPixels else {
             throw .tooManyPixels(width: width, height: height, limit: maxPixels)
         }
+        return try body(header, context)
+    }
+
+    /// The bytes `decode` will allocate, from the IHDR chunk alone: the whole RGBA8 bitmap of an
+    /// interlaced image, one row of it otherwise, and libspng's scanline buffers (three rows of
+    /// up to 8 bytes a pixel). Ancillary chunks are bounded apart, by `chunkCacheLimit`.
+    func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
+        try withHeader(bytes) { header, _ in
+            let width = Int(header.width), height = Int(header.height)
+            let interlaced = header.interlace_method != UInt8(SPNG_INTERLACE_NONE.rawValue)
+            return width * 4 * (interlaced ? height : 1) + 3 * width * 8
+        }
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+        try withHeader(bytes) { header, context throws(ImageCodecError) in
+            try decode(bytes, header: header, context: context)
+        }
+    }
+
+    private func decode(
+        _ bytes: UnsafeRawBufferPointer, header: spng_ihdr, context: OpaquePointer
+    ) throws(ImageCodecError) -> DecodedSquare {
+        let width = Int(header.width), height = Int(header.height)
 
         var resampler = ThumbnailResampler(
             sourceWidth: width, sourceHeight: height, region: CenterSquare(width: width, height: height), size: size)

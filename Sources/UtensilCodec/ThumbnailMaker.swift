@@ -11,6 +11,9 @@ public struct ThumbnailMaker: Sendable {
         self.request = request
     }
 
+    /// The thumbnail edge in pixels: `request.size` clamped to 1…4096.
+    var edge: Int { min(max(request.size, 1), 4096) }
+
     /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
     public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
         FormatSniffer.sniff(bytes)
@@ -26,20 +29,9 @@ public struct ThumbnailMaker: Sendable {
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
     ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
-        let size = min(max(request.size, 1), 4096)
+        let size = edge
         let format = Self.sniff(bytes)
-        let square: DecodedSquare
-        switch format {
-        case .jpeg:
-            square = try JPEGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .png:
-            square = try PNGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .unknown:
-            throw .unrecognizedFormat
-        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
-            throw .unsupported(
-                format: format.displayName, detail: "only JPEG and PNG images are accepted")
-        }
+        let square = try decoder(for: format).decode(bytes)
         let upright = square.orientation.apply(toSquare: square.pixels, side: size)
         let jpeg = try JPEGEncoder.encode(rgb: upright, width: size, height: size, quality: request.quality)
         let swapped = square.orientation.swapsAxes
@@ -53,11 +45,27 @@ public struct ThumbnailMaker: Sendable {
 }
 
 extension ThumbnailMaker {
+    /// The decoder of `format`, or the error for a format utensild does not take.
+    func decoder(for format: SniffedFormat) throws(ImageCodecError) -> any ImageDecoder {
+        switch format {
+        case .jpeg:
+            JPEGDecoder(size: edge, maxPixels: request.maxPixels)
+        case .png:
+            PNGDecoder(size: edge, maxPixels: request.maxPixels)
+        case .unknown:
+            throw .unrecognizedFormat
+        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
+            throw .unsupported(format: format.displayName, detail: "only JPEG and PNG images are accepted")
+        }
+    }
+}
+
+extension ThumbnailMaker {
     /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
     /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
     /// floor at the same scale.
     public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
-        let scale = DCTScale.smallestCovering(width: width, height: height, size: min(max(request.size, 1), 4096))
+        let scale = DCTScale.smallestCovering(width: width, height: height, size: edge)
         return (scale.num, scale.denom)
     }
 }

@@ -22,6 +22,8 @@ extension ConfigKey {
             "Drops larger than this many bytes are rejected as too-large (greater than 0)."
         case .maxPixels:
             "Images with more pixels are rejected as too-many-pixels before decoding (greater than 0)."
+        case .memoryBudget:
+            "Bytes that reading and decoding drops may hold across all workers (a drop waits for its share; one needing more than all is too-many-pixels); at least \(Limits.memoryBudget.lowerBound >> 20) MiB."
         case .duplicateNames:
             "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:
@@ -34,6 +36,10 @@ extension ConfigKey {
             "Full rescan of the inbox this often, as a safety net; greater than 0, at most \(Int(Limits.rescanSecondsMaximum))."
         case .logLevel:
             "Least severe level logged: " + LogLevelName.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        case .webListen:
+            "Where the web gallery listens: \"HOST:PORT\" (\"[::1]:8180\" for IPv6), \"unix:PATH\" for a reverse proxy, or \"\" for off."
+        case .webUsersFile:
+            "Users who may change things through the web gallery, one name:bcrypt-hash a line; utensilctl web-user manages it (absolute path)."
         }
     }
 }

@@ -10,12 +10,15 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case thumbnailQuality = "thumbnail_quality"
     case maxFileBytes = "max_file_bytes"
     case maxPixels = "max_pixels"
+    case memoryBudget = "memory_budget"
     case duplicateNames = "duplicate_names"
     case duplicateContent = "duplicate_content"
     case settleSeconds = "settle_seconds"
     case watch
     case rescanSeconds = "rescan_seconds"
     case logLevel = "log_level"
+    case webListen = "web_listen"
+    case webUsersFile = "web_users_file"
 }
 
 extension ConfigKey {
@@ -43,15 +46,16 @@ extension ConfigKey {
 
     /// Whether a running daemon may apply a new value without a restart.
     ///
-    /// Paths, the socket, the worker count, the watch mode and `thumbnail_size` (every thumbnail
-    /// is `thumbnail_size` square, so changing it means regenerating them) need a restart.
+    /// Paths, the socket, the worker count, the watch mode, `memory_budget` (shared by the
+    /// ingests in flight) and `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
+    /// changing it means regenerating them) need a restart.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .webListen, .webUsersFile:
             false
         }
     }
@@ -59,10 +63,11 @@ extension ConfigKey {
     /// A placeholder for the value in usage texts: `PATH`, `N`, `SECONDS`, `reject|allow` …
     public var valueName: String {
         switch self {
-        case .inbox, .rejected, .stateDir, .controlSocket: "PATH"
+        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile: "PATH"
+        case .webListen: "HOST:PORT|unix:PATH"
         case .socketMode: "MODE"
         case .workers, .thumbnailSize, .thumbnailQuality: "N"
-        case .maxFileBytes: "BYTES"
+        case .maxFileBytes, .memoryBudget: "BYTES"
         case .maxPixels: "PIXELS"
         case .settleSeconds, .rescanSeconds: "SECONDS"
         case .duplicateNames, .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")

@@ -4,6 +4,8 @@ enum Limits {
     static let thumbnailSize = 16...4096
     static let thumbnailQuality = 1...100
     static let positive = 1...Int.max
+    /// Below 16 MiB not even an ordinary photo could be decoded.
+    static let memoryBudget = (16 << 20)...Int.max
     /// Beyond an hour a changing drop is rejected as `never-settled`, so a longer settle time makes no sense.
     static let settleSecondsMaximum = 3600.0
     static let rescanSecondsMaximum = 86_400.0

@@ -59,6 +59,11 @@ struct SettingParser {
         return choice
     }
 
+    func webListen() throws(ConfigurationError) -> WebListen {
+        let text = try string(expected: "a string: \"HOST:PORT\", \"unix:PATH\" or \"\"")
+        return try checking { () throws(SettingProblem) in try WebListen.parse(text) }
+    }
+
     func socketMode() throws(ConfigurationError) -> UInt32 {
         switch raw {
         case .text(let s), .tomlString(let s):

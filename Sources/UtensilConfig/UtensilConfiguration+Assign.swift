@@ -13,6 +13,7 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = try value.integer(in: Limits.thumbnailQuality)
         case .maxFileBytes: maxFileBytes = try value.integer(in: Limits.positive)
         case .maxPixels: maxPixels = try value.integer(in: Limits.positive)
+        case .memoryBudget: memoryBudget = try value.integer(in: Limits.memoryBudget)
         case .duplicateNames: duplicateNames = try value.choice(DuplicatePolicy.self)
         case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
         case .settleSeconds:
@@ -21,6 +22,8 @@ extension UtensilConfiguration {
         case .rescanSeconds:
             rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)
         case .logLevel: logLevel = try value.choice(LogLevelName.self)
+        case .webListen: webListen = try value.webListen()
+        case .webUsersFile: webUsersFile = try value.absolutePath()
         }
     }
 }

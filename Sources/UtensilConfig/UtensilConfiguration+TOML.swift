@@ -12,12 +12,15 @@ extension UtensilConfiguration {
         case .thumbnailQuality: String(thumbnailQuality)
         case .maxFileBytes: String(maxFileBytes)
         case .maxPixels: String(maxPixels)
+        case .memoryBudget: String(memoryBudget)
         case .duplicateNames: TOMLText.quoted(duplicateNames.rawValue)
         case .duplicateContent: TOMLText.quoted(duplicateContent.rawValue)
         case .settleSeconds: TOMLText.float(settleSeconds)
         case .watch: TOMLText.quoted(watch.rawValue)
         case .rescanSeconds: TOMLText.float(rescanSeconds)
         case .logLevel: TOMLText.quoted(logLevel.rawValue)
+        case .webListen: TOMLText.quoted(webListen.description)
+        case .webUsersFile: TOMLText.quoted(webUsersFile)
         }
     }
 

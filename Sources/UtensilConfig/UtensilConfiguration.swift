@@ -14,12 +14,18 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var thumbnailQuality: Int
     public var maxFileBytes: Int
     public var maxPixels: Int
+    /// Bytes that reading and decoding drops may hold at once, across all workers.
+    public var memoryBudget: Int
     public var duplicateNames: DuplicatePolicy
     public var duplicateContent: DuplicatePolicy
     public var settleSeconds: Double
     public var watch: WatchMode
     public var rescanSeconds: Double
     public var logLevel: LogLevelName
+    /// Where the web gallery listens, or `.off`.
+    public var webListen: WebListen
+    /// The web users file: `name:bcrypt-hash` lines.
+    public var webUsersFile: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -33,12 +39,15 @@ public struct UtensilConfiguration: Sendable, Equatable {
         thumbnailQuality: 85,
         maxFileBytes: 104_857_600,
         maxPixels: 100_000_000,
+        memoryBudget: 536_870_912,
         duplicateNames: .reject,
         duplicateContent: .reject,
         settleSeconds: 2,
         watch: .auto,
         rescanSeconds: 300,
-        logLevel: .info)
+        logLevel: .info,
+        webListen: .tcp(host: "127.0.0.1", port: 8180),
+        webUsersFile: "/etc/utensild/web-users")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

@@ -30,12 +30,15 @@ extension UtensilConfiguration {
         case .thumbnailQuality: thumbnailQuality = other.thumbnailQuality
         case .maxFileBytes: maxFileBytes = other.maxFileBytes
         case .maxPixels: maxPixels = other.maxPixels
+        case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
         case .settleSeconds: settleSeconds = other.settleSeconds
         case .watch: watch = other.watch
         case .rescanSeconds: rescanSeconds = other.rescanSeconds
         case .logLevel: logLevel = other.logLevel
+        case .webListen: webListen = other.webListen
+        case .webUsersFile: webUsersFile = other.webUsersFile
         }
     }
 }

@@ -12,6 +12,7 @@ import UtensilCore
 import UtensilIngest
 import UtensilSystemd
 import UtensilWatch
+import UtensilWeb
 
 /// The long-running daemon: watches the inbox, schedules ingests on `workers` threads,
 /// keeps systemd informed, reloads on SIGHUP, and on graceful shutdown lets in-flight
@@ -49,7 +50,8 @@ public struct UtensilDaemon: Service {
             settleSeconds: configuration.settleSeconds, writers: writers,
             statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
-        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger))
+        let memory = MemoryBudget(bytes: configuration.memoryBudget)
+        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger, memory: memory))
         let pool = BlockingPool()
         let committer = GroupCommitter(engines: engines, pool: pool)
         let feeder = InboxFeeder(
@@ -69,6 +71,9 @@ public struct UtensilDaemon: Service {
         let handler = ControlRequestHandler(
             settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
+        let gallery = GalleryServer(
+            listen: configuration.webListen, backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
+            logger: logger)
         let server = ControlServer(
             socket: listening, maximumClients: ControlProtocol.maximumClients,
             maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
@@ -91,6 +96,7 @@ public struct UtensilDaemon: Service {
                         logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
                     }
                 }
+                group.addTask { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) }
                 group.addTask { await self.runReloads(
                         scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link) }
                 reporter.ready()
@@ -167,6 +173,19 @@ public struct UtensilDaemon: Service {
         }
     }
 
+    /// The web gallery, until cancelled; a listener that cannot be opened is logged and the
+    /// daemon goes on ingesting (the gallery is a window onto the catalog, not its keeper).
+    static func runGallery(_ gallery: GalleryServer, listen: WebListen, logger: Logger) async {
+        guard listen != .off else { return }
+        do {
+            try await gallery.run { address in logger.notice("The web gallery listens on \(address)") }
+        } catch is CancellationError {
+            // Graceful shutdown.
+        } catch {
+            logger.error("The web gallery could not listen on \(listen): \(error); change web_listen, or set it to \"\" to turn the gallery off")
+        }
+    }
+
     /// Wakes the scheduler whenever a settling drop is due, and at least every half second
     /// while any drop waits (a drop seen during a long retry back-off is due sooner than the
     /// deadline the timer slept towards); sleeps while none waits.
@@ -199,7 +218,8 @@ public struct UtensilDaemon: Service {
                 for key in changed where key.isReloadable { applied.take(key, from: fresh) }
                 var reloadLogger = logger
                 reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
-                engines.replace(IngestEngine(settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger))
+                engines.replace(IngestEngine(
+                    settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
                 await scheduler.setSettleSeconds(applied.settleSeconds)
                 feeder.setRescanSeconds(applied.rescanSeconds)
                 current = applied

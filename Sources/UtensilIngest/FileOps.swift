@@ -17,6 +17,21 @@ enum FileOps {
         return FileStatus(raw)
     }
 
+    /// Reads up to `count` bytes from the start of `fd` (fewer if the file is shorter).
+    static func readPrefix(_ fd: Int32, count: Int, path: RawPath) throws(SystemError) -> [UInt8] {
+        var failure: SystemError?
+        let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            do throws(SystemError) {
+                initialized = try read(fd, into: UnsafeMutableRawBufferPointer(raw), path: path)
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return buffer
+    }
+
     /// Reads exactly `size` bytes from the start of `fd`. Returns nil when the file is
     /// shorter or longer than that (it is still being written).
     static func readAll(_ fd: Int32, size: Int, path: RawPath) throws(SystemError) -> [UInt8]? {
@@ -24,16 +39,10 @@ enum FileOps {
         var failure: SystemError?
         var short = false
         let buffer = [UInt8](unsafeUninitializedCapacity: size) { raw, initialized in
-            var offset = 0
-            while offset < size {
-                let count = pread(fd, raw.baseAddress! + offset, size - offset, off_t(offset))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = SystemError("read", path)
-                    break
-                }
-                if count == 0 { short = true; break }
-                offset += count
+            do throws(SystemError) {
+                short = try read(fd, into: UnsafeMutableRawBufferPointer(raw), path: path) < size
+            } catch {
+                failure = error
             }
             // Only a complete read is kept; otherwise the bytes read so far are discarded.
             initialized = failure == nil && !short ? size : 0
@@ -44,6 +53,21 @@ enum FileOps {
         let extra = pread(fd, &probe, 1, off_t(size))
         if extra != 0 { return nil }
         return buffer
+    }
+
+    /// Fills `buffer` from the start of `fd`; returns how many bytes were read (fewer at the end of the file).
+    private static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: RawPath) throws(SystemError) -> Int {
+        var offset = 0
+        while offset < buffer.count {
+            let count = pread(fd, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path)
+            }
+            if count == 0 { break }
+            offset += count
+        }
+        return offset
     }
 
     /// Writes `bytes` to a new file `name` in `folder` through a temporary name there

@@ -18,7 +18,8 @@ public final class IngestEngine: Sendable {
     let faults: FaultInjection
     let maker: ThumbnailMaker
     let rejector: Rejector
-    let memory: MemoryBudget
+    /// Shared by every engine of the process (a reload makes a new engine with the same budget).
+    public let memory: MemoryBudget
     /// The folders the engine works in, held open: drops are resolved beneath `inbox`.
     let inbox: FolderAnchor
     let originals: FolderAnchor
@@ -171,14 +172,25 @@ public final class IngestEngine: Sendable {
                 ), bytes: status.size, read: status)
         }
 
-        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They
-        //    count against the memory budget shared by all workers until both files are written.
-        memory.acquire(status.size)
-        defer { memory.release(status.size) }
+        // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They,
+        //    and what decoding them allocates (known from the header, read first), count against
+        //    the memory budget shared by all workers until both files are written.
+        let header = try FileOps.readPrefix(fd, count: min(status.size, Self.headerBytes), path: drop.path)
+        let headerCost = header.withUnsafeBytes { try? maker.decodeCost(of: $0) }
+        var held = status.size + (headerCost ?? 0)
+        try checkMemory(held, read: status)
+        memory.acquire(held)
+        defer { memory.release(held) }
         guard let bytes = try FileOps.readAll(fd, size: status.size, path: drop.path),
               DropExpectation.unchanged(status).isMet(by: try FileOps.fstat(fd, path: drop.path))
         else {
             throw Failure.transient(TransientFailure(.stillChanging, "\(drop) changed while it was read"))
+        }
+        if headerCost == nil, let cost = bytes.withUnsafeBytes({ try? maker.decodeCost(of: $0) }) {
+            // A header beyond the part read first (or none the decoder knows: it will say so).
+            try checkMemory(held + cost, read: status)
+            memory.grow(holding: held, by: cost)
+            held += cost
         }
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
 
@@ -312,6 +324,20 @@ public final class IngestEngine: Sendable {
                     "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG or PNG and drop it again."
                 ), bytes: read.size, read: read)
         }
+    }
+
+    /// Drops whose header is not within this many first bytes are read whole before their
+    /// decoding cost is known.
+    static let headerBytes = 1 << 20
+
+    /// A drop that needs more memory than the whole budget is refused before it is decoded.
+    private func checkMemory(_ needed: Int, read: FileStatus) throws {
+        guard needed > memory.bytes else { return }
+        throw Failure.rejected(
+            Rejection(
+                .tooManyPixels,
+                "Reading and decoding this image takes \(needed >> 20) MiB of memory, more than the whole memory_budget of \(memory.bytes >> 20) MiB; scale it down, or save it as a non-interlaced PNG or a baseline JPEG, and drop it again."
+            ), bytes: read.size, read: read)
     }
 
     private func checkDuplicates(name: UtensilName, sha256: String, read: FileStatus) throws {

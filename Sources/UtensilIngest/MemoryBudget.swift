@@ -1,15 +1,19 @@
 import CUtensilSupport
 import Glibc
 
-/// Bounds the bytes that drops being ingested hold in memory at once, across all workers.
+/// Bounds the memory that drops being ingested hold at once, across all workers
+/// (`memory_budget`): each drop's bytes (read whole: what is stored is exactly what was hashed
+/// and decoded) and what its decoder allocates, known from the header before decoding (a
+/// 133 KB interlaced PNG may decode into 400 MB).
 ///
-/// A drop is read whole (what is stored is exactly what was hashed and decoded), so two
-/// workers on two 24 MP PNGs would hold two 40–70 MB files. A worker whose drop would take
-/// the total above the budget waits until others release theirs; a drop larger than the
-/// whole budget still goes ahead, alone, so nothing waits forever.
+/// A worker whose drop would take the total above the budget waits until others release
+/// theirs; the engine rejects a drop that needs more than the whole budget, and one that
+/// does go ahead alone, so nothing waits forever.
 public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by `changed`'s mutex
+    /// The default `memory_budget`, well under the unit's `MemoryMax=1G`.
+    public static let defaultBytes = 512 << 20
     /// The budget every engine shares unless told otherwise.
-    public static let shared = MemoryBudget(bytes: 64 << 20)
+    public static let shared = MemoryBudget(bytes: defaultBytes)
 
     public let bytes: Int
     private var held = 0
@@ -33,6 +37,23 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
             changed.wait()
         }
         held += count
+    }
+
+    /// Holding `holding` bytes, holds `more` as well: at once if they fit; otherwise it lets go
+    /// of what it holds while it waits for the total, so that two workers never wait on each other.
+    func grow(holding: Int, by more: Int) {
+        changed.lock()
+        defer { changed.unlock() }
+        if held + more <= bytes {
+            held += more
+            return
+        }
+        held -= holding
+        changed.broadcast()
+        while held > 0 && held + holding + more > bytes {
+            changed.wait()
+        }
+        held += holding + more
     }
 
     func release(_ count: Int) {

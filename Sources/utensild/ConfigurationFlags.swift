@@ -13,12 +13,15 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("thumbnail-quality"), help: "JPEG quality of thumbnails.") var thumbnailQuality: String?
     @Option(name: .customLong("max-file-bytes"), help: "Larger drops are rejected (too-large).") var maxFileBytes: String?
     @Option(name: .customLong("max-pixels"), help: "Images with more pixels are rejected before decoding.") var maxPixels: String?
+    @Option(name: .customLong("memory-budget"), help: "Bytes that decoding may hold across all workers.") var memoryBudget: String?
     @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
     @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+    @Option(name: .customLong("web-listen"), help: "The web gallery: HOST:PORT, unix:PATH, or \"\" for off.") var webListen: String?
+    @Option(name: .customLong("web-users-file"), help: "Users who may change things through the web.") var webUsersFile: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -26,8 +29,10 @@ struct ConfigurationFlags: ParsableArguments {
             (.inbox, inbox), (.rejected, rejected), (.stateDir, stateDir), (.controlSocket, controlSocket),
             (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
+            (.memoryBudget, memoryBudget),
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
+            (.webListen, webListen), (.webUsersFile, webUsersFile),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -13,16 +13,19 @@ private let samples: [ConfigKey: [String]] = [
     .thumbnailQuality: ["10", "20", "30"],
     .maxFileBytes: ["1000", "2000", "3000"],
     .maxPixels: ["10", "20", "30"],
+    .memoryBudget: ["16777216", "33554432", "67108864"],
     .duplicateNames: ["allow", "reject", "allow"],
     .duplicateContent: ["allow", "reject", "allow"],
     .settleSeconds: ["0.5", "1", "1.5"],
     .watch: ["inotify", "poll", "auto"],
     .rescanSeconds: ["10", "20.5", "30"],
     .logLevel: ["debug", "warning", "error"],
+    .webListen: ["127.0.0.1:9000", "unix:/run/w.sock", "[::1]:8080"],
+    .webUsersFile: ["/f/users", "/e/users", "/g/users"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
-    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .settleSeconds, .rescanSeconds].contains(key)
+    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds].contains(key)
 }
 
 /// `text` as it is written in the TOML file.

@@ -19,8 +19,9 @@ import Testing
         let config = UtensilConfiguration(
             inbox: "/srv/ütensils/in \"box\" \\ 🥄", rejected: "/srv/failed\tdrops", stateDir: "/var/lib/ü tensild",
             controlSocket: "/run/u'tensild/c.sock", socketMode: 0o7, workers: 256, thumbnailSize: 4096,
-            thumbnailQuality: 1, maxFileBytes: Int.max, maxPixels: 1, duplicateNames: .allow, duplicateContent: .allow,
-            settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical)
+            thumbnailQuality: 1, maxFileBytes: Int.max, maxPixels: 1, memoryBudget: 16 << 20, duplicateNames: .allow, duplicateContent: .allow,
+            settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical,
+            webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users")
         // A tab cannot be typed into a path key: control characters are refused, so drop it for the round trip.
         var typable = config
         typable.rejected = "/srv/failed drops"

@@ -30,11 +30,14 @@ public struct TestWorld: Sendable {
     }
 
     /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start.
-    public func engine(_ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5) throws -> IngestEngine {
+    public func engine(
+        _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared
+    ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
         _ = try Reconciler(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
-        return IngestEngine(settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection())
+        return IngestEngine(
+            settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection(), memory: memory)
     }
 
     public static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

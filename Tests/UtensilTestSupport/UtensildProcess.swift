@@ -29,14 +29,15 @@ public struct UtensildProcess {
         public var errors: String
     }
 
-    /// The flags that point utensild at a test world.
+    /// The flags that point utensild at a test world; the web gallery is off unless `extra`
+    /// names a `--web-listen` (tests run side by side, and would fight over one port).
     public static func arguments(for world: TestWorld, extra: [String] = []) -> [String] {
         [
             "--config", "/dev/null",
             "--inbox", world.inbox.path, "--rejected", world.rejected.path, "--state-dir", world.state.path,
             "--control-socket", world.root.appendingPathComponent("control.sock").path,
             "--settle-seconds", "0", "--log-level", "debug",
-        ] + extra
+        ] + (extra.contains("--web-listen") ? [] : ["--web-listen", ""]) + extra
     }
 
     public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {

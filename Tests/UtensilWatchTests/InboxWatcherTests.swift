@@ -150,7 +150,7 @@ struct InboxWatcherTests {
         defer { watcher.stop() }
         #expect(try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == original)
         // The thread starts reading only with events(): the burst fills the queue first.
-        // Each file makes two events (create, close).
+        // Each file makes at least two events (create, close).
         let files = lowered ? 40 : (Int(original) ?? 16384) / 2 + 100
         for index in 0..<files { writeFile(box.inbox + "/burst\(index).jpg") }
         let events = EventRecorder(watcher.events())

@@ -144,6 +144,7 @@ struct HostileFilesTests {
                 Case("a 331-byte JPEG declaring 65500×65500", "Huge JPEG.jpg", .file(try fx("jpeg-65500.jpg")), .rejected(.tooManyPixels)).saying("65500×65500"),
                 Case("a baseline JPEG declaring 10000×10000 with 8×8 of data", "Baseline bomb.jpg", .file(try fx("baseline-10000.jpg")), corrupt),
                 Case("a tiny progressive JPEG declaring 10000×10000", "Progressive bomb.jpg", .file(try fx("progressive-10000.jpg")), corrupt).saying("far too short"),
+                Case("the same in 4:4:4: 572 MiB of coefficients, more than memory_budget", "Memory bomb.jpg", .file(try fx("progressive-444-10000.jpg")), .rejected(.tooManyPixels)).saying("memory_budget"),
                 Case("the same, padded with 130 KB of comments", "Padded bomb.jpg", .file(try fx("progressive-padded.jpg")), corrupt).saying("far too short"),
                 Case("499 repeated scans over 10000×10000 (under libjpeg-turbo's 500)", "Scan passes bomb.jpg", .file(try fx("progressive-499-scans.jpg")), corrupt).saying("more decoding work than utensild allows"),
                 Case("1000 repeated scans (over libjpeg-turbo's 500)", "Scan bomb.jpg", .file(try fx("scan-bomb.jpg")), corrupt).saying("500 scans"),

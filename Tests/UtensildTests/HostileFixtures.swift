@@ -123,6 +123,9 @@ write("progressive-padded.jpg", claimed(after_soi(prog, padding), 10000, 10000))
 noisy = encoded(Image.frombytes("RGB", (64, 64), bytes(rng.randrange(256) for _ in range(64 * 64 * 3))), "JPEG", quality=95, progressive=True)
 nsos = [i for i in range(len(noisy) - 1) if noisy[i] == 0xFF and noisy[i + 1] == 0xDA]
 write("progressive-499-scans.jpg", claimed(noisy[:nsos[-1]] + noisy[nsos[-1]:-2] * 499 + b"\xff\xd9", 10000, 10000))
+# The same claim in 4:4:4: its coefficients alone (572 MiB) exceed memory_budget.
+prog444 = encoded(Image.new("RGB", (64, 64), (40, 80, 120)), "JPEG", quality=80, progressive=True, subsampling=0)
+write("progressive-444-10000.jpg", claimed(prog444, 10000, 10000))
 base8 = bytearray(encoded(Image.new("L", (8, 8), 128), "JPEG"))
 b8 = base8.index(b"\xff\xc0"); base8[b8 + 5:b8 + 9] = struct.pack(">HH", 10000, 10000); write("baseline-10000.jpg", bytes(base8))
 

@@ -44,10 +44,15 @@ struct ControlRequestHandler: Sendable {
             }
             return .stream(lines)
         }
+        return .reply(Self.encode(await reply(to: request, peer: peer)))
+    }
+
+    /// The reply to a decoded, valid request other than `events` (the web gallery asks here too).
+    func reply(to request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
         if [.delete, .rename, .retry].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
             logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
-            return .reply(Self.encode(.failure(.permissionDenied,
-                "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")))
+            return .failure(.permissionDenied,
+                "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")
         }
         let reply = await pool.run { [self] in answer(request, peer: peer) }
         let counters = await scheduler.counters
@@ -58,9 +63,9 @@ struct ControlRequestHandler: Sendable {
             status.rejected = counters.rejected
             status.lastError = counters.lastError
             status.inboxMissing = counters.inboxMissing
-            return .reply(Self.encode(.success(.status(status))))
+            return .success(.status(status))
         }
-        return .reply(Self.encode(reply))
+        return reply
     }
 
     /// The blocking part: catalog reads and writes, file moves.

@@ -1,0 +1,47 @@
+import Hummingbird
+import UtensilControlProtocol
+
+/// The JSON API for scripts: the same requests and the same JSON as `utensilctl --json`.
+struct APIRoutes: Sendable {
+    let backend: any GalleryBackend
+
+    func register(on router: Router<GalleryRequestContext>) {
+        router.get("/api/v1/utensils") { request, _ in
+            let query = try ListQuery(query: request.uri.query)
+            guard case .list(let page) = try await backend.answer(query.request, webUser: nil).payload() else {
+                throw WebProblem.notFound
+            }
+            return try JSONReply.response(page)
+        }
+        router.get("/api/v1/utensils/:id") { _, context in
+            try JSONReply.response(try await utensil(context.parameters.get("id")))
+        }
+        router.get("/api/v1/status") { _, _ in
+            guard case .status(let status) = try await backend.answer(.status, webUser: nil).payload() else {
+                throw WebProblem.notFound
+            }
+            return try JSONReply.response(status)
+        }
+        router.get("/api/v1/events") { _, _ in
+            EventStream(events: backend.followEvents()).response()
+        }
+    }
+
+    /// The utensil a path segment names, strictly by id.
+    func utensil(_ segment: String?) async throws -> UtensilInfo {
+        guard let segment, let id = UtensilID(segment) else { throw WebProblem.notFound }
+        return try await GalleryReads(backend: backend).utensil(id)
+    }
+}
+
+/// Reads shared by the API, the pages and the file routes.
+struct GalleryReads: Sendable {
+    let backend: any GalleryBackend
+
+    func utensil(_ id: UtensilID) async throws -> UtensilInfo {
+        guard case .utensil(let info) = try await backend.answer(.show(id.text), webUser: nil).payload() else {
+            throw WebProblem.notFound
+        }
+        return info
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import UtensilWebUsers
+
+/// Who may change things: a signed-in user (session cookie), and only from the gallery's own
+/// pages — a cross-site request (by `Sec-Fetch-Site`, or an `Origin` naming another host) is
+/// refused before anything else.
+struct Access: Sendable {
+    let sessions: Sessions
+    let usersFile: String
+
+    /// The signed-in user, or nil.
+    func user(_ request: Request) -> String? {
+        guard let token = request.cookies[Sessions.cookieName]?.value, let user = sessions.user(for: token) else { return nil }
+        // A user removed from the file is signed out at once.
+        guard (try? WebUsersFile.read(usersFile).entry(named: user)) != nil else {
+            sessions.closeAll(of: user)
+            return nil
+        }
+        return user
+    }
+
+    /// For every request that changes something: 403 if cross-site, 401 without a session.
+    func requireUser(_ request: Request) throws(WebProblem) -> String {
+        try refuseCrossSite(request)
+        guard let user = user(request) else {
+            throw WebProblem(.unauthorized, .permissionDenied, "Sign in at /login to change utensils.")
+        }
+        return user
+    }
+
+    func refuseCrossSite(_ request: Request) throws(WebProblem) {
+        let crossSite = WebProblem(.forbidden, .permissionDenied,
+            "A page of another site cannot change utensils here; use the gallery's own pages.")
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+            throw crossSite
+        }
+        if let origin = request.headers[.origin] {
+            guard let url = URL(string: origin), let originHost = url.host(percentEncoded: false),
+                  let host = request.head.authority
+            else { throw crossSite }
+            let port = url.port.map { ":\($0)" } ?? ""
+            guard (originHost.contains(":") ? "[\(originHost)]" : originHost) + port == host else { throw crossSite }
+        }
+    }
+
+    /// The session cookie: `HttpOnly`, `SameSite=Strict`, and `Secure` behind TLS (a proxy's
+    /// `X-Forwarded-Proto: https`).
+    static func cookie(token: String, request: Request, maxAge: Int = Int(Sessions.lifetime)) -> String {
+        let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+            || request.uri.scheme == .https
+        return "\(Sessions.cookieName)=\(token); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Hummingbird
+import UtensilControlProtocol
+import UtensilWebUsers
+
+/// Signing in and out, and every change: rename, delete, upload. Each change needs a
+/// signed-in user and a same-site request (``Access``).
+struct ChangeRoutes: Sendable {
+    let backend: any GalleryBackend
+    let access: Access
+    let throttle: LoginThrottle
+    /// Files per upload request at most.
+    static var maximumFilesPerUpload: Int { 100 }
+
+    func register(on router: Router<GalleryRequestContext>) {
+        router.get("/login") { request, _ in
+            HTML.response(LoginPage(message: nil, signedIn: access.user(request)).render())
+        }
+        router.post("/login") { request, context in
+            try access.refuseCrossSite(request)
+            let form = try await Self.form(request, context: context)
+            let name = form["name"] ?? ""
+            let password = form["password"] ?? ""
+            let keys = ["user:" + name] + (context.remoteAddress.map { ["client:" + $0] } ?? [])
+            let wait = throttle.wait(for: keys)
+            if wait > 0 {
+                var response = HTML.response(LoginPage(
+                    message: "Too many failed attempts; wait \(wait) seconds and try again.", signedIn: nil).render(),
+                    status: .tooManyRequests)
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
+            let usersFile = access.usersFile
+            let valid = await backend.runBlocking {
+                (try? WebUsersFile.read(usersFile))?.verify(name, password: password) ?? false
+            }
+            guard valid else {
+                throttle.failed(keys)
+                return HTML.response(LoginPage(
+                    message: "That name and password do not match; try again (an administrator adds users with utensilctl web-user add).",
+                    signedIn: nil).render(), status: .unauthorized)
+            }
+            throttle.succeeded(keys)
+            let token = access.sessions.open(for: name)
+            var response = Response.redirect(to: "/", type: .normal)
+            response.headers[.setCookie] = Access.cookie(token: token, request: request)
+            return response
+        }
+        router.post("/logout") { request, _ in
+            try access.refuseCrossSite(request)
+            if let token = request.cookies[Sessions.cookieName]?.value { access.sessions.close(token) }
+            var response = Response.redirect(to: "/", type: .normal)
+            response.headers[.setCookie] = Access.cookie(token: "", request: request, maxAge: 0)
+            return response
+        }
+        router.post("/utensils/:id/rename") { request, context in
+            let user = try access.requireUser(request)
+            let id = try Self.id(context)
+            let form = try await Self.form(request, context: context)
+            _ = try await backend.answer(.rename(id.text, to: form["name"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+        }
+        router.post("/utensils/:id/delete") { request, context in
+            let user = try access.requireUser(request)
+            let id = try Self.id(context)
+            _ = try await backend.answer(.delete(id.text), webUser: user).payload()
+            return Response.redirect(to: "/", type: .normal)
+        }
+        router.post("/api/v1/uploads") { request, _ in
+            let user = try access.requireUser(request)
+            return try JSONReply.response(["files": try await upload(request, user: user)])
+        }
+    }
+
+    /// Streams a multipart body into the inbox, file by file.
+    func upload(_ request: Request, user: String) async throws -> [InboxUpload.Outcome] {
+        guard let boundary = request.headers[.contentType].flatMap(MultipartParser.boundary(fromContentType:)),
+              var parser = MultipartParser(boundary: boundary)
+        else {
+            throw WebProblem(.unsupportedMediaType, .badRequest, "Send the photos as multipart/form-data, as a browser's file upload does.")
+        }
+        let limit = backend.maxFileBytes * Self.maximumFilesPerUpload + 1_000_000
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw WebProblem(.contentTooLarge, .requestTooLarge,
+                "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
+        }
+        // TODO(addedBy): record `user` as the upload's addedBy once the catalog has the field.
+        _ = user
+        var upload = InboxUpload(inbox: backend.inbox, maxFileBytes: backend.maxFileBytes)
+        var category: String?
+        var fieldName: String?
+        var fieldValue: [UInt8] = []
+        var received = 0
+        var files = 0
+        do {
+            for try await chunk in request.body {
+                received += chunk.readableBytes
+                guard received <= limit else {
+                    throw WebProblem(.contentTooLarge, .requestTooLarge,
+                        "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
+                }
+                for event in try parser.feed(chunk.readableBytesView) {
+                    switch event {
+                    case .part(let headers):
+                        let disposition = headers["content-disposition"] ?? ""
+                        if let fileName = MultipartParser.parameter("filename", in: disposition) {
+                            files += 1
+                            guard files <= Self.maximumFilesPerUpload else {
+                                throw WebProblem(.contentTooLarge, .requestTooLarge,
+                                    "One upload takes at most \(Self.maximumFilesPerUpload) files; send the rest in another.")
+                            }
+                            upload.begin(fileName: fileName, category: category)
+                        } else {
+                            fieldName = MultipartParser.parameter("name", in: disposition)
+                            fieldValue = []
+                        }
+                    case .data(let bytes):
+                        if fieldName != nil {
+                            fieldValue += bytes
+                            guard fieldValue.count <= 1024 else { throw WebProblem.badRequest("A form field is longer than 1 KiB.") }
+                        } else {
+                            upload.write(bytes)
+                        }
+                    case .partEnd:
+                        if fieldName == "category" { category = String(decoding: fieldValue, as: UTF8.self) }
+                        if fieldName == nil { upload.end() }
+                        fieldName = nil
+                    }
+                }
+            }
+            guard parser.isFinished else { throw MultipartParser.Failure.malformed("the body ends before its closing boundary") }
+        } catch let failure as MultipartParser.Failure {
+            upload.abandon()
+            guard case .malformed(let what) = failure else { throw failure }
+            throw WebProblem.badRequest("The upload is not valid multipart/form-data (\(what)); send it as a browser's file upload does.")
+        } catch {
+            upload.abandon()
+            throw error
+        }
+        return upload.commit()
+    }
+
+    static func id(_ context: GalleryRequestContext) throws -> UtensilID {
+        guard let segment = context.parameters.get("id"), let id = UtensilID(segment) else { throw WebProblem.notFound }
+        return id
+    }
+
+    /// An `application/x-www-form-urlencoded` body of at most 16 KiB.
+    static func form(_ request: Request, context: GalleryRequestContext) async throws -> QueryItems {
+        var request = request
+        let body = try await request.collectBody(upTo: 16 * 1024)
+        guard let items = QueryItems(String(buffer: body)) else {
+            throw WebProblem.badRequest("The form is not valid; send it from the gallery's page.")
+        }
+        return items
+    }
+}

@@ -1,0 +1,28 @@
+import UtensilControlProtocol
+
+/// What the web gallery reads and changes, answered by the daemon exactly as the control
+/// socket answers `utensilctl` (same requests, same replies, same JSON), so the web and the
+/// CLI cannot drift apart.
+public protocol GalleryBackend: Sendable {
+    /// Answers `request` (list, show, status, rename, delete …); catalog work runs off the
+    /// cooperative pool. `webUser` is the signed-in user a change is made for.
+    func answer(_ request: ControlRequest, webUser: String?) async -> ControlReply
+
+    /// Every ingest and rejection from now on, until the daemon stops.
+    func followEvents() -> AsyncStream<EventInfo>
+
+    /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
+    func thumbnailPath(id: String) -> String
+
+    /// The inbox folder: the empty gallery's "drop photos here", and where uploads go.
+    var inbox: String { get }
+
+    /// Uploads larger than this are refused (`max_file_bytes`).
+    var maxFileBytes: Int { get }
+
+    /// The web users file (`web_users_file`).
+    var usersFile: String { get }
+
+    /// Runs `work` (bcrypt, file I/O) off Swift's cooperative pool.
+    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T
+}

@@ -1,0 +1,55 @@
+import UtensilControlProtocol
+
+/// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
+/// the catalog: `search`, `sort` (`name`, `created`, `-created`), `limit` (1 to 500, default
+/// 50) and `after` (a cursor from an earlier page's `next`).
+struct ListQuery: Sendable, Equatable {
+    static let maximumSearchCharacters = 200
+    static let maximumLimit = 500
+    static let maximumCursorBytes = 512
+
+    var search: String?
+    var sort: ListSort?
+    var limit: Int
+    var after: String?
+
+    init(search: String? = nil, sort: ListSort? = nil, limit: Int = 50, after: String? = nil) {
+        self.search = search
+        self.sort = sort
+        self.limit = limit
+        self.after = after
+    }
+
+    init(query: String?) throws(WebProblem) {
+        guard let items = QueryItems(query) else {
+            throw .badRequest("The query string is not valid percent-encoded UTF-8; encode it as a browser does.")
+        }
+        let search = items["search"]?.trimmingCharacters(in: .whitespaces)
+        if let search, search.count > Self.maximumSearchCharacters {
+            throw .badRequest("The search text is longer than \(Self.maximumSearchCharacters) characters; search for a shorter part of the name.")
+        }
+        self.search = search?.isEmpty == false ? search : nil
+        if let text = items["sort"], !text.isEmpty {
+            guard let sort = ListSort(rawValue: text) else {
+                let choices = ListSort.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .badRequest("The sort must be one of \(choices).")
+            }
+            self.sort = sort
+        }
+        limit = 50
+        if let text = items["limit"], !text.isEmpty {
+            guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
+                throw .badRequest("The limit must be a whole number from 1 to \(Self.maximumLimit).")
+            }
+            self.limit = limit
+        }
+        if let after = items["after"], !after.isEmpty {
+            guard after.utf8.count <= Self.maximumCursorBytes else {
+                throw .badRequest("That cursor was not handed out by this daemon; start again from the first page.")
+            }
+            self.after = after
+        }
+    }
+
+    var request: ControlRequest { .list(search: search, sort: sort, limit: limit, after: after) }
+}

@@ -1,0 +1,211 @@
+import Hummingbird
+
+/// The gallery's only script and style sheet, served from memory under `/static/`; pages link
+/// them with `?v=` (a hash of both), so browsers may keep them for a year.
+enum StaticAssets {
+    /// FNV-1a of both files, in base 36.
+    static let version: String = {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (script + styleSheet).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 36)
+    }()
+
+    static func response(_ text: String, contentType: String, request: Request) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        let etag = "\"\(version)\""
+        headers[.eTag] = etag
+        headers[.cacheControl] = request.uri.query == "v=\(version)" ? "public, max-age=31536000, immutable" : "public, no-cache"
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static let styleSheet = """
+    :root { color-scheme: light dark; --line: #8884; --muted: #888; --bad: #c0392b; --good: #2e8b57; }
+    * { box-sizing: border-box; }
+    body { margin: 0; font: 16px/1.4 system-ui, sans-serif; }
+    a { color: inherit; }
+    .top { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+    .top h1 { margin: 0; font-size: 1.4rem; }
+    .top h1 a { text-decoration: none; }
+    .search { display: flex; flex: 1; gap: .5rem; max-width: 40rem; }
+    .search input { flex: 1; min-width: 6rem; padding: .35rem .5rem; font: inherit; }
+    .search select, .search button { font: inherit; }
+    .account { margin-left: auto; }
+    main { padding: 1rem; }
+    .grid { list-style: none; margin: 0; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); }
+    .card a { display: block; text-decoration: none; }
+    .card img { display: block; width: 100%; height: auto; aspect-ratio: 1; border-radius: 6px; background: var(--line); }
+    .card .name { display: block; margin-top: .3rem; overflow-wrap: anywhere; }
+    .card.fresh img { outline: 3px solid var(--good); }
+    .empty { color: var(--muted); max-width: 40rem; }
+    .more { text-align: center; margin: 2rem 0; }
+    .news { list-style: none; margin: 0 0 1rem; padding: 0; }
+    .news li { padding: .4rem .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: #8881; }
+    .news li.rejected { border-color: var(--bad); }
+    .utensil figure { margin: 1rem 0; }
+    .utensil figure img { max-width: 100%; max-height: 80vh; width: auto; height: auto; }
+    .facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
+    .facts dt { color: var(--muted); }
+    .facts dd { margin: 0; }
+    .account { display: flex; gap: .5rem; align-items: center; }
+    form.inline { display: inline; }
+    .changes { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 1.5rem; }
+    .danger { color: var(--bad); }
+    .upload { border: 2px dashed var(--line); border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1rem; }
+    body.dragging .upload { border-color: var(--good); }
+    .upload .hint { margin: .3rem 0 0; color: var(--muted); }
+    .uploads { list-style: none; padding: 0; margin: .5rem 0 0; }
+    .uploads li { display: flex; gap: .75rem; align-items: center; margin: .3rem 0; }
+    .uploads img { width: 48px; height: 48px; border-radius: 4px; }
+    .uploads .rejected { color: var(--bad); }
+    .problem { color: var(--bad); }
+    .stack label { display: block; margin: .5rem 0; }
+    """
+
+    static let script = """
+    "use strict";
+    // Live updates for the gallery: new utensils appear without a reload and rejections show
+    // with their message, from the daemon's event stream (server-sent events).
+    (function () {
+      const grid = document.getElementById("grid");
+      const news = document.getElementById("news");
+      if (!grid || !news || !window.EventSource) return;
+
+      function card(utensil) {
+        const item = document.createElement("li");
+        item.className = "card fresh";
+        item.dataset.id = utensil.id;
+        const link = document.createElement("a");
+        link.href = "/utensils/" + utensil.id;
+        const image = document.createElement("img");
+        image.src = "/thumbnails/" + utensil.id + ".jpeg?v=" + Date.parse(utensil.createdAt).toString(36) + "-" + utensil.bytes.toString(36);
+        image.width = 180;
+        image.height = 180;
+        image.alt = utensil.name;
+        const name = document.createElement("span");
+        name.className = "name";
+        name.textContent = utensil.name;
+        link.append(image, name);
+        item.append(link);
+        return item;
+      }
+
+      function note(text, kind) {
+        const item = document.createElement("li");
+        item.className = kind;
+        item.textContent = text;
+        news.prepend(item);
+        while (news.children.length > 20) news.lastElementChild.remove();
+      }
+
+      // Uploads (signed-in users): one request per file, its progress, then its outcome from
+      // the event stream, matched by the name it got in the inbox.
+      const pending = new Map();
+      const uploads = document.getElementById("uploads");
+      const uploadForm = document.getElementById("upload-form");
+      const picker = document.getElementById("upload-files");
+
+      function upload(file) {
+        const row = document.createElement("li");
+        const label = document.createElement("span");
+        label.textContent = file.name;
+        const progress = document.createElement("progress");
+        progress.max = 100;
+        progress.value = 0;
+        const state = document.createElement("span");
+        state.className = "state";
+        state.textContent = "uploading";
+        row.append(label, progress, state);
+        uploads.prepend(row);
+        const body = new FormData();
+        body.append("files", file, file.name);
+        const request = new XMLHttpRequest();
+        request.open("POST", "/api/v1/uploads");
+        request.upload.addEventListener("progress", function (event) {
+          if (event.lengthComputable) progress.value = Math.round(100 * event.loaded / event.total);
+        });
+        request.addEventListener("load", function () {
+          let outcome = null;
+          try { outcome = JSON.parse(request.responseText); } catch (error) { outcome = null; }
+          const file = outcome && outcome.files && outcome.files[0];
+          if (request.status === 200 && file && file.status === "accepted") {
+            progress.value = 100;
+            state.textContent = "waiting for the daemon";
+            pending.set(file.inboxFile, { row: row, state: state, progress: progress });
+          } else {
+            progress.remove();
+            state.className = "state rejected";
+            state.textContent = (file && file.message) || (outcome && outcome.error && outcome.error.message) || ("failed: HTTP " + request.status);
+          }
+        });
+        request.addEventListener("error", function () {
+          state.className = "state rejected";
+          state.textContent = "the upload failed; check the connection and try again";
+        });
+        request.send(body);
+      }
+
+      if (uploadForm && picker && uploads) {
+        uploadForm.addEventListener("submit", function (event) {
+          event.preventDefault();
+          Array.from(picker.files).forEach(upload);
+          picker.value = "";
+        });
+        picker.addEventListener("change", function () {
+          Array.from(picker.files).forEach(upload);
+          picker.value = "";
+        });
+        document.addEventListener("dragover", function (event) {
+          event.preventDefault();
+          document.body.classList.add("dragging");
+        });
+        document.addEventListener("dragleave", function () { document.body.classList.remove("dragging"); });
+        document.addEventListener("drop", function (event) {
+          event.preventDefault();
+          document.body.classList.remove("dragging");
+          Array.from(event.dataTransfer.files).forEach(upload);
+        });
+      }
+
+      function settle(inboxFile, done) {
+        const entry = pending.get(inboxFile);
+        if (!entry) return;
+        pending.delete(inboxFile);
+        entry.progress.remove();
+        done(entry);
+      }
+
+      const events = new EventSource("/api/v1/events");
+      events.addEventListener("ingested", function (message) {
+        const event = JSON.parse(message.data);
+        const utensil = event.utensil;
+        if (!utensil) return;
+        settle(event.inboxFile, function (entry) {
+          const image = document.createElement("img");
+          image.src = "/thumbnails/" + utensil.id + ".jpeg";
+          image.alt = utensil.name;
+          entry.row.prepend(image);
+          entry.state.textContent = "added as " + utensil.name;
+        });
+        if (grid.dataset.live === "newest" && !grid.querySelector('[data-id="' + utensil.id + '"]')) {
+          grid.prepend(card(utensil));
+          const empty = document.getElementById("empty");
+          if (empty) empty.remove();
+        }
+        note(utensil.name + " was added.", "ingested");
+      });
+      events.addEventListener("rejected", function (message) {
+        const event = JSON.parse(message.data);
+        settle(event.inboxFile, function (entry) {
+          entry.state.className = "state rejected";
+          entry.state.textContent = "rejected: " + event.message;
+        });
+        note(event.inboxFile + " was rejected: " + event.message, "rejected");
+      });
+    })();
+    """
+}

@@ -1,0 +1,43 @@
+import UtensilControlProtocol
+
+/// `GET /utensils/{id}`: the larger picture (the original, scaled by the browser) and the
+/// utensil's facts.
+struct UtensilDetailPage: Sendable {
+    let utensil: UtensilInfo
+    let user: String?
+
+    func render() -> String {
+        let name = HTML.escape(utensil.name)
+        let facts: [(String, String)] = [
+            ("Size", HTML.escape(HTML.size(utensil.bytes))),
+            ("Pixels", "\(utensil.width) × \(utensil.height)"),
+            ("Format", HTML.escape(utensil.fileExtension.uppercased())),
+            ("Added", HTML.time(utensil.createdAt)),
+            ("Id", "<code>\(utensil.id)</code>"),
+        ]
+        let list = facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
+        let changes = user == nil ? "" : """
+        <section class="changes">
+        <form method="post" action="/utensils/\(utensil.id)/rename" class="inline">
+        <label>New name <input name="name" value="\(name)" required maxlength="100"></label>
+        <button type="submit">Rename</button>
+        </form>
+        <form method="post" action="/utensils/\(utensil.id)/delete" class="inline">
+        <button type="submit" class="danger">Delete</button>
+        </form>
+        </section>
+        """
+        let body = HTML.header(user: user) + """
+        <main class="utensil">
+        <p><a href="/">← All utensils</a></p>
+        <h2>\(name)</h2>
+        <figure><a href="\(HTML.originalURL(utensil))"><img src="\(HTML.originalURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)"></a></figure>
+        <dl class="facts">
+        \(list)
+        </dl>
+        \(changes)
+        </main>
+        """
+        return HTML.page(title: "\(utensil.name) — Utensils", body: body)
+    }
+}

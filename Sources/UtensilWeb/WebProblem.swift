@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import UtensilControlProtocol
+
+/// A request the gallery refuses, with the status and one sentence saying what to do.
+struct WebProblem: Error, HTTPResponseError {
+    let status: HTTPResponse.Status
+    let code: ControlErrorCode
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ code: ControlErrorCode, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static func badRequest(_ message: String) -> WebProblem { WebProblem(.badRequest, .badRequest, message) }
+
+    static let notFound = WebProblem(.notFound, .notFound, "There is no such page or utensil; the gallery at / shows them all.")
+
+    /// The HTTP form of a control error.
+    init(_ error: ControlError) {
+        let status: HTTPResponse.Status = switch error.code {
+        case .notFound: .notFound
+        case .invalidName, .badRequest, .unsupportedVersion: .badRequest
+        case .duplicateName: .conflict
+        case .permissionDenied: .forbidden
+        case .requestTooLarge: .contentTooLarge
+        case .busy: .serviceUnavailable
+        case .internal: .internalServerError
+        }
+        self.init(status, error.code, error.message)
+    }
+
+    /// For the API and files a JSON body, `{"error":{"code":…,"message":…}}`, as the control
+    /// socket words errors; for pages a page saying it.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        if !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/thumbnails/")
+            && !request.uri.path.hasPrefix("/originals/")
+        {
+            let body = """
+            <header class="top"><h1><a href="/">Utensils</a></h1></header>
+            <main><p>\(HTML.escape(message))</p><p><a href="/">← All utensils</a></p></main>
+            """
+            return HTML.response(HTML.page(title: "Utensils", body: body), status: status)
+        }
+        let body = (try? LineFraming.encode(["error": ControlError(code, message)])) ?? Data(message.utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

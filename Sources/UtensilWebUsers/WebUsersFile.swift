@@ -1,0 +1,121 @@
+import Foundation
+import HummingbirdBcrypt
+
+/// The web users file (`web_users_file`): one `name:bcrypt-hash` a line; blank lines and
+/// lines starting with `#` are kept as they are. Read by the daemon at each sign-in (so a
+/// change needs no reload) and written by `utensilctl web-user`.
+public struct WebUsersFile: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable {
+        public var name: String
+        public var hash: String
+    }
+
+    /// The lines in order: an entry, or a line kept verbatim (comment, blank, unreadable).
+    public enum Line: Sendable, Equatable {
+        case user(Entry)
+        case other(String)
+    }
+
+    public var lines: [Line]
+
+    public init(lines: [Line] = []) { self.lines = lines }
+
+    public init(text: String) {
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { raw in
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            guard !line.hasPrefix("#"), let colon = line.firstIndex(of: ":") else { return .other(String(line)) }
+            let name = String(line[..<colon])
+            let hash = String(line[line.index(after: colon)...])
+            guard Self.problem(withName: name) == nil, hash.hasPrefix("$2") else { return .other(String(line)) }
+            return .user(Entry(name: name, hash: hash))
+        }
+        if lines.last == .other("") { lines.removeLast() }
+    }
+
+    /// The file at `path`; a missing file is an empty one.
+    public static func read(_ path: String) throws -> WebUsersFile {
+        do {
+            return WebUsersFile(text: try String(contentsOfFile: path, encoding: .utf8))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return WebUsersFile()
+        }
+    }
+
+    public var users: [Entry] {
+        lines.compactMap { if case .user(let entry) = $0 { entry } else { nil } }
+    }
+
+    public func entry(named name: String) -> Entry? { users.first { $0.name == name } }
+
+    public var text: String {
+        lines.map { line in
+            switch line {
+            case .user(let entry): "\(entry.name):\(entry.hash)"
+            case .other(let text): text
+            }
+        }.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")
+    }
+
+    /// Adds `name` with a bcrypt hash of `password`, or replaces its hash.
+    public mutating func set(_ name: String, password: String, cost: UInt8 = Self.cost) {
+        let entry = Entry(name: name, hash: Bcrypt.hash(password, cost: cost))
+        if let index = lines.firstIndex(where: { if case .user(let old) = $0 { old.name == name } else { false } }) {
+            lines[index] = .user(entry)
+        } else {
+            lines.append(.user(entry))
+        }
+    }
+
+    /// Removes `name`; false if there was no such user.
+    public mutating func remove(_ name: String) -> Bool {
+        let before = lines.count
+        lines.removeAll { if case .user(let old) = $0 { old.name == name } else { false } }
+        return lines.count != before
+    }
+
+    /// Whether `password` is `name`'s. An unknown name costs as much time as a known one.
+    public func verify(_ name: String, password: String) -> Bool {
+        guard let entry = entry(named: name) else {
+            _ = Bcrypt.verify(password, hash: Self.decoyHash)
+            return false
+        }
+        return Bcrypt.verify(password, hash: entry.hash)
+    }
+
+    /// bcrypt's work factor for new hashes (about a quarter of a second on one core).
+    public static let cost: UInt8 = 12
+
+    private static let decoyHash = Bcrypt.hash("decoy", cost: cost)
+
+    /// Why `name` cannot be a web user name, or nil: 1 to 64 characters, no colon, no white
+    /// space or control character.
+    public static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "A web user name cannot be empty." }
+        if name.count > 64 { return "A web user name can have at most 64 characters." }
+        if name.unicodeScalars.contains(where: { $0 == ":" || $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
+            return "A web user name cannot hold a colon, white space or a control character; choose a plain name such as \"alice\"."
+        }
+        return nil
+    }
+
+    /// Writes the file atomically (a temporary file beside it, renamed into place), mode
+    /// 0640; an existing file keeps its owner and group, a new one takes its folder's group
+    /// (so that utensild's group can read it when the folder is `root:utensil`).
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o640])
+        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary]) }
+        var existing = stat()
+        if stat(path, &existing) == 0 {
+            _ = chown(temporary, existing.st_uid, existing.st_gid)
+        } else if stat(folder.isEmpty ? "." : folder, &existing) == 0 {
+            _ = chown(temporary, geteuid(), existing.st_gid)
+        }
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+}
