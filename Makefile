@@ -12,12 +12,13 @@ TEST_EXTRAS :=
 include $(sort $(wildcard make/*.mk))
 
 # Build and run time: the C libraries utensild links.
-BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libsystemd-dev libsqlite3-dev pkg-config
+BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libheif-dev libwebp-dev libsystemd-dev libsqlite3-dev pkg-config
 # Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
-# references), rsync/coreutils (real drops), real photographs from a wallpaper package, and
-# a browser for the web gallery's test (make/web.mk).
-TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync $(PHOTO_PACKAGES) \
-                  $(WEB_PACKAGES)
+# references), rsync/coreutils (real drops), real photographs from a wallpaper package,
+# heif-enc, cwebp and img2webp (HEIC and WebP test files made from them), and a browser for
+# the web gallery's test (make/web.mk).
+TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync \
+                  libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES)
 
 
 .PHONY: all build release run test unit-test deps test-deps clean

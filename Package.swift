@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// Targets split where a dependency or a trust boundary splits:
-/// - `UtensilCodec` is the only code that touches libturbojpeg and libspng (bytes in, pixels out).
+/// - `UtensilCodec` is the only code that touches libturbojpeg, libspng, libheif and libwebp
+///   (bytes in, pixels out).
 /// - `UtensilCatalog` is the only code that touches GRDB / SQLite.
 /// - `UtensilCore` is the shared vocabulary (names, rejection reasons) with no dependencies.
 /// - `UtensilIngest` is the engine: where a drop becomes a utensil.
@@ -34,6 +35,12 @@ let package = Package(
         .systemLibrary(
             name: "CSPNG", pkgConfig: "spng",
             providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -83,7 +90,7 @@ let package = Package(
         .target(name: "UtensilCore"),
         .target(
             name: "UtensilCodec",
-            dependencies: ["CTurboJPEG", "CSPNG"]),
+            dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CWebP"]),
         .target(
             name: "UtensilCatalog",
             dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -118,11 +125,13 @@ let package = Package(
             ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
-        .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
+        .testTarget(
+            name: "UtensilCatalogTests",
+            dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),

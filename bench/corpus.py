@@ -19,9 +19,12 @@ Sets written (file names are valid utensil names, all contents distinct):
 - progressive/  the progressive JPEGs exactly as the packages ship them.
 - png24/    6000x4000 RGB PNGs (24 MP, zlib level 6 as most tools write them), from the two large
             photos scaled to cover.
+- heic12/, webp12/  the first jpeg12 photos as displayed, coded as a phone or a browser hands
+            them out: HEIC by heif-enc (libheif-examples; x265 at quality 85, about 2.4 MB
+            each, as an iPhone's) and WebP by cwebp (webp; quality 85).
 
 Same inputs, same seed: same pixels. A finished set is kept (OUT_DIR/<set>/.done) and not
-rebuilt. Needs /usr/bin/python3 with Pillow (python3-pil).
+rebuilt. Needs /usr/bin/python3 with Pillow (python3-pil), heif-enc and cwebp.
 """
 
 import argparse
@@ -46,8 +49,8 @@ PNG_SIZE = (6000, 4000)
 
 PROFILES = {
     # set name: how many files
-    "full": {"jpeg12": 48, "progressive": None, "png24": 6},
-    "smoke": {"jpeg12": 5, "progressive": 1, "png24": 1},
+    "full": {"jpeg12": 48, "progressive": None, "png24": 6, "heic12": 12, "webp12": 12},
+    "smoke": {"jpeg12": 5, "progressive": 1, "png24": 1, "heic12": 2, "webp12": 2},
 }
 # The smoke profile keeps make test short: a smaller PNG, the same code paths.
 SMOKE_PNG_SIZE = (3000, 2000)
@@ -154,6 +157,25 @@ def build_png24(out, count, large, size, rng):
         image.save(os.path.join(out, f"large {index + 1:02d}.png"), "PNG", compress_level=6)
 
 
+# How each coded set is written from a PNG: the command before "input -o output".
+CODERS = {
+    "heic12": (".heic", ["heif-enc", "-q", "85", "-p", "preset=ultrafast"]),
+    "webp12": (".webp", ["cwebp", "-quiet", "-q", "85"]),
+}
+
+
+def build_coded(out, count, jpeg12, coder):
+    """The first `count` jpeg12 photos, upright, re-coded by `coder` (a CODERS entry)."""
+    extension, command = coder
+    names = sorted(n for n in os.listdir(jpeg12) if n.endswith(".jpg"))[:count]
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            source = os.path.join(scratch, "source.png")
+            ImageOps.exif_transpose(Image.open(os.path.join(jpeg12, name))).convert("RGB").save(source, compress_level=1)
+            target = os.path.join(out, os.path.splitext(name)[0] + extension)
+            subprocess.run(command + [source, "-o", target], check=True, stdout=subprocess.DEVNULL)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out")
@@ -178,6 +200,8 @@ def main():
         elif name == "png24":
             size = SMOKE_PNG_SIZE if args.profile == "smoke" else PNG_SIZE
             build_png24(work, count, large, size, rng)
+        elif name in CODERS:
+            build_coded(work, count, os.path.join(args.out, "jpeg12"), CODERS[name])
         open(os.path.join(work, ".done"), "w").close()
         shutil.rmtree(folder, ignore_errors=True)
         os.rename(work, folder)

@@ -473,6 +473,13 @@ def table(results):
         p = results["progressive_throughput"]
         rows.append(("progressive JPEG burst, images/s", f"vips {p['vips_per_second']:.1f}",
                      f"{p['utensild_per_second']:.1f}", f"{p['ratio']:.2f}×", "", ""))
+    for key, label in [("heic_throughput", "HEIC"), ("webp_throughput", "WebP")]:
+        if key in results:
+            b = results[key]
+            rows.append((f"12 MP {label} burst, CPU ms per photo", f"vips {b['vips_cpu_ms']:.1f}",
+                         f"{b['utensild_cpu_ms']:.1f}", f"{b['utensild_cpu_ms'] / b['vips_cpu_ms']:.2f}×", "", ""))
+            rows.append((f"  images/s in that burst", f"vips {b['vips_per_second']:.1f}",
+                         f"{b['utensild_per_second']:.1f}", f"{b['ratio']:.2f}×", "", ""))
     header = ("measure", "anchor", "utensild", "ratio", "target", "")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     lines = ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(header)) + " |",
@@ -490,6 +497,8 @@ def check_numbers(results):
         "engine CPU ms": results["cpu"]["jpeg12"]["engineCPUms"],
         "codec CPU ms": results["cpu"]["jpeg12"]["codecCPUms"],
         "PNG engine CPU ms": results["cpu"]["png24"]["engineCPUms"],
+        "HEIC CPU ms per photo": results["heic_throughput"]["utensild_cpu_ms"],
+        "WebP CPU ms per photo": results["webp_throughput"]["utensild_cpu_ms"],
         "latency p50 ms": results["latency"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
@@ -522,8 +531,9 @@ def main():
 
     subprocess.run([sys.executable, os.path.join(HERE, "corpus.py"), args.corpus, "--profile", args.profile], check=True)
     corpus = os.path.abspath(args.corpus)
-    jpeg12, progressive, png24 = (photos(os.path.join(corpus, s)) for s in ["jpeg12", "progressive", "png24"])
-    for path in jpeg12 + progressive + png24:  # every phase starts from the page cache
+    jpeg12, progressive, png24, heic12, webp12 = (
+        photos(os.path.join(corpus, s)) for s in ["jpeg12", "progressive", "png24", "heic12", "webp12"])
+    for path in jpeg12 + progressive + png24 + heic12 + webp12:  # every phase starts from the page cache
         with open(path, "rb") as f:
             while f.read(1 << 20):
                 pass
@@ -535,13 +545,17 @@ def main():
                                 cpu=next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")),
                    commit=subprocess.run(["git", "-C", HERE, "describe", "--always", "--dirty"],
                                          capture_output=True, text=True).stdout.strip() or None,
-                   corpus={s: len(f) for s, f in [("jpeg12", jpeg12), ("progressive", progressive), ("png24", png24)]},
+                   corpus={s: len(f) for s, f in [("jpeg12", jpeg12), ("progressive", progressive), ("png24", png24),
+                                                   ("heic12", heic12), ("webp12", webp12)]},
                    targets=TARGETS)
     try:
         log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
         results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
         log(f"throughput: {len(progressive)} progressive JPEGs as shipped")
         results["progressive_throughput"] = throughput(binaries, progressive, work, profile["rounds"])
+        log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")
+        results["heic_throughput"] = throughput(binaries, heic12, work, profile["rounds"])
+        results["webp_throughput"] = throughput(binaries, webp12, work, profile["rounds"])
         log("engine CPU, codec and decode floor (utensil-bench cpu)")
         out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
                               f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],

@@ -3,7 +3,7 @@ import PackageDescription
 
 /// The image codec alone, for libFuzzer and the sanitizers (`make fuzz`, `make sanitize`).
 ///
-/// Its targets are symbolic links to the main package's `Sources/UtensilCodec` (and the two
+/// Its targets are symbolic links to the main package's `Sources/UtensilCodec` (and the four
 /// system-library shims) and `Tests/UtensilCodecTests`, so that a sanitized build compiles
 /// only the codec and its tests, not GRDB, NIO and the rest. `CodecFuzz` is the libFuzzer
 /// target when built with `--sanitize=fuzzer -Xswiftc -DUTENSIL_LIBFUZZER`, and otherwise a
@@ -14,7 +14,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CSPNG", pkgConfig: "spng"),
-        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG"]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux"),
+        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CWebP"]),
         .executableTarget(
             name: "CodecFuzz", dependencies: ["UtensilCodec"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

@@ -3,14 +3,19 @@
 
 Small real images of every kind the codec meets: JPEG baseline/progressive, 4:2:0/4:2:2/4:4:4,
 greyscale, CMYK (Adobe), EXIF orientations in both byte orders, restart markers; PNG of every
-colour type and bit depth, palette with tRNS, Adam7, eXIf, iCCP and text chunks; plus a few
-hand-made headers (huge dimensions, 12-bit precision). `make fuzz-seeds` merges them into
+colour type and bit depth, palette with tRNS, Adam7, eXIf, iCCP and text chunks; HEIC (plain,
+alpha, 10-bit, rotated, a grid, a thumbnail item), AVIF and WebP (lossy, lossless, alpha,
+animated) by heif-enc, cwebp and img2webp; plus a few hand-made headers (huge dimensions,
+12-bit precision). `make fuzz-seeds` merges them into
 fuzz/corpus with libFuzzer's -merge=1.
 """
 import io
+import os
 import random
 import struct
+import subprocess
 import sys
+import tempfile
 import zlib
 
 from PIL import Image
@@ -93,3 +98,37 @@ open(f"{out}/chunks.png", "wb").write(png(
     extra=chunk(b"iCCP", b"icc\x00\x00" + zlib.compress(bytes(200))) + chunk(b"tEXt", b"Title\x00spoon")
     + chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"ladle" * 20)) + chunk(b"gAMA", struct.pack(">I", 45455))))
 open(f"{out}/header-bomb.png", "wb").write(png(30000, 30000, 8, 6, b""))
+
+
+# HEIC, AVIF and WebP (all under the fuzzer's 8 KiB -max_len).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures"))
+import phone_photos  # noqa: E402
+
+
+def tool(*command):
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+with tempfile.TemporaryDirectory() as work:
+    def source(name, image):
+        path = f"{work}/{name}"
+        image.save(path)
+        return path
+    rgb, rgba = source("rgb.png", picture(64, 64)), source("rgba.png", picture(32, 32, "RGBA"))
+    heic = ["/usr/bin/heif-enc", "-q", "30", "-p", "preset=ultrafast"]
+    tool(*heic, rgb, "-o", f"{out}/plain.heic")
+    tool(*heic, rgba, "-o", f"{out}/alpha.heic")
+    tool(*heic, "-t", "16", rgb, "-o", f"{out}/thumbnail.heic")
+    deep = f"{work}/deep.png"
+    open(deep, "wb").write(png(16, 16, 16, 2, b"".join(b"\x00" + bytes(rng.randrange(256) for _ in range(96)) for _ in range(16))))
+    tool(*heic, "-b", "10", deep, "-o", f"{out}/ten-bit.heic")
+    tool("/usr/bin/heif-enc", "-q", "30", "--avif", "-p", "speed=9", rgb, "-o", f"{out}/plain.avif")
+    phone_photos.write_heic(f"{out}/irot.heic", picture(64, 96), quality=30, irot=1, exif_orientation=8)
+    phone_photos.write_heic(f"{out}/grid.heic", picture(129, 64), quality=30, grid=(2, 1))
+    phone_photos.write_heic_bomb(f"{out}/header-bomb.heic", 40000, 40000)
+    tool("/usr/bin/cwebp", "-q", "50", rgb, "-o", f"{out}/lossy.webp")
+    tool("/usr/bin/cwebp", "-lossless", rgb, "-o", f"{out}/lossless.webp")
+    tool("/usr/bin/cwebp", "-q", "50", rgba, "-o", f"{out}/alpha.webp")
+    second = source("second.png", picture(64, 64))
+    tool("/usr/bin/img2webp", "-lossy", "-q", "40", rgb, second, "-o", f"{out}/animated.webp")
+    phone_photos.write_webp_bomb(f"{out}/header-bomb.webp", 16384, 16384)

@@ -8,7 +8,7 @@
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
-BENCH_PACKAGES := python3 python3-pil libvips-tools dpkg
+BENCH_PACKAGES := python3 python3-pil libvips-tools dpkg libheif-examples webp
 BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 
 .PHONY: bench bench-smoke bench-deps

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,12 +48,14 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context) {
     int fd = atomic_load(&log_fd);
     if (fd >= 0) {
         /* A fault on a decoding thread blames that thread's drop. A signal sent from outside
-           (for example systemd's watchdog SIGABRT for a hung decoder) blames every drop being
-           decoded, since the hang is on one of them. */
+           (for example systemd's watchdog SIGABRT for a hung decoder), or a fault on a thread
+           that is not decoding a drop itself (a codec's own worker: libde265 and dav1d decode
+           HEIC and AVIF on threads they start), blames every drop being decoded, since one of
+           them caused it: each is counted once, and only a second crash sets a drop aside. */
         int from_outside = info != NULL && info->si_code <= 0 && info->si_pid != getpid();
         if (!from_outside && my_slot >= 0 && atomic_load(&slots[my_slot].active) == 1) {
             write_key(fd, slots[my_slot].key);
-        } else if (from_outside) {
+        } else {
             for (int i = 0; i < UTENSIL_SLOTS; i++) {
                 if (atomic_load(&slots[i].active) == 1) write_key(fd, slots[i].key);
             }
@@ -111,6 +114,17 @@ void utensil_crashguard_leave(void) {
 
 void utensil_crashguard_simulate_crash(void) {
     raise(SIGSEGV);
+}
+
+static void *raise_sigsegv(void *unused) {
+    (void)unused;
+    raise(SIGSEGV);
+    return NULL;
+}
+
+void utensil_crashguard_simulate_crash_on_codec_thread(void) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, raise_sigsegv, NULL) == 0) pthread_join(thread, NULL);
 }
 
 int utensil_rename_noreplace(const char *from, const char *to) {

@@ -3,9 +3,11 @@
 
 /// What the first bytes of a file say it is.
 public enum SniffedFormat: String, Sendable, Equatable {
-    case jpeg, png
+    case jpeg, png, webp
+    /// HEIF with HEVC (HEIC) or AV1 (AVIF) images.
+    case heic, avif
     /// Recognised image formats that utensild does not ingest.
-    case gif, webp, heic, avif, tiff, bmp, jpegXL = "jpeg-xl"
+    case gif, tiff, bmp, jpegXL = "jpeg-xl"
     /// Not an image format we recognise.
     case unknown
 

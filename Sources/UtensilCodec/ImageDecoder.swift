@@ -10,3 +10,5 @@ protocol ImageDecoder {
 
 extension JPEGDecoder: ImageDecoder {}
 extension PNGDecoder: ImageDecoder {}
+extension HEIFDecoder: ImageDecoder {}
+extension WebPDecoder: ImageDecoder {}

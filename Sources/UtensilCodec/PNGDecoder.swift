@@ -69,7 +69,7 @@ struct PNGDecoder {
             guard resampler.needs(row: y) else { return }
             rgbRow.withUnsafeMutableBufferPointer { rgb in
                 let pixels = UnsafeRawBufferPointer(start: rgba + columns.lowerBound * 4, count: columns.count * 4)
-                Self.compositeOnWhite(pixels, into: rgb, pixelCount: columns.count)
+                AlphaCompositing.onWhite(pixels, into: rgb, pixelCount: columns.count)
                 resampler.add(row: UnsafeBufferPointer(rgb), y: y)
             }
         }
@@ -150,19 +150,5 @@ struct PNGDecoder {
             position = next
         }
         return false
-    }
-
-    /// RGBA8 → RGB8 over a white background.
-    static func compositeOnWhite(
-        _ rgba: UnsafeRawBufferPointer, into rgb: UnsafeMutableBufferPointer<UInt8>, pixelCount: Int
-    ) {
-        for pixel in 0..<pixelCount {
-            let alpha = Int(rgba[pixel * 4 + 3])
-            for channel in 0..<3 {
-                let value = Int(rgba[pixel * 4 + channel])
-                rgb[pixel * 3 + channel] = alpha == 255
-                    ? UInt8(value) : UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
-            }
-        }
     }
 }

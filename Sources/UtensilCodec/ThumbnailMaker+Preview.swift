@@ -4,13 +4,8 @@ extension ThumbnailMaker {
     /// cannot decode JPEG themselves.
     public func makeRGBPreview(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> [UInt8] {
         let size = min(max(request.size, 1), 512)
-        let square: DecodedSquare
-        switch Self.sniff(bytes) {
-        case .jpeg: square = try JPEGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .png: square = try PNGDecoder(size: size, maxPixels: request.maxPixels).decode(bytes)
-        case .unknown: throw .unrecognizedFormat
-        case let other: throw .unsupported(format: other.displayName, detail: "only JPEG and PNG images are accepted")
-        }
+        let maker = ThumbnailMaker(request: ThumbnailRequest(size: size, quality: request.quality, maxPixels: request.maxPixels))
+        let square = try maker.decoder(for: Self.sniff(bytes)).decode(bytes)
         return square.orientation.apply(toSquare: square.pixels, side: size)
     }
 }

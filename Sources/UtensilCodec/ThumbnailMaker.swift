@@ -1,4 +1,4 @@
-/// Turns the bytes of a JPEG or PNG photo into a square thumbnail.
+/// Turns the bytes of a JPEG, PNG, HEIC, AVIF or WebP photo into a square thumbnail.
 ///
 /// Synchronous, pure (no files, no logging, no shared state) and safe to call from many threads
 /// at once. Hostile bytes end in an ``ImageCodecError``, never a crash: sizes are checked from
@@ -20,12 +20,13 @@ public struct ThumbnailMaker: Sendable {
     }
 
     /// Decodes `bytes` and makes the thumbnail: the centre square of the photo as displayed
-    /// (EXIF orientation applied), scaled to `size` × `size`, alpha composited on white,
-    /// encoded as a baseline JPEG at `quality`.
+    /// (EXIF orientation applied; for HEIF, its rotation and mirroring), scaled to `size` ×
+    /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
-    ///   variants libturbojpeg cannot decode, ``ImageCodecError/tooManyPixels(width:height:limit:)``
+    ///   variants libturbojpeg cannot decode (or HEIF and WebP features libheif and libwebp
+    ///   lack), ``ImageCodecError/tooManyPixels(width:height:limit:)``
     ///   from the header alone, ``ImageCodecError/corrupt(detail:)`` for damaged or truncated data,
     ///   ``ImageCodecError/tooMuchMetadata(chunkLimit:totalLimit:)`` for PNG metadata bombs.
     public func makeThumbnail(from bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Thumbnail {
@@ -52,10 +53,15 @@ extension ThumbnailMaker {
             JPEGDecoder(size: edge, maxPixels: request.maxPixels)
         case .png:
             PNGDecoder(size: edge, maxPixels: request.maxPixels)
+        case .heic, .avif:
+            HEIFDecoder(size: edge, maxPixels: request.maxPixels, format: format)
+        case .webp:
+            WebPDecoder(size: edge, maxPixels: request.maxPixels)
         case .unknown:
             throw .unrecognizedFormat
-        case .gif, .webp, .heic, .avif, .tiff, .bmp, .jpegXL:
-            throw .unsupported(format: format.displayName, detail: "only JPEG and PNG images are accepted")
+        case .gif, .tiff, .bmp, .jpegXL:
+            throw .unsupported(
+                format: format.displayName, detail: "only JPEG, PNG, HEIC, AVIF and WebP images are accepted")
         }
     }
 }

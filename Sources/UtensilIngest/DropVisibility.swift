@@ -2,7 +2,7 @@
 /// partial downloads and system litter are invisible; every other visible file is a drop.
 public enum DropVisibility {
     /// The file-name extensions of photos utensild ingests (compared in lower case).
-    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
+    public static let photoExtensions: Set<String> = Set(PhotoFormats.byExtension.keys)
 
     private static let partialSuffixes = [".part", ".partial", ".crdownload", ".filepart", ".tmp", "~"]
     private static let litterNames: Set<String> = ["thumbs.db", "desktop.ini"]
@@ -24,7 +24,7 @@ public enum DropVisibility {
         return name[(dot + 1)...].lossyString.lowercased()
     }
 
-    /// Whether the name ends in `.jpg`, `.jpeg` or `.png` (any letter case).
+    /// Whether the name ends in a photo extension, such as `.jpg` or `.heic` (any letter case).
     public static func hasPhotoExtension(_ name: [UInt8]) -> Bool {
         fileExtension(of: name).map(photoExtensions.contains) ?? false
     }

@@ -25,17 +25,22 @@ public struct FaultInjection: Sendable {
     /// `UTENSIL_FAULT_DECODER_CRASH=<text>`: decoding a drop whose name contains the text
     /// raises SIGSEGV inside the decoder guard.
     public var decoderCrashOn: String?
+    /// `UTENSIL_FAULT_CODEC_THREAD_CRASH=<text>`: the same, but on a thread the decoder starts
+    /// (as libde265 and dav1d do), not on the worker that is decoding.
+    public var codecThreadCrashOn: String?
 
-    public init(killAt: Step? = nil, decoderCrashOn: String? = nil) {
+    public init(killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil) {
         self.killAt = killAt
         self.decoderCrashOn = decoderCrashOn
+        self.codecThreadCrashOn = codecThreadCrashOn
     }
 
     public static func fromEnvironment() -> FaultInjection {
         #if UTENSIL_FAULT_HOOKS
         FaultInjection(
             killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
-            decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) })
+            decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) },
+            codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) })
         #else
         FaultInjection()
         #endif
@@ -53,6 +58,9 @@ public struct FaultInjection: Sendable {
         #if UTENSIL_FAULT_HOOKS
         if let needle = decoderCrashOn, !needle.isEmpty, name.contains(needle) {
             utensil_crashguard_simulate_crash()
+        }
+        if let needle = codecThreadCrashOn, !needle.isEmpty, name.contains(needle) {
+            utensil_crashguard_simulate_crash_on_codec_thread()
         }
         #endif
     }

@@ -145,19 +145,7 @@ enum FileOps {
 
     /// The names in a folder, without `.` and `..`.
     static func list(_ path: RawPath) throws(SystemError) -> [[UInt8]] {
-        guard let dir = path.withCString({ opendir($0) }) else { throw SystemError("open folder", path) }
-        defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let length = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[..<length])
-            }
-            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            names.append(name)
-        }
-        return names
+        try HeldFolder.open(path).list()
     }
 
     static func makeDirectory(_ path: RawPath, mode: mode_t = StatePermissions.folderMode) throws(SystemError) {

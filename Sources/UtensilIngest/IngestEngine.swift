@@ -154,6 +154,7 @@ public final class IngestEngine: Sendable {
         } catch {
             throw Failure.rejected(Rejection(error), bytes: status.size, read: status)
         }
+        let category = try Self.category(of: drop, size: status.size)
         guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
               DropVisibility.photoExtensions.contains(fileExtension)
         else {
@@ -242,7 +243,8 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
-            contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
+            contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
+            category: category?.value, addedBy: UserName.of(uid: status.owner))
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, record: record, files: files, started: started))
     }
@@ -301,29 +303,28 @@ public final class IngestEngine: Sendable {
     // MARK: Steps
 
     private func checkFormat(_ format: SniffedFormat, fileExtension: String, read: FileStatus) throws {
-        let expected: SniffedFormat = fileExtension == "png" ? .png : .jpeg
-        switch format {
-        case expected:
-            return
-        case .jpeg, .png:
+        let expected = PhotoFormats.byExtension[fileExtension] ?? []
+        if expected.contains(format) { return }
+        if let usual = PhotoFormats.usualExtension(of: format) {
             throw Failure.rejected(
                 Rejection(
                     .extensionMismatch,
-                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(format == .png ? "png" : "jpg")."
+                    "The file is a \(format.displayName) image but is named .\(fileExtension); rename it to end in .\(usual)."
                 ), bytes: read.size, read: read)
-        case .unknown:
+        }
+        if format == .unknown {
+            let names = expected.map(\.displayName).sorted().joined(separator: " or ")
             throw Failure.rejected(
                 Rejection(
                     .corruptImage,
-                    "The file is not a readable \(expected.displayName) image; export the photo again and drop the new file."
-                ), bytes: read.size, read: read)
-        default:
-            throw Failure.rejected(
-                Rejection(
-                    .unsupportedType,
-                    "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG or PNG and drop it again."
+                    "The file is not a readable \(names) image; export the photo again and drop the new file."
                 ), bytes: read.size, read: read)
         }
+        throw Failure.rejected(
+            Rejection(
+                .unsupportedType,
+                "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG, PNG, HEIC or WebP and drop it again."
+            ), bytes: read.size, read: read)
     }
 
     /// Drops whose header is not within this many first bytes are read whole before their
@@ -347,7 +348,9 @@ public final class IngestEngine: Sendable {
         }
         if settings.rejectDuplicateContent,
            let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: read.size, read: read)
+            let rejection = existing.trashedAt == nil
+                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
+            throw Failure.rejected(rejection, bytes: read.size, read: read)
         }
     }
 
@@ -460,6 +463,24 @@ public final class IngestEngine: Sendable {
         }
     }
 
+    /// The category of a drop: the first folder below the inbox (`Knives` for
+    /// `Knives/Chef/Santoku.jpg`), validated like a name; nil for a drop directly in the inbox.
+    static func category(of drop: Drop, size: Int) throws -> UtensilName? {
+        let components = drop.inboxPath.split(separator: UInt8(ascii: "/"))
+        guard components.count > 1, let folder = components.first else { return nil }
+        do {
+            return try UtensilName(folderNameBytes: folder)
+        } catch {
+            throw Failure.rejected(invalidCategory(folder: Array(folder), error), bytes: size)
+        }
+    }
+
+    static func invalidCategory(folder: [UInt8], _ error: NameError) -> Rejection {
+        Rejection(
+            .invalidCategory,
+            "The folder \(folder.lossyString) in the inbox cannot be a category because its name \(error.problem); rename the folder, then move this photo from the rejected folder into it.")
+    }
+
     static func notRegular(_ kind: FileStatus.Kind) -> Rejection {
         let what: String = switch kind {
         case .directory: "a folder"
@@ -478,13 +499,19 @@ public final class IngestEngine: Sendable {
         let shown = DropVisibility.fileExtension(of: fileName).map { "a .\($0) file" } ?? "a file without an extension"
         return Rejection(
             .unsupportedType,
-            "This is \(shown), but utensild takes only .jpg, .jpeg and .png photos; convert it to JPEG or PNG and drop it again.")
+            "This is \(shown), but utensild takes only \(PhotoFormats.listed) photos; convert it to JPEG and drop it again.")
     }
 
     static func duplicateName(_ existing: String) -> Rejection {
         Rejection(
             .duplicateName,
             "A utensil named \(existing) already exists; rename the file to a name not yet used, or delete the old utensil first.")
+    }
+
+    static func duplicateContentInTrash(_ existing: UtensilRecord) -> Rejection {
+        Rejection(
+            .duplicateContent,
+            "This exact photo is the utensil \(existing.name), which is in the trash; bring it back with `utensilctl restore \(existing.id.uuidString)`, or delete it for good with `utensilctl delete --now \(existing.id.uuidString)` and drop this file again.")
     }
 
     static func duplicateContent(_ existing: String) -> Rejection {
@@ -498,7 +525,7 @@ public final class IngestEngine: Sendable {
         case .unrecognizedFormat:
             Rejection(.corruptImage, "The file is not a readable image; export the photo again and drop the new file.")
         case .unsupported(let format, let detail):
-            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary 8-bit JPEG or PNG and drop it again.")
+            Rejection(.unsupportedType, "This \(format) image cannot be read (\(detail)); convert it to an ordinary JPEG and drop it again.")
         case .tooManyPixels(let width, let height, let limit):
             Rejection(.tooManyPixels, "The image is \(width)×\(height) pixels but at most \(limit) pixels are allowed; scale it down and drop it again.")
         case .corrupt(let detail):

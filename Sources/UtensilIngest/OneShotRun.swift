@@ -34,7 +34,7 @@ public struct OneShotRun: Sendable {
                     return value
                 }
                 guard index < drops.count else { return }
-                let outcome = process(drops[index])
+                let outcome = process(drops[index], scanner: scanner)
                 summary.withLock { $0.count(outcome) }
                 report(drops[index], outcome)
             }
@@ -42,8 +42,8 @@ public struct OneShotRun: Sendable {
         return summary.withLock { $0 }
     }
 
-    private func process(_ drop: Drop) -> IngestOutcome {
-        switch settle.waitUntilSettled(drop) {
+    private func process(_ drop: Drop, scanner: InboxScanner) -> IngestOutcome {
+        switch settle.waitUntilSettled(drop, statusOf: { drop in try scanner.status(of: drop) }) {
         case .settled(let current):
             return engine.ingest(current)
         case .vanished:

@@ -28,12 +28,15 @@ public struct SettlePolicy: Sendable {
     }
 
     /// Blocks the calling thread until the drop has settled (for `--oneshot`; the daemon
-    /// schedules re-checks instead of blocking).
-    public func waitUntilSettled(_ drop: Drop) -> Verdict {
+    /// schedules re-checks instead of blocking). `statusOf` says what the drop is now (the
+    /// scanner resolves it beneath the inbox).
+    public func waitUntilSettled(
+        _ drop: Drop, statusOf: (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
+    ) -> Verdict {
         let deadline = Date().addingTimeInterval(giveUpAfterSeconds)
         var current = drop
         while true {
-            guard let status = try? FileOps.lstat(drop.path) else { return .vanished }
+            guard let status = try? statusOf(drop) else { return .vanished }
             current.status = status
             if status.kind != .regular || isSettled(status) { return .settled(current) }
             if Date() > deadline { return .neverSettled }

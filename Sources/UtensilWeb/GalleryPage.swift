@@ -43,7 +43,7 @@ struct GalleryPage: Sendable {
         if page.utensils.isEmpty {
             body += query.after == nil && search.isEmpty
                 ? """
-                <p class="empty" id="empty">No utensils yet. Drop photos (.jpg, .jpeg, .png) into <code>\(HTML.escape(inbox))</code> on the server \
+                <p class="empty" id="empty">No utensils yet. Drop photos (.jpg, .png, .heic, .webp …) into <code>\(HTML.escape(inbox))</code> on the server \
                 — or into a folder inside it, to give them a category — and they appear here.</p>
 
                 """

@@ -8,6 +8,9 @@ enum FixtureTool {
     /// earlier on PATH (pyenv and the like) usually lacks Pillow.
     static let python = "/usr/bin/python3"
     static let vipsthumbnail = "/usr/bin/vipsthumbnail"
+    /// Tests/Fixtures: `phone_photos.py` writes HEIC files heif-enc cannot (rotated, tiled) and bombs.
+    static let fixtureFolder = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -29,7 +32,8 @@ enum FixtureTool {
             throw Failure(description: "\(python) is missing: install Debian's python3, python3-pil and python3-numpy")
         }
         let source = folder.appendingPathComponent("fixtures-\(UUID().uuidString).py")
-        try (FixtureScripts.library + "\n" + script).write(to: source, atomically: true, encoding: .utf8)
+        let prelude = "import sys\nsys.path.insert(0, \(String(reflecting: fixtureFolder)))\n"
+        try (prelude + FixtureScripts.library + "\n" + script).write(to: source, atomically: true, encoding: .utf8)
         return try run(python, [source.path], in: folder)
     }
 

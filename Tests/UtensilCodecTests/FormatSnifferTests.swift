@@ -45,9 +45,9 @@ struct FormatSnifferTests {
         #expect(sniffed == expected, "\(name)")
     }
 
-    @Test("Recognised formats other than JPEG and PNG are unsupported, naming the format")
+    @Test("Recognised formats other than JPEG, PNG, HEIC, AVIF and WebP are unsupported, naming the format")
     func otherFormatsAreUnsupported() {
-        for (name, bytes, format) in Self.samples where ![.jpeg, .png, .unknown].contains(format) {
+        for (name, bytes, format) in Self.samples where ![.jpeg, .png, .heic, .avif, .webp, .unknown].contains(format) {
             let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
             guard case .unsupported(let reported, _) = error else {
                 Issue.record("\(name): expected .unsupported, got \(String(describing: error))")

@@ -85,17 +85,12 @@ struct ConfinementTests {
     @Test func aDropDeeperThanPathMaxIsFoundAndIngested() throws {
         defer { world.remove() }
         let bytes = try TestImages.make([TestImages.jpeg(world.root.appendingPathComponent("a").path)])[0]
-        // 40 levels of 200-byte folder names: about 8 KB of path, twice PATH_MAX.
-        let component = String(repeating: "d", count: 200)
-        let fd = try Self.makeDeepFolder(in: world.inbox.path, levels: 40, component: component)
-        defer { close(fd) }
-        let created = bytes.withUnsafeBytes { raw -> Bool in
-            let file = openat(fd, "Deep spoon.jpg", O_WRONLY | O_CREAT | O_EXCL, 0o644)
-            guard file >= 0 else { return false }
-            defer { close(file) }
-            return write(file, raw.baseAddress, raw.count) == raw.count
-        }
-        #expect(created)
+        // 40 levels of 200-byte folder names: about 8 KB of path, twice PATH_MAX. They sit in
+        // a folder "Deep", the drop's category (a 200-character folder name could not be one).
+        #expect(mkdir(world.inbox.path + "/Deep", 0o755) == 0)
+        try DeepFolder.make(
+            in: world.inbox.path + "/Deep", levels: 40, component: String(repeating: "d", count: 200), file: "Deep spoon.jpg",
+            bytes: bytes)
 
         let drops = try InboxScanner(settings: world.settings()).scan()
         #expect(drops.count == 1)
@@ -107,22 +102,10 @@ struct ConfinementTests {
                 return
             }
             #expect(record.name == "Deep spoon")
+            #expect(record.category == "Deep")
         }
         #expect(try InboxScanner(settings: world.settings()).scan().isEmpty)
         try InvariantChecker(world: world).verify(inputs: [bytes])
     }
 
-    /// Makes `levels` nested folders below `root` by descriptor (the full path is too long
-    /// for the path-taking calls); returns the deepest one, open.
-    static func makeDeepFolder(in root: String, levels: Int, component: String) throws -> Int32 {
-        var fd = open(root, O_RDONLY | O_DIRECTORY)
-        for _ in 0..<levels {
-            guard fd >= 0, mkdirat(fd, component, 0o755) == 0 else { throw POSIXError(.EIO) }
-            let next = openat(fd, component, O_RDONLY | O_DIRECTORY)
-            close(fd)
-            fd = next
-        }
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        return fd
-    }
 }

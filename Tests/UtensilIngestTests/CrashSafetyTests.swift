@@ -69,7 +69,10 @@ struct CrashSafetyTests {
         #expect(census == .init(utensils: 24, rejections: 1, stillInInbox: 0))
     }
 
-    @Test func aDropThatCrashesTheDecoderTwiceIsQuarantined() throws {
+    /// On the worker decoding it, or on a thread the codec started (libde265 and dav1d decode
+    /// HEIC and AVIF on threads of their own).
+    @Test(arguments: ["UTENSIL_FAULT_DECODER_CRASH", "UTENSIL_FAULT_CODEC_THREAD_CRASH"])
+    func aDropThatCrashesTheDecoderTwiceIsQuarantined(crashVariable: String) throws {
         let world = try TestWorld()
         defer { world.remove() }
         let inputs = try TestImages.make([
@@ -79,7 +82,7 @@ struct CrashSafetyTests {
         try world.drop("A good spoon.jpg", inputs[0])
         try world.drop("Poison.jpg", inputs[1])
         let arguments = UtensildProcess.arguments(for: world, extra: ["--oneshot", "--workers", "1"])
-        let environment = ["UTENSIL_FAULT_DECODER_CRASH": "Poison"]
+        let environment = [crashVariable: "Poison"]
 
         for attempt in 1...2 {
             let crashed = try UtensildProcess.run(arguments, environment: environment)

@@ -59,4 +59,23 @@ struct ConfinementDaemonTests {
         // A rejected link reads as nothing: the invariant counts each as an empty input.
         try InvariantChecker(world: world).verify(inputs: [Data(), Data()], inbox: .mustBeEmpty)
     }
+
+    @Test func aFolderTreeDeeperThanPathMaxMovedInIsIngested() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let bytes = try TestImages.make([TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 5)])[0]
+        let daemon = try RunningDaemon(world: world)
+        // 40 levels of 200-byte names (8 KB of path), made beside the inbox and moved in at once.
+        let staging = world.root.appendingPathComponent("deep")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        try DeepFolder.make(
+            in: staging.path, levels: 40, component: String(repeating: "d", count: 200), file: "Deep whisk.jpg", bytes: bytes)
+        // Into a category folder: a 200-character folder name could not be a category.
+        let top = String(repeating: "d", count: 200)
+        #expect(mkdir(world.inbox.path + "/Deep", 0o755) == 0)
+        #expect(rename(staging.appendingPathComponent(top).path, world.inbox.path + "/Deep/" + top) == 0)
+        try daemon.waitForCatalog("the deep photo") { $0.contains { $0.name == "Deep whisk" && $0.category == "Deep" } }
+        #expect(try daemon.terminate() == 0)
+        try InvariantChecker(world: world).verify(inputs: [bytes])
+    }
 }

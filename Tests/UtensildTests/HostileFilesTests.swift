@@ -125,9 +125,19 @@ struct HostileFilesTests {
             for cut in [4, 8, 16, 33, 41, 60, 100, m / 4, m / 2, 3 * m / 4, m - 12, m - 4, m - 1] {
                 cases.append(Case("a PNG cut at \(cut) of \(m) bytes", "PNG cut at \(cut).png", .file(png.prefix(cut)), corrupt))
             }
+            for (label, photo, fileExtension) in [("HEIC", try fx("photo.heic"), "heic"), ("WebP", try fx("photo.webp"), "webp")] {
+                let k = photo.count
+                for cut in [12, 40, 200, k / 4, k / 2, 3 * k / 4, k - 2, k - 1] {
+                    cases.append(Case("a \(label) cut at \(cut) of \(k) bytes", "\(label) cut at \(cut).\(fileExtension)", .file(photo.prefix(cut)), corrupt))
+                }
+            }
             var generator = SeededGenerator(seed: 7_2026_1122)
             let anyEnd: Set<Outcome> = [.utensil, corrupt, .rejected(.tooManyPixels), .rejected(.unsupportedType)]
-            for (label, original, fileExtension) in [("JPEG", try fx("photo2.jpg"), "jpg"), ("PNG", try fx("photo2.png"), "png")] {
+            let originals = [
+                ("JPEG", try fx("photo2.jpg"), "jpg"), ("PNG", try fx("photo2.png"), "png"),
+                ("HEIC", try fx("photo.heic"), "heic"), ("WebP", try fx("photo.webp"), "webp"),
+            ]
+            for (label, original, fileExtension) in originals {
                 for round in 0..<8 {
                     var bytes = original
                     let flips = 1 + round % 4
@@ -150,6 +160,8 @@ struct HostileFilesTests {
                 Case("1000 repeated scans (over libjpeg-turbo's 500)", "Scan bomb.jpg", .file(try fx("scan-bomb.jpg")), corrupt).saying("500 scans"),
                 Case("a 65-byte PNG declaring 30000×30000", "Huge PNG.png", .file(try fx("png-30000.png")), .rejected(.tooManyPixels)).saying("30000×30000"),
                 Case("a PNG declaring 2147483647×2", "Wide PNG.png", .file(try fx("png-2g.png")), .rejected(.tooManyPixels)).saying("2147483647×2"),
+                Case("a 2 KB HEIC whose grid declares 40000×40000", "Huge HEIC.heic", .file(try fx("heic-40000.heic")), .rejected(.tooManyPixels)).saying("40000×40000"),
+                Case("a 90-byte WebP declaring 16384×16384", "Huge WebP.webp", .file(try fx("webp-16384.webp")), .rejected(.tooManyPixels)).saying("16384×16384"),
                 Case("a 73 KB black 5000×5000 PNG (75 MB inflated, decoded row by row)", "Big black.png", .file(try fx("png-25mp-black.png")), .utensil),
                 Case("a 16×16 PNG whose IDAT inflates to 256 MB", "Zlib bomb.png", .file(try fx("png-zlib-bomb.png")), .utensil),
                 Case("a PNG whose iCCP inflates to 128 MB", "ICC bomb.png", .file(try fx("png-iccp-bomb.png")), corrupt).saying("more metadata than utensild reads"),
@@ -157,11 +169,13 @@ struct HostileFilesTests {
             ]
         case .formats:
             return [
-                Case("a real WebP named .jpg", "WebP.jpg", .file(try fx("real.webp")), .rejected(.unsupportedType)).saying("WebP"),
+                Case("a real WebP named .jpg", "WebP.jpg", .file(try fx("real.webp")), .rejected(.extensionMismatch)).saying(".webp"),
+                Case("a real WebP named .WEBP", "Real.WEBP", .file(try fx("real.webp")), .utensil),
                 Case("a real GIF named .jpg", "GIF.jpg", .file(try fx("real.gif")), .rejected(.unsupportedType)),
-                Case("HEIC bytes named .jpg", "HEIC.jpg", .file(try fx("heic.bin")), .rejected(.unsupportedType)),
-                Case("HEIC bytes named .heic", "Phone.heic", .file(try fx("heic.bin")), .rejected(.unsupportedType)),
-                Case("AVIF bytes named .png", "AVIF.png", .file(try fx("avif.bin")), .rejected(.unsupportedType)),
+                Case("HEIC bytes named .jpg", "HEIC.jpg", .file(try fx("heic.bin")), .rejected(.extensionMismatch)).saying(".heic"),
+                Case("a HEIC header with nothing behind it, named .heic", "Phone.heic", .file(try fx("heic.bin")), corrupt),
+                Case("AVIF bytes named .png", "AVIF.png", .file(try fx("avif.bin")), .rejected(.extensionMismatch)),
+                Case("a JPEG named .heic", "JPEG inside.heic", .file(try fx("photo3.jpg")), .rejected(.extensionMismatch)).saying(".jpg"),
                 Case("a PDF named .png", "Document.png", .file(Data("%PDF-1.7\n%âãÏÓ\n1 0 obj\n".utf8)), corrupt),
                 Case("text named .jpg", "Notes.jpg", .file(Data("shopping list: spoons\n".utf8)), corrupt),
                 Case("a PNG named .jpg", "PNG inside.jpg", .file(try fx("photo3.png")), .rejected(.extensionMismatch)),

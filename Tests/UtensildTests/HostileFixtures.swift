@@ -2,7 +2,8 @@ import Foundation
 import UtensilTestSupport
 
 /// The bytes of the hostile-files table, made once per test run by Debian's python3 with
-/// Pillow and zlib: real photos, real WebP and GIF files, and hand-built bombs.
+/// Pillow and zlib: real photos, real WebP and GIF files, and hand-built bombs; HEIC and WebP
+/// photos by heif-enc and cwebp, and their bombs by `Tests/Fixtures/phone_photos.py`.
 enum HostileFixtures {
     static let made: Result<[String: Data], any Error> = Result { try make() }
 
@@ -15,17 +16,7 @@ enum HostileFixtures {
         let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, folder.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("python3 with Pillow could not make the hostile files: \(String(decoding: message, as: UTF8.self))")
-        }
+        try PhonePhotos.runPython(script, arguments: [folder.path, PhonePhotos.fixtureFolder])
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
@@ -89,6 +80,18 @@ write("grey.jpg", encoded(picture(300, 200, 41, "L"), "JPEG", quality=90))
 write("progressive.jpg", encoded(picture(640, 480, 42), "JPEG", quality=90, progressive=True))
 write("real.webp", encoded(picture(64, 48, 43), "WEBP"))
 write("real.gif", encoded(picture(64, 48, 44, "P"), "GIF"))
+
+# HEIC and WebP photos, and their header bombs.
+import subprocess, tempfile
+sys.path.insert(0, sys.argv[2])
+import phone_photos
+with tempfile.TemporaryDirectory() as folder:
+    picture(640, 480, 48).save(folder + "/heic.png")
+    picture(640, 480, 49).save(folder + "/webp.png")
+    subprocess.run(["/usr/bin/heif-enc", "-q", "80", "-p", "preset=ultrafast", folder + "/heic.png", "-o", out + "/photo.heic"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["/usr/bin/cwebp", "-quiet", "-q", "85", folder + "/webp.png", "-o", out + "/photo.webp"], check=True)
+phone_photos.write_heic_bomb(out + "/heic-40000.heic", 40000, 40000)
+phone_photos.write_webp_bomb(out + "/webp-16384.webp", 16384, 16384)
 write("heic.bin", struct.pack(">I", 24) + b"ftypheic" + bytes(4) + b"mif1heic" + bytes(64))
 write("avif.bin", struct.pack(">I", 28) + b"ftypavif" + bytes(4) + b"avifmif1miaf" + bytes(64))
 

@@ -26,6 +26,9 @@ struct StressProfile: Sendable, CustomStringConvertible {
     var lockCycles: Int
     // Slow-loris: whether to also wait out the idle time-out (60 s).
     var slowLorisWaitsForIdleTimeout: Bool
+    // Adversary: photos in the burst, and folders swapped for links (and drops rewritten in place).
+    var adversaryBurst: Int
+    var adversaryRounds: Int
 
     static let current: StressProfile = {
         let environment = ProcessInfo.processInfo.environment
@@ -36,13 +39,13 @@ struct StressProfile: Sendable, CustomStringConvertible {
                 name: "long", seed: seed, burstSmall: 10_000, burstLarge: 1_000,
                 kills: 60, killSmall: 2_000, killLarge: 200, killJunk: 20,
                 diskFullDrops: 300, diskFullRetryRounds: 3, databaseDrops: 30, lockCycles: 3,
-                slowLorisWaitsForIdleTimeout: true)
+                slowLorisWaitsForIdleTimeout: true, adversaryBurst: 1_000, adversaryRounds: 100)
         }
         return StressProfile(
             name: "short", seed: seed, burstSmall: 1_000, burstLarge: 50,
             kills: 10, killSmall: 300, killLarge: 20, killJunk: 5,
             diskFullDrops: 40, diskFullRetryRounds: 1, databaseDrops: 10, lockCycles: 1,
-            slowLorisWaitsForIdleTimeout: false)
+            slowLorisWaitsForIdleTimeout: false, adversaryBurst: 100, adversaryRounds: 10)
     }()
 
     var description: String { "stress profile \(name), seed \(seed) (replay with UTENSIL_STRESS_SEED=\(seed))" }

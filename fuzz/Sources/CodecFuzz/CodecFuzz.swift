@@ -8,6 +8,8 @@ import UtensilCodec
 enum CodecHarness {
     static let request = ThumbnailRequest()  // 180 px, quality 85, 100 000 000 pixels
     static let maker = ThumbnailMaker(request: request)
+    /// The formats utensild decodes (the others are `unsupported` from their magic bytes alone).
+    static let decoded: Set<SniffedFormat> = [.jpeg, .png, .heic, .avif, .webp]
 
     /// Runs the checks; returns what happened, for people.
     @discardableResult
@@ -15,7 +17,7 @@ enum CodecHarness {
         let format = ThumbnailMaker.sniff(bytes)
         do throws(ImageCodecError) {
             let thumbnail = try maker.makeThumbnail(from: bytes)
-            precondition(format == .jpeg || format == .png, "a thumbnail from \(format) bytes")
+            precondition(decoded.contains(format), "a thumbnail from \(format) bytes")
             precondition(thumbnail.format == format)
             precondition(thumbnail.width > 0 && thumbnail.height > 0)
             precondition(thumbnail.width * thumbnail.height <= request.maxPixels)
@@ -32,7 +34,7 @@ enum CodecHarness {
             case .tooManyPixels(let width, let height, let limit):
                 precondition(limit == request.maxPixels && width * height > limit, "\(error)")
             case .corrupt(let detail):
-                precondition(format == .jpeg || format == .png, "\(format) bytes called corrupt")
+                precondition(decoded.contains(format), "\(format) bytes called corrupt")
                 precondition(!detail.isEmpty)
             case .tooMuchMetadata:
                 precondition(format == .png, "\(format) bytes with too much PNG metadata")

@@ -1,0 +1,142 @@
+import CHeif
+
+/// Decodes a HEIF photo (HEIC, or AVIF) with libheif: its primary image, as displayed.
+///
+/// libheif applies the image's rotation, mirroring and crop (`irot`, `imir`, `clap`), grids
+/// included; an EXIF orientation tag in a HEIF describes that same rotation (the HEIF rules
+/// say so), so it is not applied a second time. The size from the header is checked against
+/// `maxPixels` before anything is decoded. HEVC and AV1 have no reduced-size decoding: the
+/// whole image is decoded, unless the file carries a thumbnail item that already covers the
+/// thumbnail (its shorter side at least `size`, and the photo's shape), which is decoded instead.
+/// Ten- and twelve-bit images come out of libheif as 8-bit RGB; an alpha plane is composited on white.
+/// `heif_context_read_from_memory_without_copy` keeps the caller's pointer: all decoding
+/// happens inside this call.
+struct HEIFDecoder {
+    let size: Int
+    let maxPixels: Int
+    /// HEIC or AVIF, for the words of errors.
+    let format: SniffedFormat
+
+    /// `heif_init` once per process (reference counted by libheif, never undone).
+    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+
+    func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
+        try withSource(bytes) { source, _, _ in
+            // Per pixel of what is decoded: libde265's or dav1d's picture and libheif's copy of
+            // it (4:2:0, 1.5 samples a pixel each), an alpha plane likewise, a 16-bit image's
+            // 8-bit conversion, and the interleaved RGB(A) result (measured: about 5 bytes a
+            // pixel for an 8-bit 12 MP HEIC, peak).
+            let pixels = Int(heif_image_handle_get_ispe_width(source)) * Int(heif_image_handle_get_ispe_height(source))
+            let sampleBytes = heif_image_handle_get_luma_bits_per_pixel(source) > 8 ? 2 : 1
+            let hasAlpha = heif_image_handle_has_alpha_channel(source) != 0
+            let perPixel = 3 * sampleBytes + (hasAlpha ? 3 * sampleBytes + 4 : 3) + (sampleBytes > 1 ? 3 : 0)
+            return pixels * perPixel
+        }
+    }
+
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
+        try withSource(bytes) { source, width, height throws(ImageCodecError) in
+            DecodedSquare(pixels: try centreSquare(of: source), storedWidth: width, storedHeight: height, orientation: .up)
+        }
+    }
+
+    /// Reads the file, checks the primary image's size, and calls `body` with the image to
+    /// decode (the primary, or a thumbnail item that covers the thumbnail) and the primary's
+    /// displayed width and height.
+    private func withSource<T>(
+        _ bytes: UnsafeRawBufferPointer, _ body: (OpaquePointer, Int, Int) throws(ImageCodecError) -> T
+    ) throws(ImageCodecError) -> T {
+        guard Self.initialized, let base = bytes.baseAddress, let context = heif_context_alloc() else {
+            throw .corrupt(detail: "libheif could not start a decoder")
+        }
+        defer { heif_context_free(context) }
+        // Tiles on the calling thread, so that the decoder crash guard sees a crash in them.
+        heif_context_set_max_decoding_threads(context, 0)
+        heif_context_set_maximum_image_size_limit(context, Int32(clamping: max(maxPixels, 1)))
+        try check(heif_context_read_from_memory_without_copy(context, base, bytes.count, nil))
+
+        var primary: OpaquePointer?
+        try check(heif_context_get_primary_image_handle(context, &primary))
+        guard let primary else { throw .corrupt(detail: "the HEIF file has no primary image") }
+        defer { heif_image_handle_release(primary) }
+        let width = Int(heif_image_handle_get_width(primary)), height = Int(heif_image_handle_get_height(primary))
+        guard width > 0, height > 0 else { throw .corrupt(detail: "the HEIF header gives no image size") }
+        // The coded size (before a crop) is what the decoder allocates.
+        let codedPixels = Int(heif_image_handle_get_ispe_width(primary)) * Int(heif_image_handle_get_ispe_height(primary))
+        guard width * height <= maxPixels, codedPixels <= maxPixels else {
+            throw .tooManyPixels(width: width, height: height, limit: maxPixels)
+        }
+        let thumbnail = coveringThumbnail(of: primary, width: width, height: height)
+        defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
+        return try body(thumbnail ?? primary, width, height)
+    }
+
+    /// Decodes `source` to 8-bit RGB(A) and scales its centre square.
+    private func centreSquare(of source: OpaquePointer) throws(ImageCodecError) -> [UInt8] {
+        let hasAlpha = heif_image_handle_has_alpha_channel(source) != 0
+        guard let options = heif_decoding_options_alloc() else { throw .corrupt(detail: "libheif could not start a decoder") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.strict_decoding = 1
+        var image: OpaquePointer?
+        try check(heif_decode_image(
+            source, &image, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+            options))
+        guard let image else { throw .corrupt(detail: "libheif returned no image") }
+        defer { heif_image_release(image) }
+
+        var stride: Int32 = 0
+        let channel = heif_channel_interleaved
+        guard let plane = heif_image_get_plane_readonly(image, channel, &stride),
+            heif_image_get_bits_per_pixel_range(image, channel) == 8
+        else { throw .corrupt(detail: "libheif returned no 8-bit RGB image") }
+        let bitmap = InterleavedBitmap(
+            base: plane, width: Int(heif_image_get_width(image, channel)), height: Int(heif_image_get_height(image, channel)),
+            stride: Int(stride), hasAlpha: hasAlpha,
+            premultipliedAlpha: heif_image_handle_is_premultiplied_alpha(source) != 0)
+        guard bitmap.width > 0, bitmap.height > 0, bitmap.stride >= bitmap.width * (hasAlpha ? 4 : 3) else {
+            throw .corrupt(detail: "libheif returned an empty image")
+        }
+        return bitmap.centerSquare(size: size)
+    }
+
+    /// The file's own thumbnail of the primary image, if it is large enough to make ours from:
+    /// its shorter side at least `size` and its shape that of the photo (to a pixel), so that
+    /// its centre square is the photo's.
+    private func coveringThumbnail(of primary: OpaquePointer, width: Int, height: Int) -> OpaquePointer? {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: min(count, 16))
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &ids, Int32(ids.count)))
+        var best: (handle: OpaquePointer, side: Int)?
+        for id in ids.prefix(listed) {
+            var handle: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(primary, id, &handle).code == heif_error_Ok, let handle else { continue }
+            let thumbWidth = Int(heif_image_handle_get_width(handle)), thumbHeight = Int(heif_image_handle_get_height(handle))
+            let side = min(thumbWidth, thumbHeight)
+            let sameShape = abs(thumbWidth * height - thumbHeight * width) <= max(width, height)
+            if side >= size, sameShape, thumbWidth < width, best.map({ side < $0.side }) ?? true {
+                if let previous = best { heif_image_handle_release(previous.handle) }
+                best = (handle, side)
+            } else {
+                heif_image_handle_release(handle)
+            }
+        }
+        return best?.handle
+    }
+
+    /// Maps a libheif error to the codec's errors.
+    private func check(_ error: heif_error) throws(ImageCodecError) {
+        guard error.code != heif_error_Ok else { return }
+        // libheif's messages may span lines: they end up in one-line rejection messages.
+        let message = error.message.map { String(cString: $0) } ?? ""
+        let words = message.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let detail = words.isEmpty ? "libheif error \(error.code.rawValue)" : words
+        switch error.code {
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature:
+            throw .unsupported(format: format.displayName, detail: detail)
+        default:
+            throw .corrupt(detail: detail)
+        }
+    }
+}

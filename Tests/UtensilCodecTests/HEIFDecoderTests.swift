@@ -1,0 +1,142 @@
+import Testing
+@testable import UtensilCodec
+
+/// HEIC and AVIF through libheif: files made at test time by Debian's `heif-enc`
+/// (libheif-examples), and by `Tests/Fixtures/phone_photos.py` for what heif-enc cannot write
+/// (a rotation, an EXIF orientation beside it, a grid of tiles, a thumbnail item).
+@Suite("HEIC and AVIF: rotation, grids, 10-bit, alpha, thumbnail items")
+struct HEIFDecoderTests {
+    static let fixtures: Result<[String: [UInt8]], any Error> = Result {
+        try FixtureTool.generate(#"""
+import subprocess
+import phone_photos as heif
+W, H = 320, 240
+shown = quadrants(W, H)
+def enc(source, out, *options):
+    speed = ['-p', 'speed=9'] if '--avif' in options else ['-p', 'preset=ultrafast']
+    subprocess.run(['/usr/bin/heif-enc', '-q', '90', *speed, *options, source, '-o', out], check=True, stdout=subprocess.DEVNULL)
+shown.save('quadrants.png')
+enc('quadrants.png', 'plain.heic')
+enc('quadrants.png', 'plain.avif', '--avif')
+for turns, exif in ((1, 8), (2, 3), (3, 6)):
+    heif.write_heic_displayed('irot%d.heic' % turns, shown, turns, exif_orientation=exif)
+heif.write_heic('exif6-only.heic', shown, exif_orientation=6)
+heif.write_heic('grid.heic', quadrants(W - 3, H - 1), grid=(3, 2))
+write_png('deep.png', W, H, 2, 16, lambda x, y: tuple(c * 257 for c in QUADRANTS[quadrant_index(x, y, W, H)]))
+enc('deep.png', 'ten-bit.heic', '-b', '10')
+rgba = quadrants(W, H, colors=[(0, 0, 0, 0)] + [c + (255,) for c in QUADRANTS[1:]], mode='RGBA')
+rgba.save('rgba.png')
+enc('rgba.png', 'alpha.heic')
+heif.write_heic('with-thumbnail.heic', quadrants(640, 480), thumbnail=Image.new('RGB', (320, 240), (0, 200, 0)))
+heif.write_heic_bomb('bomb.heic', 40000, 40000)
+"""#)
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let files = try fixtures.get()
+        return try #require(files[name], "fixture \(name) was not generated")
+    }
+
+    static let quads = FixtureScripts.quadrantColors
+
+    @Test("HEIC and AVIF decode to the right quadrants at the photo's size", arguments: ["plain.heic", "plain.avif"])
+    func plain(name: String) throws {
+        let made = try thumbnail(try Self.fixture(name))
+        #expect(made.format == (name.hasSuffix(".avif") ? .avif : .heic))
+        #expect(made.width == 320 && made.height == 240 && made.orientation == 1)
+        try expectQuadrants(made, Self.quads, name)
+    }
+
+    @Test("irot turns the photo upright, and the EXIF orientation beside it is not applied again", arguments: [1, 2, 3])
+    func rotation(turns: Int) throws {
+        let made = try thumbnail(try Self.fixture("irot\(turns).heic"))
+        #expect(made.width == 320 && made.height == 240, "displayed size, after the rotation")
+        #expect(made.orientation == 1, "libheif applied the rotation; nothing is left for EXIF")
+        try expectQuadrants(made, Self.quads, "irot \(turns)")
+    }
+
+    @Test("An EXIF orientation without irot is ignored, as the HEIF rules say")
+    func exifAlone() throws {
+        let made = try thumbnail(try Self.fixture("exif6-only.heic"))
+        #expect(made.width == 320 && made.height == 240)
+        try expectQuadrants(made, Self.quads, "EXIF 6 alone")
+    }
+
+    @Test("A grid of 3 × 2 tiles, cropped to an odd size, is one photo")
+    func grid() throws {
+        let made = try thumbnail(try Self.fixture("grid.heic"))
+        #expect(made.width == 317 && made.height == 239)
+        try expectQuadrants(made, Self.quads, "grid")
+    }
+
+    @Test("A 10-bit HEIC comes out right")
+    func tenBit() throws {
+        try expectQuadrants(try thumbnail(try Self.fixture("ten-bit.heic")), Self.quads, "10-bit")
+    }
+
+    @Test("An alpha plane is composited on white")
+    func alpha() throws {
+        try expectQuadrants(
+            try thumbnail(try Self.fixture("alpha.heic")), [RGB(255, 255, 255)] + Self.quads.dropFirst(), "alpha")
+    }
+
+    @Test("The file's thumbnail item is used when it covers the thumbnail, and only then")
+    func thumbnailItem() throws {
+        let bytes = try Self.fixture("with-thumbnail.heic")
+        // The thumbnail item (320 × 240, all green) covers 180 px: it is what gets decoded.
+        let small = try thumbnail(bytes, size: 180)
+        #expect(small.width == 640 && small.height == 480, "the size is the photo's, not the thumbnail item's")
+        try expectQuadrants(small, Array(repeating: RGB(0, 200, 0), count: 4), "from the thumbnail item")
+        // At 256 px it is too small: the photo itself is decoded.
+        try expectQuadrants(try thumbnail(bytes, size: 256), Self.quads, "from the photo", side: 256)
+    }
+
+    @Test("The header's size is checked against maxPixels before decoding")
+    func tooManyPixels() throws {
+        let bomb = try Self.fixture("bomb.heic")
+        #expect(codecError { () throws(ImageCodecError) in try thumbnail(bomb) } == .tooManyPixels(width: 40000, height: 40000, limit: 100_000_000))
+        let plain = try Self.fixture("plain.heic")
+        #expect(codecError { () throws(ImageCodecError) in try thumbnail(plain, maxPixels: 10_000) } == .tooManyPixels(width: 320, height: 240, limit: 10_000))
+    }
+
+    @Test("The decoding cost is known from the header: the decoded image, or the thumbnail item used instead")
+    func decodeCost() throws {
+        func cost(_ name: String, size: Int = 180) throws -> Int {
+            let bytes = try Self.fixture(name)
+            let maker = ThumbnailMaker(request: ThumbnailRequest(size: size))
+            return try bytes.withUnsafeBytes { raw in
+                try Result { () throws(ImageCodecError) in try maker.decodeCost(of: raw) }.get()
+            } - ThumbnailMaker.decodeOverhead
+        }
+        // 8-bit 4:2:0: two copies of the planes (3 bytes a pixel) and the RGB result (3).
+        #expect(try cost("plain.heic") == 320 * 240 * 6)
+        // With alpha: the alpha planes likewise (3) and RGBA (4) instead of RGB.
+        #expect(try cost("alpha.heic") == 320 * 240 * 10)
+        // 10-bit: 16-bit samples (6), the 8-bit conversion (3), RGB (3).
+        #expect(try cost("ten-bit.heic") == 320 * 240 * 12)
+        // The 320 × 240 thumbnail item is what a 180 px thumbnail decodes; the 640 × 480 photo at 256 px.
+        #expect(try cost("with-thumbnail.heic") == 320 * 240 * 6)
+        #expect(try cost("with-thumbnail.heic", size: 256) == 640 * 480 * 6)
+        #expect(throws: ImageCodecError.tooManyPixels(width: 40000, height: 40000, limit: 100_000_000)) { try cost("bomb.heic") }
+    }
+
+    @Test("A HEIC cut short anywhere is corrupt, never a crash or a half-grey thumbnail")
+    func truncated() throws {
+        for name in ["plain.heic", "grid.heic", "plain.avif"] {
+            let bytes = try Self.fixture(name)
+            for fraction in [0.1, 0.3, 0.5, 0.8, 0.95, 0.99] {
+                let cut = Array(bytes.prefix(Int(Double(bytes.count) * fraction)))
+                let error = codecError { () throws(ImageCodecError) in try thumbnail(cut) }
+                #expect(error?.isCorrupt == true, "\(name) cut at \(fraction): \(String(describing: error))")
+            }
+        }
+    }
+
+    private func expectQuadrants(_ made: Thumbnail, _ expected: [RGB], _ label: String, side: Int = 180) throws {
+        let decoded = try DecodedThumbnail(made.jpeg)
+        #expect(decoded.width == side && decoded.height == side)
+        for (index, (got, want)) in zip(decoded.quadrantMeans, expected).enumerated() {
+            #expect(got.isClose(to: want, tolerance: 16), "\(label): quadrant \(index) is \(got), expected \(want)")
+        }
+    }
+}
