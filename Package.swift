@@ -125,11 +125,13 @@ let package = Package(
             ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
-        .testTarget(name: "UtensilCatalogTests", dependencies: ["UtensilCatalog"]),
+        .testTarget(
+            name: "UtensilCatalogTests",
+            dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),

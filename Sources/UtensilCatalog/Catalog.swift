@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCore
 
 /// The catalog of utensils: the only owner of the SQLite database.
 ///
@@ -68,6 +69,28 @@ public final class Catalog: Sendable {
                 """)
         }
         migrator.registerMigration("v2-ignorable-keys", migrate: recomputeNameKeys)
+        migrator.registerMigration("v3-category-owner-trash-sort") { db in
+            // Round 2: categories from inbox folders, who added a utensil, when it last changed,
+            // the trash, and the key `list --sort name` orders by. Rows from round 1 have no
+            // category, no known owner and were never changed or trashed.
+            try db.alter(table: "utensil") { t in
+                t.add(column: "category", .text)
+                t.add(column: "categoryKey", .text)
+                t.add(column: "addedBy", .text)
+                t.add(column: "updatedAt", .datetime)
+                t.add(column: "trashedAt", .datetime)
+                t.add(column: "sortKey", .text).notNull().defaults(to: "")
+            }
+            let names = try Row.fetchAll(db, sql: "SELECT id, name FROM utensil")
+            let update = try db.makeStatement(sql: "UPDATE utensil SET sortKey = ? WHERE id = ?")
+            for row in names {
+                let name: String = row["name"]
+                try update.execute(arguments: [UtensilName.sortKey(for: name), row["id"] as String])
+            }
+            try db.create(index: "utensil_on_sortKey", on: "utensil", columns: ["sortKey"])
+            try db.create(index: "utensil_on_categoryKey", on: "utensil", columns: ["categoryKey", "trashedAt", "category"])
+            try db.create(index: "utensil_on_trashedAt", on: "utensil", columns: ["trashedAt"])
+        }
         return migrator
     }
 
@@ -201,9 +224,11 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// The utensil (not in the trash) with this name key.
     public func utensil(nameKey: String) throws(CatalogError) -> UtensilRecord? {
         try read { db in
-            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey).fetchOne(db)
+            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey && UtensilRecord.Columns.trashedAt == nil)
+                .fetchOne(db)
         }
     }
 
@@ -213,11 +238,13 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Utensils in the catalog, not counting the trash.
     public func count() throws(CatalogError) -> Int {
-        try read { db in try UtensilRecord.fetchCount(db) }
+        try read { db in try UtensilRecord.filter(UtensilRecord.Columns.trashedAt == nil).fetchCount(db) }
     }
 
-    /// Every utensil id, for reconciling the files on disk with the rows.
+    /// Every utensil id (the trash too: its files are kept), for reconciling the files on disk
+    /// with the rows.
     public func allIDs() throws(CatalogError) -> Set<UUID> {
         try read { db in
             let strings = try String.fetchAll(db, sql: "SELECT id FROM utensil")
@@ -225,7 +252,7 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Every utensil, newest first.
+    /// Every utensil, the trash too, newest first.
     public func all() throws(CatalogError) -> [UtensilRecord] {
         try read { db in
             try UtensilRecord.order(UtensilRecord.Columns.createdAt.desc).fetchAll(db)
@@ -262,6 +289,17 @@ public enum CatalogSort: String, Sendable, CaseIterable {
     case newestFirst = "-created"
 }
 
+/// A category and how many utensils it has.
+public struct CatalogCategory: Sendable, Equatable {
+    public var name: String
+    public var count: Int
+
+    public init(name: String, count: Int) {
+        self.name = name
+        self.count = count
+    }
+}
+
 /// One page of a listing and the cursor of the next one.
 public struct CatalogPage: Sendable, Equatable {
     public var utensils: [UtensilRecord]
@@ -273,9 +311,16 @@ extension Catalog {
     /// Utensils matching `search` (case- and accent-insensitive, anywhere in the name), in
     /// `sort` order, at most `limit`, after `cursor` (keyset pagination: stable while rows
     /// are added or removed).
-    public func list(search: String?, sort: CatalogSort, limit: Int, after cursor: String?) throws(CatalogError) -> CatalogPage {
+    ///
+    /// - Parameters:
+    ///   - category: only utensils of this category (compared NFC and case-insensitively).
+    ///   - addedBy: only utensils added by this user (exactly as ``UtensilRecord/addedBy``).
+    public func list(
+        search: String?, category: String? = nil, addedBy: String? = nil, sort: CatalogSort, limit: Int,
+        after cursor: String?
+    ) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))
-        let column = sort == .name ? "nameKey" : "createdAt"
+        let column = sort == .name ? "sortKey" : "createdAt"
         let descending = sort == .newestFirst
         var cursorCondition: (sql: String, value: String, id: String)?
         if let cursor {
@@ -283,8 +328,16 @@ extension Catalog {
             cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
         }
         let rows = try read { db in
-            var conditions: [String] = []
+            var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
+            if let category {
+                conditions.append("categoryKey = ?")
+                arguments.append(UtensilName.uniquenessKey(for: category))
+            }
+            if let addedBy {
+                conditions.append("addedBy = ?")
+                arguments.append(addedBy)
+            }
             if let search, !search.isEmpty {
                 if search.unicodeScalars.count >= 3 {
                     // Trigram index: the whole text as one phrase matches it anywhere in the name.
@@ -328,23 +381,28 @@ extension Catalog {
         return CatalogPage(utensils: utensils, next: next)
     }
 
-    /// Utensils whose name is `name` (compared NFC and case-insensitively), newest first.
+    /// Utensils (not in the trash) whose name is `name` (compared NFC and case-insensitively),
+    /// newest first.
     public func utensils(nameKey: String) throws(CatalogError) -> [UtensilRecord] {
         try read { db in
-            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey)
+            try UtensilRecord.filter(UtensilRecord.Columns.nameKey == nameKey && UtensilRecord.Columns.trashedAt == nil)
                 .order(UtensilRecord.Columns.createdAt.desc).fetchAll(db)
         }
     }
 
-    /// Renames a utensil; the new name is claimed when duplicate names are refused.
+    /// Renames a utensil (not one in the trash, whose name must stay unclaimed); the new name is
+    /// claimed when duplicate names are refused.
     public func rename(id: UUID, name: String, nameKey: String, searchKey: String, claim: Bool) throws(CatalogError) -> UtensilRecord {
         do {
             return try writer.write { db in
-                guard var record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
+                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                    throw CatalogError.notFound
+                }
                 record.name = name
                 record.nameKey = nameKey
                 record.searchKey = searchKey
                 record.nameClaim = claim ? nameKey : nil
+                record.updatedAt = Date()
                 try record.update(db)
                 return record
             }
@@ -355,6 +413,31 @@ extension Catalog {
             throw .duplicateName(existing: existing ?? name)
         } catch {
             throw CatalogError.from(error)
+        }
+    }
+
+    /// Sets or (with nil) clears a utensil's category; returns the changed utensil.
+    public func setCategory(id: UUID, to category: UtensilName?) throws(CatalogError) -> UtensilRecord {
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                throw CatalogError.notFound
+            }
+            record.category = category?.value
+            record.updatedAt = Date()
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Every category of the utensils not in the trash, with how many it has, in name order.
+    /// Spellings that differ only in case are one category, shown as one of its utensils spells it.
+    public func categories() throws(CatalogError) -> [CatalogCategory] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT category, count(*) AS utensils FROM utensil
+                WHERE categoryKey IS NOT NULL AND trashedAt IS NULL
+                GROUP BY categoryKey ORDER BY categoryKey
+                """).map { CatalogCategory(name: $0["category"], count: $0["utensils"]) }
         }
     }
 
@@ -371,6 +454,64 @@ extension Catalog {
             throw error
         } catch {
             throw CatalogError.from(error)
+        }
+    }
+
+    // MARK: The trash
+
+    /// Moves a utensil to the trash: it leaves listings, searches and categories, and gives up
+    /// its name claim so that a new drop may take the name. It keeps its content claim: the
+    /// same photo dropped again is still a duplicate (of a utensil that can be restored).
+    public func trash(id: UUID, at date: Date = Date()) throws(CatalogError) -> UtensilRecord {
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                throw CatalogError.notFound
+            }
+            record.trashedAt = date
+            record.nameClaim = nil
+            try record.update(db)
+            return record
+        }
+    }
+
+    /// Brings a utensil back from the trash, optionally under a new name (which sets
+    /// `updatedAt`). With `claimName` its name is claimed again, so a name taken meanwhile
+    /// is refused as ``CatalogError/duplicateName(existing:)``.
+    public func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord {
+        do {
+            return try writer.write { db in
+                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt != nil else {
+                    throw CatalogError.notFound
+                }
+                if let newName {
+                    record.name = newName.value
+                    record.nameKey = newName.uniquenessKey
+                    record.searchKey = newName.searchKey
+                    record.updatedAt = Date()
+                }
+                record.trashedAt = nil
+                record.nameClaim = claimName ? record.nameKey : nil
+                try record.update(db)
+                return record
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let name = newName?.value ?? (try? utensil(id: id))?.name ?? ""
+            let existing = try? utensil(nameKey: UtensilName.uniquenessKey(for: name))?.name
+            throw .duplicateName(existing: existing ?? name)
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+
+    /// The utensils in the trash, longest there first; with `before`, only those trashed
+    /// before that moment (the ones due for purging).
+    public func trashed(before: Date? = nil) throws(CatalogError) -> [UtensilRecord] {
+        try read { db in
+            var request = UtensilRecord.filter(UtensilRecord.Columns.trashedAt != nil)
+            if let before { request = request.filter(UtensilRecord.Columns.trashedAt < before) }
+            return try request.order(UtensilRecord.Columns.trashedAt, UtensilRecord.Columns.id).fetchAll(db)
         }
     }
 

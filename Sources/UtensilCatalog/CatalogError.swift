@@ -32,6 +32,7 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Maps a GRDB error to what the caller can act on.
     static func from(_ error: any Error) -> CatalogError {
+        if let catalogError = error as? CatalogError { return catalogError }
         guard let databaseError = error as? DatabaseError else {
             return .unavailable(code: -1, detail: String(describing: error))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCore
 
 /// One utensil as the catalog stores it.
 public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
@@ -10,8 +11,10 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 
     public var id: UUID
-    /// The name as people see it.
-    public var name: String
+    /// The name as people see it (setting it sets ``sortKey``).
+    public var name: String {
+        didSet { sortKey = UtensilName.sortKey(for: name) }
+    }
     /// NFC, case-folded: the key under which names clash.
     public var nameKey: String
     /// Case- and accent-folded: what searches match.
@@ -37,11 +40,28 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var nameClaim: String?
     /// `sha256` when duplicate content is refused, else nil (UNIQUE, like `nameClaim`).
     public var contentClaim: String?
+    /// The inbox folder it was dropped into (`inbox/Knives/…` → `Knives`), or nil
+    /// (setting it sets ``categoryKey``).
+    public var category: String? {
+        didSet { categoryKey = category.map(UtensilName.uniquenessKey(for:)) }
+    }
+    /// The category NFC and case-folded: what `--category` matches.
+    public private(set) var categoryKey: String?
+    /// The user name owning the dropped file, or its numeric uid; nil for utensils from before
+    /// this was recorded.
+    public var addedBy: String?
+    /// When its name, category or photo last changed; nil if never.
+    public var updatedAt: Date?
+    /// When it was moved to the trash; nil while it is in the catalog.
+    public var trashedAt: Date?
+    /// What `--sort name` orders by (see ``UtensilName/sortKey(for:)``).
+    public private(set) var sortKey: String
 
     public init(
         id: UUID, name: String, nameKey: String, searchKey: String, fileExtension: String,
         createdAt: Date, width: Int, height: Int, bytes: Int, sha256: String,
-        sourceKey: String?, nameClaim: String?, contentClaim: String?
+        sourceKey: String?, nameClaim: String?, contentClaim: String?,
+        category: String? = nil, addedBy: String? = nil, updatedAt: Date? = nil, trashedAt: Date? = nil
     ) {
         self.id = id
         self.name = name
@@ -56,11 +76,18 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.sourceKey = sourceKey
         self.nameClaim = nameClaim
         self.contentClaim = contentClaim
+        self.category = category
+        self.categoryKey = category.map(UtensilName.uniquenessKey(for:))
+        self.addedBy = addedBy
+        self.updatedAt = updatedAt
+        self.trashedAt = trashedAt
+        self.sortKey = UtensilName.sortKey(for: name)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
         case bytes, sha256, sourceKey, nameClaim, contentClaim
+        case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey
     }
 
     /// Column names, for queries.
@@ -72,6 +99,9 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         public static let createdAt = Column(CodingKeys.createdAt)
         public static let sha256 = Column(CodingKeys.sha256)
         public static let sourceKey = Column(CodingKeys.sourceKey)
+        public static let categoryKey = Column(CodingKeys.categoryKey)
+        public static let trashedAt = Column(CodingKeys.trashedAt)
+        public static let sortKey = Column(CodingKeys.sortKey)
     }
 }
 

@@ -28,6 +28,8 @@ extension ConfigKey {
             "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:
             "\"reject\" or \"allow\" a drop with the same bytes as an existing utensil."
+        case .trashDays:
+            "Deleted utensils stay in the trash this many days before they are purged; 0 deletes at once, at most \(Int(Limits.trashDaysMaximum)), fractions allowed."
         case .settleSeconds:
             "A drop is taken once its size and mtime have been unchanged this long; 0 to \(Int(Limits.settleSecondsMaximum)), fractions allowed."
         case .watch:

@@ -13,6 +13,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case memoryBudget = "memory_budget"
     case duplicateNames = "duplicate_names"
     case duplicateContent = "duplicate_content"
+    case trashDays = "trash_days"
     case settleSeconds = "settle_seconds"
     case watch
     case rescanSeconds = "rescan_seconds"
@@ -47,15 +48,16 @@ extension ConfigKey {
     /// Whether a running daemon may apply a new value without a restart.
     ///
     /// Paths, the socket, the worker count, the watch mode, `memory_budget` (shared by the
-    /// ingests in flight) and `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
-    /// changing it means regenerating them) need a restart.
+    /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
+    /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
+    /// need a restart.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .memoryBudget, .webListen, .webUsersFile:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile:
             false
         }
     }
@@ -70,6 +72,7 @@ extension ConfigKey {
         case .maxFileBytes, .memoryBudget: "BYTES"
         case .maxPixels: "PIXELS"
         case .settleSeconds, .rescanSeconds: "SECONDS"
+        case .trashDays: "DAYS"
         case .duplicateNames, .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"

@@ -9,6 +9,8 @@ enum Limits {
     /// Beyond an hour a changing drop is rejected as `never-settled`, so a longer settle time makes no sense.
     static let settleSecondsMaximum = 3600.0
     static let rescanSecondsMaximum = 86_400.0
+    /// Ten years: beyond that the trash is a second catalog.
+    static let trashDaysMaximum = 3650.0
     static let socketModeMaximum: UInt32 = 0o777
     /// `sun_path` holds 108 bytes including the terminating NUL.
     static let socketPathBytes = 107

@@ -33,8 +33,15 @@ struct SettingParser {
 
     /// A duration in seconds: `minimum` (inclusive unless `allowsMinimum` is false) … `maximum`, fractions allowed.
     func seconds(minimum: Double, allowsMinimum: Bool, maximum: Double) throws(ConfigurationError) -> Double {
-        let bounds = "give seconds " + (allowsMinimum ? "from \(Int(minimum)) to" : "greater than \(Int(minimum)) and at most")
-            + " \(Int(maximum)), like 2 or 0.5"
+        try decimal(minimum: minimum, allowsMinimum: allowsMinimum, maximum: maximum, unit: "seconds", example: "2 or 0.5")
+    }
+
+    /// A number of `unit`s, fractions allowed, within the bounds.
+    func decimal(
+        minimum: Double, allowsMinimum: Bool, maximum: Double, unit: String, example: String
+    ) throws(ConfigurationError) -> Double {
+        let bounds = "give \(unit) " + (allowsMinimum ? "from \(Int(minimum)) to" : "greater than \(Int(minimum)) and at most")
+            + " \(Int(maximum)), like \(example)"
         let value: Double
         switch raw {
         case .tomlInteger(let v, _): value = Double(v)
@@ -42,7 +49,7 @@ struct SettingParser {
         case .text(let s):
             guard Self.isPlainDecimal(s), let v = Double(s) else { throw invalid("is not a number; \(bounds)") }
             value = v
-        default: throw wrongType("a number of seconds, like 2 or 0.5")
+        default: throw wrongType("a number of \(unit), like \(example)")
         }
         guard value.isFinite else { throw invalid("is not a finite number; \(bounds)") }
         guard allowsMinimum ? value >= minimum : value > minimum, value <= maximum else {

@@ -18,6 +18,9 @@ extension UtensilConfiguration {
         case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
         case .settleSeconds:
             settleSeconds = try value.seconds(minimum: 0, allowsMinimum: true, maximum: Limits.settleSecondsMaximum)
+        case .trashDays:
+            trashDays = try value.decimal(
+                minimum: 0, allowsMinimum: true, maximum: Limits.trashDaysMaximum, unit: "days", example: "30 or 0.5")
         case .watch: watch = try value.choice(WatchMode.self)
         case .rescanSeconds:
             rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)

@@ -18,6 +18,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var memoryBudget: Int
     public var duplicateNames: DuplicatePolicy
     public var duplicateContent: DuplicatePolicy
+    /// Days a deleted utensil stays in the trash; 0 deletes at once.
+    public var trashDays: Double
     public var settleSeconds: Double
     public var watch: WatchMode
     public var rescanSeconds: Double
@@ -42,6 +44,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
         memoryBudget: 536_870_912,
         duplicateNames: .reject,
         duplicateContent: .reject,
+        trashDays: 30,
         settleSeconds: 2,
         watch: .auto,
         rescanSeconds: 300,

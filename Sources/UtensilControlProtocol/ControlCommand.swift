@@ -9,4 +9,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case retry
     case check
     case events
+    case categories
+    case setCategory = "set-category"
+    case trash
+    case restore
 }

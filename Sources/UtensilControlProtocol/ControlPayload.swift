@@ -18,6 +18,14 @@ public enum ControlPayload: Sendable, Equatable {
     case deleted(UtensilInfo)
     /// `rename` → `"renamed"`: the utensil with its new name.
     case renamed(UtensilInfo)
+    /// `categories` → `"categories"`: each category with its count, in name order.
+    case categories([CategoryInfo])
+    /// `set-category` → `"categorized"`: the utensil with its new category.
+    case categorized(UtensilInfo)
+    /// `trash` → `"trash"`: the utensils in the trash (with `trashedAt` and `purgeAt`), longest there first.
+    case trash([UtensilInfo])
+    /// `restore` → `"restored"`: the utensil back in the catalog.
+    case restored(UtensilInfo)
     /// `events`, first line → `"subscribed": true`: events from now on will follow.
     case subscribed
     /// `events`, every later line → `"event"`.
@@ -27,7 +35,7 @@ public enum ControlPayload: Sendable, Equatable {
     public var key: String { Key(self).rawValue }
 
     enum Key: String, CodingKey, CaseIterable {
-        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event
+        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized, trash, restored
 
         init(_ payload: ControlPayload) {
             switch payload {
@@ -41,6 +49,10 @@ public enum ControlPayload: Sendable, Equatable {
             case .renamed: self = .renamed
             case .subscribed: self = .subscribed
             case .event: self = .event
+            case .categories: self = .categories
+            case .categorized: self = .categorized
+            case .trash: self = .trash
+            case .restored: self = .restored
             }
         }
     }
@@ -52,13 +64,16 @@ extension ControlPayload {
         switch self {
         case .status(let value): try container.encode(value, forKey: key)
         case .list(let value): try container.encode(value, forKey: key)
-        case .utensil(let value), .deleted(let value), .renamed(let value):
+        case .utensil(let value), .deleted(let value), .renamed(let value), .categorized(let value),
+             .restored(let value):
             try container.encode(value, forKey: key)
         case .rejected(let value): try container.encode(value, forKey: key)
         case .retried(let value, _): try container.encode(value, forKey: key)
         case .check(let value): try container.encode(value, forKey: key)
         case .subscribed: try container.encode(true, forKey: key)
         case .event(let value): try container.encode(value, forKey: key)
+        case .categories(let value): try container.encode(value, forKey: key)
+        case .trash(let value): try container.encode(value, forKey: key)
         }
     }
 
@@ -96,6 +111,10 @@ extension ControlPayload {
         case .renamed: self = .renamed(try container.decode(UtensilInfo.self, forKey: key))
         case .subscribed: self = .subscribed
         case .event: self = .event(try container.decode(EventInfo.self, forKey: key))
+        case .categories: self = .categories(try container.decode([CategoryInfo].self, forKey: key))
+        case .categorized: self = .categorized(try container.decode(UtensilInfo.self, forKey: key))
+        case .trash: self = .trash(try container.decode([UtensilInfo].self, forKey: key))
+        case .restored: self = .restored(try container.decode(UtensilInfo.self, forKey: key))
         }
     }
 }

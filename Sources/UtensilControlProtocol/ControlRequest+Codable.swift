@@ -1,7 +1,7 @@
 extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
-        case command, search, sort, limit, after, target, newName, file, all, preview
+        case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
     }
 
     public init(from decoder: any Decoder) throws {
@@ -17,6 +17,10 @@ extension ControlRequest: Codable {
         file = try container.decodeIfPresent(String.self, forKey: .file)
         all = try container.decodeIfPresent(Bool.self, forKey: .all) ?? false
         preview = try container.decodeIfPresent(Bool.self, forKey: .preview) ?? false
+        category = try container.decodeIfPresent(String.self, forKey: .category)
+        addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
+        none = try container.decodeIfPresent(Bool.self, forKey: .none) ?? false
+        now = try container.decodeIfPresent(Bool.self, forKey: .now) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -32,5 +36,9 @@ extension ControlRequest: Codable {
         try container.encodeIfPresent(file, forKey: .file)
         if all { try container.encode(true, forKey: .all) }
         if preview { try container.encode(true, forKey: .preview) }
+        try container.encodeIfPresent(category, forKey: .category)
+        try container.encodeIfPresent(addedBy, forKey: .addedBy)
+        if none { try container.encode(true, forKey: .none) }
+        if now { try container.encode(true, forKey: .now) }
     }
 }

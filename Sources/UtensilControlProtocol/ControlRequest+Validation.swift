@@ -7,7 +7,7 @@ extension ControlRequest {
             if let limit, limit < 1 {
                 throw ControlError(.badRequest, "The list limit must be at least 1, not \(limit).")
             }
-        case .show, .delete:
+        case .show, .delete, .restore:
             try require(target, "target", "the id or name of a utensil")
         case .rename:
             try require(target, "target", "the id of the utensil to rename")
@@ -17,7 +17,13 @@ extension ControlRequest {
                 throw ControlError(.badRequest, "Retry takes either a file or \"all\", not both.")
             }
             if !all { try require(file, "file", "a file name in the rejected folder, or \"all\": true") }
-        case .status, .rejected, .check, .events:
+        case .setCategory:
+            try require(target, "target", "the id of the utensil")
+            if none && category != nil {
+                throw ControlError(.badRequest, "Set-category takes either a category or \"none\": true, not both.")
+            }
+            if !none { try require(category, "category", "the new category, or \"none\": true") }
+        case .status, .rejected, .check, .events, .categories, .trash:
             break
         }
     }

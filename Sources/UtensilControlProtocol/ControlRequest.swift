@@ -15,9 +15,9 @@ public struct ControlRequest: Sendable, Equatable {
     public var limit: Int?
     /// `list`: the opaque cursor from a previous page's `next`.
     public var after: String?
-    /// `show`, `delete`, `rename`: a utensil id, or (for `show`) a name.
+    /// `show`, `delete`, `rename`, `set-category`, `restore`: a utensil id, or (for `show`) a name.
     public var target: String?
-    /// `rename`: the new name, validated like a drop's.
+    /// `rename`, `restore --as`: the new name, validated like a drop's.
     public var newName: String?
     /// `retry`: a file name in `rejected/`.
     public var file: String?
@@ -25,11 +25,20 @@ public struct ControlRequest: Sendable, Equatable {
     public var all: Bool
     /// `show --preview`: include `thumbnailJPEG` and the raw RGB preview in the reply.
     public var preview: Bool
+    /// `list`: only this category (case-insensitively); `set-category`: the new category.
+    public var category: String?
+    /// `list`: only utensils added by this user (a user name, or a numeric uid).
+    public var addedBy: String?
+    /// `set-category`: `true` takes the utensil out of any category (instead of `category`).
+    public var none: Bool
+    /// `delete --now`: remove the row and both files at once instead of moving it to the trash.
+    public var now: Bool
 
     public init(
         command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
         after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
-        all: Bool = false, preview: Bool = false, version: Int = ControlProtocol.version
+        all: Bool = false, preview: Bool = false, category: String? = nil, addedBy: String? = nil,
+        none: Bool = false, now: Bool = false, version: Int = ControlProtocol.version
     ) {
         self.version = version
         self.command = command
@@ -42,6 +51,10 @@ public struct ControlRequest: Sendable, Equatable {
         self.file = file
         self.all = all
         self.preview = preview
+        self.category = category
+        self.addedBy = addedBy
+        self.none = none
+        self.now = now
     }
 }
 
@@ -49,17 +62,35 @@ extension ControlRequest {
     public static var status: ControlRequest { ControlRequest(command: .status) }
 
     public static func list(
-        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil
+        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
+        category: String? = nil, addedBy: String? = nil
     ) -> ControlRequest {
-        ControlRequest(command: .list, search: search, sort: sort, limit: limit, after: after)
+        ControlRequest(
+            command: .list, search: search, sort: sort, limit: limit, after: after, category: category,
+            addedBy: addedBy)
+    }
+
+    public static var categories: ControlRequest { ControlRequest(command: .categories) }
+
+    /// `set-category`: `category` nil takes the utensil out of any category.
+    public static func setCategory(_ id: String, to category: String?) -> ControlRequest {
+        ControlRequest(command: .setCategory, target: id, category: category, none: category == nil)
     }
 
     public static func show(_ idOrName: String, preview: Bool = false) -> ControlRequest {
         ControlRequest(command: .show, target: idOrName, preview: preview)
     }
 
-    public static func delete(_ id: String) -> ControlRequest {
-        ControlRequest(command: .delete, target: id)
+    /// `delete`: to the trash, or with `now` for good.
+    public static func delete(_ id: String, now: Bool = false) -> ControlRequest {
+        ControlRequest(command: .delete, target: id, now: now)
+    }
+
+    public static var trash: ControlRequest { ControlRequest(command: .trash) }
+
+    /// `restore`: back from the trash, under `newName` if given.
+    public static func restore(_ id: String, as newName: String? = nil) -> ControlRequest {
+        ControlRequest(command: .restore, target: id, newName: newName)
     }
 
     public static func rename(_ id: String, to newName: String) -> ControlRequest {

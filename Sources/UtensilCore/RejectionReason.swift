@@ -16,6 +16,7 @@ public enum RejectionReason: String, Sendable, Codable, CaseIterable {
     case duplicateContent = "duplicate-content"
     case neverSettled = "never-settled"
     case decoderCrash = "decoder-crash"
+    case invalidCategory = "invalid-category"
 }
 
 /// A permanent failure of one drop: the contract's reason and one sentence for a person.

@@ -49,6 +49,15 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
         try self.init(validating: Self.stem(of: fileName))
     }
 
+    /// Validates a folder name below the inbox as a category: the whole name, as raw bytes
+    /// that must be UTF-8, under the same rules as a utensil's name.
+    public init(folderNameBytes: some Collection<UInt8>) throws(NameError) {
+        guard let folderName = String(validating: folderNameBytes, as: UTF8.self) else {
+            throw .notUTF8
+        }
+        try self.init(validating: folderName)
+    }
+
     /// The part of a file name before its last extension (`Spoon.big.jpg` → `Spoon.big`).
     public static func stem(of fileName: String) -> String {
         guard let dot = fileName.lastIndex(of: ".") else { return fileName }
@@ -69,6 +78,13 @@ public struct UtensilName: Sendable, Hashable, CustomStringConvertible {
         withoutIgnorables(text).precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
+    }
+
+    /// The key `list --sort name` orders by: the search key (case and accents do not decide),
+    /// then U+0001 and the exact name, so that ties fall back to the name as written. Names
+    /// hold no control characters, so U+0001 sorts below anything that could follow.
+    public static func sortKey(for name: String) -> String {
+        searchKey(for: name) + "\u{1}" + name
     }
 
     /// `text` without its default-ignorable code points (Unicode's Default_Ignorable_Code_Point).
@@ -116,6 +132,19 @@ public enum NameError: Error, Sendable, Equatable {
         case .lineBreak: .nameHasLineBreak
         case .controlCharacter, .bidiOverride: .nameHasControlCharacter
         case .notUTF8: .nameNotUTF8
+        }
+    }
+
+    /// What is wrong with the name, as the end of a sentence ("its name …").
+    public var problem: String {
+        switch self {
+        case .empty: "is empty once white space is trimmed"
+        case .tooLong(let count): "has \(count) characters, more than the \(UtensilName.maximumLength) allowed"
+        case .lineBreak: "contains a line break"
+        case .controlCharacter(let value):
+            "contains the invisible control character U+\(String(value, radix: 16, uppercase: true).leftPadded(to: 4))"
+        case .bidiOverride(let value): "contains the text-direction override U+\(String(value, radix: 16, uppercase: true))"
+        case .notUTF8: "is not valid UTF-8 text"
         }
     }
 

@@ -12,7 +12,8 @@ extension IngestSettings {
                 maxPixels: configuration.maxPixels),
             maxFileBytes: configuration.maxFileBytes,
             rejectDuplicateNames: configuration.duplicateNames == .reject,
-            rejectDuplicateContent: configuration.duplicateContent == .reject)
+            rejectDuplicateContent: configuration.duplicateContent == .reject,
+            trashDays: configuration.trashDays)
     }
 }
 
@@ -33,6 +34,7 @@ extension UtensilConfiguration {
         case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
+        case .trashDays: trashDays = other.trashDays
         case .settleSeconds: settleSeconds = other.settleSeconds
         case .watch: watch = other.watch
         case .rescanSeconds: rescanSeconds = other.rescanSeconds

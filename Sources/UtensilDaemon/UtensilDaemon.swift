@@ -88,6 +88,9 @@ public struct UtensilDaemon: Service {
                 group.addTask { await reporter.runStatus() }
                 group.addTask { await reporter.runWatchdog() }
                 group.addTask {
+                    await TrashPurger(removal: UtensilRemoval(settings: settings, catalog: catalog), pool: pool, logger: logger).run()
+                }
+                group.addTask {
                     do {
                         try await server.run()
                     } catch is CancellationError {

@@ -13,6 +13,8 @@ public struct FileStatus: Sendable, Hashable {
     /// When the inode last changed (its bytes, its size, its links or its mode): a file
     /// rewritten in place within the same clock tick as it was read still shows here.
     public var changeNanoseconds: Int64
+    /// The uid owning the file: who dropped it.
+    public var owner: UInt32
 
     init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
@@ -29,6 +31,7 @@ public struct FileStatus: Sendable, Hashable {
         size = Int(raw.st_size)
         modificationNanoseconds = Int64(raw.st_mtim.tv_sec) * 1_000_000_000 + Int64(raw.st_mtim.tv_nsec)
         changeNanoseconds = Int64(raw.st_ctim.tv_sec) * 1_000_000_000 + Int64(raw.st_ctim.tv_nsec)
+        owner = UInt32(raw.st_uid)
     }
 
     /// The identity of this version of the file: the same inode with the same size and

@@ -14,6 +14,8 @@ extension IngestEngine {
             metadata["MESSAGE_ID"] = .string(MessageID.ingested.rawValue)
             metadata["UTENSIL_ID"] = .string(record.id.uuidString)
             metadata["UTENSIL_NAME"] = .string(record.name)
+            if let category = record.category { metadata["UTENSIL_CATEGORY"] = .string(category) }
+            if let addedBy = record.addedBy { metadata["UTENSIL_ADDED_BY"] = .string(addedBy) }
             let how = if case .alreadyIngested = outcome { " (its commit had happened before an interruption)" } else { "" }
             logger.info("Ingested \(drop) as \(record.name)\(how)", metadata: metadata)
         case .rejected(let rejection, let rejectedAs):

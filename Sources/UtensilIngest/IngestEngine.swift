@@ -154,6 +154,7 @@ public final class IngestEngine: Sendable {
         } catch {
             throw Failure.rejected(Rejection(error), bytes: status.size, read: status)
         }
+        let category = try Self.category(of: drop, size: status.size)
         guard let fileExtension = DropVisibility.fileExtension(of: drop.fileName),
               DropVisibility.photoExtensions.contains(fileExtension)
         else {
@@ -242,7 +243,8 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
-            contentClaim: settings.rejectDuplicateContent ? sha256 : nil)
+            contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
+            category: category?.value, addedBy: UserName.of(uid: status.owner))
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, record: record, files: files, started: started))
     }
@@ -346,7 +348,9 @@ public final class IngestEngine: Sendable {
         }
         if settings.rejectDuplicateContent,
            let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            throw Failure.rejected(Self.duplicateContent(existing.name), bytes: read.size, read: read)
+            let rejection = existing.trashedAt == nil
+                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
+            throw Failure.rejected(rejection, bytes: read.size, read: read)
         }
     }
 
@@ -459,6 +463,24 @@ public final class IngestEngine: Sendable {
         }
     }
 
+    /// The category of a drop: the first folder below the inbox (`Knives` for
+    /// `Knives/Chef/Santoku.jpg`), validated like a name; nil for a drop directly in the inbox.
+    static func category(of drop: Drop, size: Int) throws -> UtensilName? {
+        let components = drop.inboxPath.split(separator: UInt8(ascii: "/"))
+        guard components.count > 1, let folder = components.first else { return nil }
+        do {
+            return try UtensilName(folderNameBytes: folder)
+        } catch {
+            throw Failure.rejected(invalidCategory(folder: Array(folder), error), bytes: size)
+        }
+    }
+
+    static func invalidCategory(folder: [UInt8], _ error: NameError) -> Rejection {
+        Rejection(
+            .invalidCategory,
+            "The folder \(folder.lossyString) in the inbox cannot be a category because its name \(error.problem); rename the folder, then move this photo from the rejected folder into it.")
+    }
+
     static func notRegular(_ kind: FileStatus.Kind) -> Rejection {
         let what: String = switch kind {
         case .directory: "a folder"
@@ -484,6 +506,12 @@ public final class IngestEngine: Sendable {
         Rejection(
             .duplicateName,
             "A utensil named \(existing) already exists; rename the file to a name not yet used, or delete the old utensil first.")
+    }
+
+    static func duplicateContentInTrash(_ existing: UtensilRecord) -> Rejection {
+        Rejection(
+            .duplicateContent,
+            "This exact photo is the utensil \(existing.name), which is in the trash; bring it back with `utensilctl restore \(existing.id.uuidString)`, or delete it for good with `utensilctl delete --now \(existing.id.uuidString)` and drop this file again.")
     }
 
     static func duplicateContent(_ existing: String) -> Rejection {

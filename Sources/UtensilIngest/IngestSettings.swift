@@ -9,11 +9,13 @@ public struct IngestSettings: Sendable {
     public var maxFileBytes: Int
     public var rejectDuplicateNames: Bool
     public var rejectDuplicateContent: Bool
+    /// Days a deleted utensil stays in the trash; 0 deletes at once.
+    public var trashDays: Double
 
     public init(
         inbox: String, rejected: String, stateDirectory: String,
         thumbnail: ThumbnailRequest = ThumbnailRequest(), maxFileBytes: Int = 104_857_600,
-        rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true
+        rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, trashDays: Double = 30
     ) {
         self.inbox = RawPath(inbox)
         self.rejected = RawPath(rejected)
@@ -22,6 +24,7 @@ public struct IngestSettings: Sendable {
         self.maxFileBytes = maxFileBytes
         self.rejectDuplicateNames = rejectDuplicateNames
         self.rejectDuplicateContent = rejectDuplicateContent
+        self.trashDays = trashDays
     }
 
     /// `state_dir/utensils.sqlite`

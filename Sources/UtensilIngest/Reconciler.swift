@@ -76,6 +76,15 @@ public struct Reconciler: Sendable {
         }
         report.rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < 2 }.sorted { $0.uuidString < $1.uuidString }
 
+        // Start-up's writability probe (`.tmp-probe-…`, made by the configuration's folder
+        // preparation) is left in the state folder itself by a `kill -9` at the wrong instant.
+        for name in try FileOps.list(settings.stateDirectory) where name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+            let path = settings.stateDirectory.appending(name)
+            guard let status = try? FileOps.lstat(path), status.kind == .regular else { continue }
+            try FileOps.unlink(path)
+            report.temporariesRemoved += 1
+        }
+
         // Group members can write into rejected/: only a regular file is utensild's leftover,
         // and one that cannot be removed is reported, never a reason to stop.
         let rejectedNames = Set(try FileOps.list(settings.rejected))

@@ -16,6 +16,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("memory-budget"), help: "Bytes that decoding may hold across all workers.") var memoryBudget: String?
     @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
+    @Option(name: .customLong("trash-days"), help: "Deleted utensils stay in the trash this many days (0 = delete at once).") var trashDays: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
     @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
@@ -30,7 +31,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
             (.memoryBudget, memoryBudget),
-            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
+            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
             (.webListen, webListen), (.webUsersFile, webUsersFile),
         ]

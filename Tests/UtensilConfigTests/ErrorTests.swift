@@ -6,7 +6,7 @@ import Testing
 private let badText: [ConfigKey: String] = [
     .inbox: "srv/inbox", .rejected: "rejected", .stateDir: "var/lib/utensild", .controlSocket: "control.sock",
     .socketMode: "0990", .workers: "many", .thumbnailSize: "15", .thumbnailQuality: "101",
-    .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe",
+    .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe", .trashDays: "-1",
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
     .webListen: "localhost", .webUsersFile: "web-users",
 ]

@@ -16,6 +16,7 @@ private let samples: [ConfigKey: [String]] = [
     .memoryBudget: ["16777216", "33554432", "67108864"],
     .duplicateNames: ["allow", "reject", "allow"],
     .duplicateContent: ["allow", "reject", "allow"],
+    .trashDays: ["0", "7.5", "30"],
     .settleSeconds: ["0.5", "1", "1.5"],
     .watch: ["inotify", "poll", "auto"],
     .rescanSeconds: ["10", "20.5", "30"],
@@ -25,7 +26,7 @@ private let samples: [ConfigKey: [String]] = [
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
-    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds].contains(key)
+    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds, .trashDays].contains(key)
 }
 
 /// `text` as it is written in the TOML file.
@@ -36,7 +37,7 @@ private func tomlLiteral(_ key: ConfigKey, _ text: String) -> String {
 /// What ``UtensilConfiguration/renderedValue(of:)`` must give after `text` was applied.
 private func rendering(_ key: ConfigKey, _ text: String) -> String {
     switch key {
-    case .settleSeconds, .rescanSeconds: Double(text)!.description
+    case .settleSeconds, .rescanSeconds, .trashDays: Double(text)!.description
     default: tomlLiteral(key, text)
     }
 }

@@ -7,16 +7,24 @@ import UtensilControlProtocol
     @Test func utensilKeys() throws {
         #expect(try Fixtures.keys(of: Fixtures.spoon) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
+            "category", "addedBy", "updatedAt",
         ])
         #expect(try Fixtures.keys(of: Fixtures.spoonWithPreview) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
-            "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
+            "category", "addedBy", "updatedAt", "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
         ])
         let object = try Fixtures.object(of: Fixtures.spoonWithPreview)
         #expect(object["createdAt"] as? String == "2026-11-22T10:15:02.123Z")
         #expect(object["thumbnailJPEG"] as? String == "/9j/2Q==")
         #expect(object["previewRGB"] as? String == Data([255, 0, 0, 0, 0, 255]).base64EncodedString())
         #expect(object["previewWidth"] as? Int == 2)
+        // Round 2: written as null when absent, so "none" differs from "an older daemon".
+        #expect(object["category"] is NSNull && object["addedBy"] is NSNull && object["updatedAt"] is NSNull)
+        #expect(object["trashedAt"] == nil)
+    }
+
+    @Test func categoryKeys() throws {
+        #expect(try Fixtures.keys(of: CategoryInfo(name: "Knives", count: 3)) == ["name", "count"])
     }
 
     @Test func pageWritesNextAsExplicitNull() throws {

@@ -85,9 +85,11 @@ struct ConfinementTests {
     @Test func aDropDeeperThanPathMaxIsFoundAndIngested() throws {
         defer { world.remove() }
         let bytes = try TestImages.make([TestImages.jpeg(world.root.appendingPathComponent("a").path)])[0]
-        // 40 levels of 200-byte folder names: about 8 KB of path, twice PATH_MAX.
+        // 40 levels of 200-byte folder names: about 8 KB of path, twice PATH_MAX. They sit in
+        // a folder "Deep", the drop's category (a 200-character folder name could not be one).
+        #expect(mkdir(world.inbox.path + "/Deep", 0o755) == 0)
         try DeepFolder.make(
-            in: world.inbox.path, levels: 40, component: String(repeating: "d", count: 200), file: "Deep spoon.jpg",
+            in: world.inbox.path + "/Deep", levels: 40, component: String(repeating: "d", count: 200), file: "Deep spoon.jpg",
             bytes: bytes)
 
         let drops = try InboxScanner(settings: world.settings()).scan()
@@ -100,6 +102,7 @@ struct ConfinementTests {
                 return
             }
             #expect(record.name == "Deep spoon")
+            #expect(record.category == "Deep")
         }
         #expect(try InboxScanner(settings: world.settings()).scan().isEmpty)
         try InvariantChecker(world: world).verify(inputs: [bytes])

@@ -35,6 +35,28 @@ struct ReconcilerLogTests {
     }
 }
 
+/// What a `kill -9` can leave in the state folder itself: start-up's writability probe.
+@Suite("Reconciliation of the state folder")
+struct ReconcilerStateFolderTests {
+    @Test func aProbeLeftByAKillIsRemovedAndNothingElseIsTouched() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let settings = world.settings()
+        let catalog = try Catalog(path: settings.catalogPath)
+        let probe = world.state.appendingPathComponent(".tmp-probe-4242-17")
+        try Data().write(to: probe)
+        let folderNamedLikeOne = world.state.appendingPathComponent(".tmp-probe-planted")
+        try FileManager.default.createDirectory(at: folderNamedLikeOne, withIntermediateDirectories: false)
+
+        let report = try Reconciler(settings: settings, catalog: catalog, logger: Logger(label: "test")).reconcile()
+
+        #expect(report.temporariesRemoved == 1)
+        #expect(!FileManager.default.fileExists(atPath: probe.path))
+        #expect(FileManager.default.fileExists(atPath: folderNamedLikeOne.path))
+        #expect(FileManager.default.fileExists(atPath: settings.catalogPath))
+    }
+}
+
 private final class CapturedLines: Sendable {
     private let lines = Mutex<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }

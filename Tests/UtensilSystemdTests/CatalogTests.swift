@@ -15,7 +15,7 @@ import Testing
     static let rejectionReasons = [
         "empty-name", "name-too-long", "name-has-line-break", "name-has-control-character", "name-not-utf8",
         "unsupported-type", "not-a-regular-file", "unreadable", "too-large", "too-many-pixels", "corrupt-image",
-        "extension-mismatch", "duplicate-name", "duplicate-content", "never-settled", "decoder-crash",
+        "extension-mismatch", "duplicate-name", "duplicate-content", "never-settled", "decoder-crash", "invalid-category",
     ]
 
     /// The catalog file, found from this source file (through the scratch package's symlinks too).

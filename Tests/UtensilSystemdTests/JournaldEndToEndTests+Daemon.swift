@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Testing
+import UtensilIngest
 import UtensilTestSupport
 
 extension JournaldEndToEndTests {
@@ -9,7 +11,7 @@ extension JournaldEndToEndTests {
         let world = try TestWorld()
         defer { world.remove() }
         let tag = UUID().uuidString.prefix(8)
-        let good = "Journal spoon \(tag).jpg"
+        let good = "Journal knives \(tag)/Journal spoon \(tag).jpg"
         let bad = "Journal junk \(tag).jpg"
         let image = try TestImages.make([TestImages.jpeg(world.root.path + "/a")])[0]
         try await Journald.whileRunning {
@@ -23,6 +25,8 @@ extension JournaldEndToEndTests {
             #expect(ingested["MESSAGE_ID"] == ["092aa93d51e24d3a8839ac8796bda321"])
             #expect(ingested["UTENSIL_NAME"] == ["Journal spoon \(tag)"])
             #expect(ingested["UTENSIL_ID"]?.first?.count == 36)
+            #expect(ingested["UTENSIL_CATEGORY"] == ["Journal knives \(tag)"])
+            #expect(ingested["UTENSIL_ADDED_BY"] == [UserName.of(uid: getuid())])
             #expect(ingested["SYSLOG_IDENTIFIER"] == ["utensild"])
             #expect(ingested["PRIORITY"] == ["6"])
             #expect(ingested["DURATION_MS"] != nil)

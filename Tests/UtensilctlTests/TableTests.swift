@@ -34,8 +34,8 @@ import UtensilControlProtocol
     @Test func listViewShowsOneRowPerUtensil() {
         let utc = TimeZone(identifier: "UTC")!
         let lines = UtensilListView.table([Samples.utensil("Spoon"), Samples.utensil("Löffel", id: "B")], timeZone: utc).render()
-        #expect(lines[0] == "ID                                    NAME       PIXELS      SIZE  CREATED")
-        #expect(lines[1] == "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F  Spoon   4032×3024  47.1 KiB  2026-11-22 10:15:02")
+        #expect(lines[0] == "ID                                    NAME    CATEGORY     PIXELS      SIZE  CREATED")
+        #expect(lines[1] == "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F  Spoon   " + String(repeating: " ", count: 10) + "4032×3024  47.1 KiB  2026-11-22 10:15:02")
         #expect(lines[2].hasPrefix("B                                     Löffel  "))
     }
 

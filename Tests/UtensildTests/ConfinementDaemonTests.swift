@@ -70,9 +70,11 @@ struct ConfinementDaemonTests {
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         try DeepFolder.make(
             in: staging.path, levels: 40, component: String(repeating: "d", count: 200), file: "Deep whisk.jpg", bytes: bytes)
+        // Into a category folder: a 200-character folder name could not be a category.
         let top = String(repeating: "d", count: 200)
-        #expect(rename(staging.appendingPathComponent(top).path, world.inbox.appendingPathComponent(top).path) == 0)
-        try daemon.waitForCatalog("the deep photo") { $0.contains { $0.name == "Deep whisk" } }
+        #expect(mkdir(world.inbox.path + "/Deep", 0o755) == 0)
+        #expect(rename(staging.appendingPathComponent(top).path, world.inbox.path + "/Deep/" + top) == 0)
+        try daemon.waitForCatalog("the deep photo") { $0.contains { $0.name == "Deep whisk" && $0.category == "Deep" } }
         #expect(try daemon.terminate() == 0)
         try InvariantChecker(world: world).verify(inputs: [bytes])
     }

@@ -132,7 +132,8 @@ struct WebAccessTests {
         #expect(page.text.contains("/utensils/\(id)/delete"))
         #expect(!(try web.get("/utensils/\(id)")).text.contains("/delete"))
         #expect(try web.request("POST", "/utensils/\(id)/delete", headers: sameSite).status == 303)
-        try daemon.waitForCatalog("the delete") { $0.isEmpty }
+        // A delete moves the utensil to the trash (trash_days), like `utensilctl delete`.
+        try daemon.waitForCatalog("the delete") { $0.allSatisfy { $0.trashedAt != nil } }
 
         // Signed out: the cookie no longer works.
         #expect(try web.request("POST", "/logout", headers: ["Cookie": cookie]).status == 303)

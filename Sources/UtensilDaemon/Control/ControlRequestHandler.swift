@@ -49,7 +49,7 @@ struct ControlRequestHandler: Sendable {
 
     /// The reply to a decoded, valid request other than `events` (the web gallery asks here too).
     func reply(to request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
-        if [.delete, .rename, .retry].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
+        if [.delete, .rename, .retry, .setCategory, .restore].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
             logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
             return .failure(.permissionDenied,
                 "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")
@@ -85,7 +85,8 @@ struct ControlRequestHandler: Sendable {
                 case .created: .created
                 default: .newestFirst
                 }
-                let page = try catalog.list(search: request.search.map(UtensilName.searchKey(for:)), sort: sort,
+                let page = try catalog.list(search: request.search.map(UtensilName.searchKey(for:)),
+                                            category: request.category, addedBy: request.addedBy, sort: sort,
                                             limit: request.limit ?? 50, after: request.after)
                 return .success(.list(UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)))
             case .show:
@@ -93,14 +94,46 @@ struct ControlRequestHandler: Sendable {
                 return .success(.utensil(info(record, preview: request.preview)))
             case .delete:
                 let record = try find(request.target ?? "", byIDOnly: true)
-                let deleted = try catalog.delete(id: record.id)
-                try? FileMoves.remove(path(original: deleted))
-                try? FileMoves.remove(settings.thumbnailPath(id: deleted.id.uuidString).description)
-                thumbnailCache.remove(deleted.id)
-                logger.notice("Deleted utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
+                if record.trashedAt != nil && !request.now {
+                    return .failure(.notFound,
+                        "\(record.name) is already in the trash; delete it for good with `utensilctl delete --now \(record.id.uuidString)`.")
+                }
+                let deleted = try removal.delete(id: record.id, now: request.now)
+                let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
+                if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
+                logger.notice("\(how): utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
                               metadata: ["UTENSIL_ID": .string(deleted.id.uuidString), "UTENSIL_NAME": .string(deleted.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.deleted(info(deleted)))
+            case .trash:
+                return .success(.trash(try catalog.trashed().map { info($0) }))
+            case .restore:
+                let record = try find(request.target ?? "", byIDOnly: true)
+                var newName: UtensilName?
+                if let wanted = request.newName {
+                    do {
+                        newName = try UtensilName(validating: wanted)
+                    } catch {
+                        return .failure(.invalidName, error.message)
+                    }
+                }
+                let restored: UtensilRecord
+                let removal = self.removal
+                switch Result(catching: { () throws(CatalogError) in try removal.restore(id: record.id, as: newName) }) {
+                case .success(let record):
+                    restored = record
+                case .failure(.duplicateName(let existing)):
+                    return .failure(.duplicateName,
+                        "A utensil named \(existing) was added meanwhile; restore this one under another name with `utensilctl restore \(record.id.uuidString) --as NEW-NAME`.")
+                case .failure(.notFound):
+                    return .failure(.notFound, "\(record.name) is not in the trash; `utensilctl trash` lists what is.")
+                case .failure(let error):
+                    throw error
+                }
+                logger.notice("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash for \(peer)",
+                              metadata: ["UTENSIL_ID": .string(restored.id.uuidString), "UTENSIL_NAME": .string(restored.name),
+                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+                return .success(.restored(info(restored)))
             case .rename:
                 let record = try find(request.target ?? "", byIDOnly: true)
                 let name: UtensilName
@@ -116,6 +149,24 @@ struct ControlRequestHandler: Sendable {
                               metadata: ["UTENSIL_ID": .string(renamed.id.uuidString), "UTENSIL_NAME": .string(renamed.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.renamed(info(renamed)))
+            case .categories:
+                return .success(.categories(try catalog.categories().map { CategoryInfo(name: $0.name, count: $0.count) }))
+            case .setCategory:
+                let record = try find(request.target ?? "", byIDOnly: true)
+                var category: UtensilName?
+                if !request.none {
+                    do {
+                        category = try UtensilName(validating: request.category ?? "")
+                    } catch {
+                        return .failure(.invalidName, "The category \(error.problem); choose another.")
+                    }
+                }
+                let changed = try catalog.setCategory(id: record.id, to: category)
+                logger.notice("Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none") for \(peer)",
+                              metadata: ["UTENSIL_ID": .string(changed.id.uuidString), "UTENSIL_NAME": .string(changed.name),
+                                         "UTENSIL_CATEGORY": .string(changed.category ?? ""),
+                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+                return .success(.categorized(info(changed)))
             case .rejected:
                 return .success(.rejected(rejectedFolder.list()))
             case .retry:
@@ -168,6 +219,8 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
+    private var removal: UtensilRemoval { UtensilRemoval(settings: settings, catalog: catalog) }
+
     private var rejectedFolder: RejectedFolder {
         RejectedFolder(folder: settings.rejected, inbox: settings.inbox)
     }
@@ -200,7 +253,9 @@ struct ControlRequestHandler: Sendable {
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
-            original: path(original: record), thumbnail: thumbnailPath, preview: rgbPreview)
+            original: path(original: record), thumbnail: thumbnailPath, category: record.category,
+            addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
+            purgeAt: record.trashedAt.map { removal.purgeDate(trashedAt: $0) }, preview: rgbPreview)
     }
 
     static func encode(_ reply: ControlReply) -> String {

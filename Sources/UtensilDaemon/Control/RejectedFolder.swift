@@ -43,9 +43,10 @@ struct RejectedFolder: Sendable {
         }
     }
 
-    /// Moves a rejected file (named in `FileNameEscaping`'s form) back into the inbox, under
-    /// its original name when free, and removes its sidecar; returns the name it has in the
-    /// inbox, in the same form.
+    /// Moves a rejected file (named in `FileNameEscaping`'s form) back into the inbox folder it
+    /// was dropped in (so that it keeps its category; the folder is made again if it is gone),
+    /// under its original name when free, and removes its sidecar; returns its path relative
+    /// to the inbox, in the same form.
     func retry(_ escapedName: String) throws(RetryError) -> String {
         let name = FileNameEscaping.unescaped(escapedName)
         let suffix = Array(RejectionSidecar.suffix.utf8)
@@ -62,14 +63,20 @@ struct RejectedFolder: Sendable {
         let sidecarPath = folder.appending(name + suffix)
         // The sidecar keeps the name as dropped (before a ` (2)` for a clash); only a UTF-8
         // name survives the trip through its JSON unchanged.
-        let original = String(validating: name, as: UTF8.self) == nil ? nil : SidecarFile.read(sidecarPath).map { Array($0.file.utf8) }
+        let sidecar = String(validating: name, as: UTF8.self) == nil ? nil : SidecarFile.read(sidecarPath)
+        let original = sidecar.map { Array($0.file.utf8) }
         let wanted = original.flatMap { Self.isPlainName($0) ? $0 : nil } ?? name
+        let (target, subfolder) = destination(for: sidecar?.inboxPath)
         for attempt in 1...1000 {
             let candidate = attempt == 1 ? wanted : Self.numbered(wanted, attempt)
             do {
-                try FileMoves.renameNoReplace(source, inbox.appending(candidate))
+                if let target {
+                    try HeldFolder.open(folder).renameNoReplace(name, to: target, as: candidate)
+                } else {
+                    try FileMoves.renameNoReplace(source, inbox.appending(candidate))
+                }
                 try? FileMoves.remove(sidecarPath)
-                return FileNameEscaping.escaped(candidate)
+                return FileNameEscaping.escaped(subfolder + candidate)
             } catch where error.code == EEXIST {
                 continue
             } catch {
@@ -77,6 +84,32 @@ struct RejectedFolder: Sendable {
             }
         }
         throw .failed("Cannot find a free name for \(escapedName) in \(inbox).")
+    }
+
+    /// The inbox folder a drop at `inboxPath` was in (`Knives/Chef/` for
+    /// `Knives/Chef/Santoku.jpg`), held open beneath the inbox (never through a link) and made
+    /// where it is missing, with its path relative to the inbox ending in `/`; nil and `[]`
+    /// (the inbox itself) for a drop that was directly in it, or when the folder cannot be
+    /// had (a part that is not a plain name, or a link, or a file).
+    private func destination(for inboxPath: String?) -> (HeldFolder?, [UInt8]) {
+        guard let inboxPath else { return (nil, []) }
+        let parts = Array(inboxPath.utf8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .dropLast().map(Array.init)
+        guard !parts.isEmpty, parts.allSatisfy(Self.isPlainName) else { return (nil, []) }
+        do {
+            var held = try HeldFolder.open(inbox)
+            for part in parts {
+                do {
+                    held = try held.folder(part)
+                } catch where error.isNotFound {
+                    try? held.makeFolder(part, mode: 0o775)
+                    held = try held.folder(part)
+                }
+            }
+            return (held, parts.joined(separator: [UInt8(ascii: "/")]) + [UInt8(ascii: "/")])
+        } catch {
+            return (nil, [])
+        }
     }
 
     /// One file name: not empty, no `/`, no NUL, not `.` or `..`.

@@ -19,4 +19,8 @@ extension ControlPayload {
     var checkReport: CheckReport? { if case .check(let value) = self { value } else { nil } }
     var deletedUtensil: UtensilInfo? { if case .deleted(let value) = self { value } else { nil } }
     var renamedUtensil: UtensilInfo? { if case .renamed(let value) = self { value } else { nil } }
+    var categoryList: [CategoryInfo]? { if case .categories(let value) = self { value } else { nil } }
+    var categorizedUtensil: UtensilInfo? { if case .categorized(let value) = self { value } else { nil } }
+    var trashedUtensils: [UtensilInfo]? { if case .trash(let value) = self { value } else { nil } }
+    var restoredUtensil: UtensilInfo? { if case .restored(let value) = self { value } else { nil } }
 }

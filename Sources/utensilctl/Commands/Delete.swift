@@ -3,25 +3,40 @@ import UtensilControlProtocol
 
 struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Delete a utensil: its row, original and thumbnail, all at once.",
+        abstract: "Move a utensil to the trash, or with --now delete its row, original and thumbnail at once.",
         discussion: """
-            Takes the id (see `utensilctl list`), not the name, so that a typo cannot delete the wrong one.
+            Takes the id (see `utensilctl list`), not the name, so that a typo cannot delete the wrong one. \
+            A utensil in the trash is gone from list, search and categories and its name is free for a \
+            new drop; `utensilctl restore` brings it back until the daemon purges it after trash_days \
+            (with trash_days = 0, delete removes at once).
 
-            Example:
+            Examples:
               utensilctl delete 6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F
+              utensilctl delete --now 6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F
             """)
 
     @Argument(help: ArgumentHelp("The utensil's id.", valueName: "id"))
     var id: String
+
+    @Flag(help: "Delete for good now (also from the trash), instead of moving to the trash.")
+    var now = false
 
     @OptionGroup var globals: GlobalOptions
     @ParentCommand var root: Utensilctl
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let deleted = try invocation.connect().send(.delete(id)).expect("deleted", \.deletedUtensil)
+            let deleted = try invocation.connect().send(.delete(id, now: now)).expect("deleted", \.deletedUtensil)
             if invocation.json { return try JSONOutput.print(deleted) }
-            invocation.print(["Deleted \"\(TerminalText.escaped(deleted.name))\" (\(deleted.id))."])
+            let name = TerminalText.escaped(deleted.name)
+            if let purgeAt = deleted.purgeAt {
+                invocation.print([
+                    "Moved \"\(name)\" (\(deleted.id)) to the trash; it is purged on \(Formats.dateTime(purgeAt, in: .current)).",
+                    "Undo with: utensilctl restore \(deleted.id)",
+                ])
+            } else {
+                invocation.print(["Deleted \"\(name)\" (\(deleted.id))."])
+            }
         }
     }
 }

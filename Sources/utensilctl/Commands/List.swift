@@ -6,11 +6,15 @@ struct List: ParsableCommand {
         abstract: "List utensils, newest first.",
         discussion: """
             --search matches names case- and accent-insensitively ("loffel" finds "Löffel"). \
-            When there are more utensils than --limit, the last line tells how to get the next page.
+            --category and --added-by narrow the list further; all filters combine with every \
+            --sort. --sort name orders as a person expects: case and accents do not decide \
+            ("éclair" sits with "Eclair"), ties fall back to the exact name. When there are more \
+            utensils than --limit, the last line tells how to get the next page.
 
             Examples:
               utensilctl list
               utensilctl list --search spoon --sort name
+              utensilctl list --category Knives --added-by alice
               utensilctl list --limit 50 --json | jq -r '.next'
             """)
 
@@ -29,6 +33,12 @@ struct List: ParsableCommand {
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only utensils whose name contains this.", valueName: "text"))
     var search: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only utensils of this category (any letter case).", valueName: "name"))
+    var category: String?
+
+    @Option(name: .customLong("added-by"), parsing: .unconditional, help: ArgumentHelp("Only utensils this user added (a user name or numeric uid).", valueName: "user"))
+    var addedBy: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
     var sort: Sort?
@@ -49,7 +59,8 @@ struct List: ParsableCommand {
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
             let client = try invocation.connect()
-            let request = ControlRequest.list(search: search, sort: sort?.wire, limit: limit, after: after)
+            let request = ControlRequest.list(
+                search: search, sort: sort?.wire, limit: limit, after: after, category: category, addedBy: addedBy)
             let page = try client.send(request).expect("list", \.page)
             if invocation.json { return try JSONOutput.print(page) }
             if page.utensils.isEmpty {
@@ -59,7 +70,9 @@ struct List: ParsableCommand {
             invocation.print(UtensilListView.table(page.utensils).render(style: invocation.style))
             if let next = page.next {
                 invocation.print([
-                    "", UtensilListView.nextPageHint(cursor: next, search: search, sort: sort?.rawValue, limit: limit),
+                    "", UtensilListView.nextPageHint(
+                        cursor: next, search: search, category: category, addedBy: addedBy, sort: sort?.rawValue,
+                        limit: limit),
                 ])
             }
         }
@@ -67,7 +80,7 @@ struct List: ParsableCommand {
 
     /// An empty catalog tells how to add the first utensil; an empty search or page says so.
     private func emptyMessage(_ client: ControlClient) throws(ClientError) -> [String] {
-        if let search { return ["No utensil matches \"\(TerminalText.escaped(search))\"."] }
+        if search != nil || category != nil || addedBy != nil { return ["No utensil matches."] }
         if after != nil { return ["No more utensils."] }
         let inbox = try? client.send(.status).expect("status", \.statusInfo).inbox
         return UtensilListView.emptyCatalog(inbox: inbox)

@@ -22,7 +22,8 @@ struct Utensilctl: ParsableCommand {
         version: UtensildVersion.current,
         subcommands: [
             Status.self, List.self, Show.self, Delete.self, Rename.self, Rejected.self, Retry.self,
-            Check.self, Events.self, WebUser.self,
+            Check.self, Events.self, Categories.self, SetCategory.self,
+            Trash.self, Restore.self, WebUser.self,
         ])
 
     @OptionGroup var globals: GlobalOptions

@@ -4,16 +4,18 @@ import UtensilControlProtocol
 /// `utensilctl list` for people.
 enum UtensilListView {
     static let nameWidth = 40
+    static let categoryWidth = 24
 
     static func table(_ utensils: [UtensilInfo], timeZone: TimeZone = .current) -> Table {
         var table = Table(columns: [
-            .init(title: "ID"), .init(title: "NAME", maximumWidth: nameWidth), .init(title: "PIXELS", alignsRight: true),
+            .init(title: "ID"), .init(title: "NAME", maximumWidth: nameWidth),
+            .init(title: "CATEGORY", maximumWidth: categoryWidth), .init(title: "PIXELS", alignsRight: true),
             .init(title: "SIZE", alignsRight: true), .init(title: "CREATED"),
         ])
         table.rows = utensils.map { utensil in
             [
-                utensil.id, utensil.name, "\(utensil.width)×\(utensil.height)", Formats.bytes(utensil.bytes),
-                Formats.dateTime(utensil.createdAt, in: timeZone),
+                utensil.id, utensil.name, utensil.category ?? "", "\(utensil.width)×\(utensil.height)",
+                Formats.bytes(utensil.bytes), Formats.dateTime(utensil.createdAt, in: timeZone),
             ]
         }
         return table
@@ -29,9 +31,13 @@ enum UtensilListView {
     }
 
     /// The command line that fetches the page after this one.
-    static func nextPageHint(cursor: String, search: String?, sort: String?, limit: Int?) -> String {
+    static func nextPageHint(
+        cursor: String, search: String?, category: String? = nil, addedBy: String? = nil, sort: String?, limit: Int?
+    ) -> String {
         var words = ["utensilctl", "list"]
         if let search { words += ["--search", ShellQuoting.quoted(search)] }
+        if let category { words += ["--category", ShellQuoting.quoted(category)] }
+        if let addedBy { words += ["--added-by", ShellQuoting.quoted(addedBy)] }
         if let sort { words += ["--sort", sort] }
         if let limit { words += ["--limit", "\(limit)"] }
         words += ["--after", ShellQuoting.quoted(cursor)]

@@ -6,10 +6,15 @@ enum UtensilView {
     static func render(_ utensil: UtensilInfo, style: Style, timeZone: TimeZone = .current) -> [String] {
         var list = KeyValueList()
         list.add("id", utensil.id)
+        list.add("category", utensil.category ?? "none")
+        list.add("added by", utensil.addedBy ?? "unknown")
         list.add("extension", utensil.fileExtension)
         list.add("pixels", "\(utensil.width) × \(utensil.height)")
         list.add("size", "\(Formats.bytes(utensil.bytes)) (\(utensil.bytes) bytes)")
         list.add("created", Formats.dateTime(utensil.createdAt, in: timeZone))
+        if let updatedAt = utensil.updatedAt { list.add("updated", Formats.dateTime(updatedAt, in: timeZone)) }
+        if let trashedAt = utensil.trashedAt { list.add("trashed", Formats.dateTime(trashedAt, in: timeZone)) }
+        if let purgeAt = utensil.purgeAt { list.add("purged", Formats.dateTime(purgeAt, in: timeZone)) }
         list.add("original", utensil.original)
         list.add("thumbnail", utensil.thumbnail)
         return [style.bold(TerminalText.escaped(utensil.name))] + list.render(style: style, indent: "  ")

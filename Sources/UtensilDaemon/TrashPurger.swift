@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+import UtensilCatalog
+import UtensilIngest
+
+/// Empties the trash of utensils kept there for `trash_days`: once at start, then
+/// periodically (a tenth of the period, between a second and an hour), on a blocking thread.
+struct TrashPurger: Sendable {
+    let removal: UtensilRemoval
+    let pool: BlockingPool
+    let logger: Logger
+
+    /// At most this many names in the journal line of one purge.
+    static let namesLogged = 20
+
+    var interval: Duration {
+        .milliseconds(Int(min(max(removal.settings.trashDays * 86_400 / 10, 1), 3600) * 1000))
+    }
+
+    func run() async {
+        guard removal.settings.trashDays > 0 else { return }  // Deletes happen at once.
+        while !Task.isCancelled {
+            let removal = self.removal
+            let result = await pool.run { Result { () throws(CatalogError) in try removal.purgeExpired() } }
+            switch result {
+            case .success(let purged) where !purged.isEmpty:
+                let names = purged.prefix(Self.namesLogged).map(\.name).joined(separator: ", ")
+                let more = purged.count > Self.namesLogged ? " and \(purged.count - Self.namesLogged) more" : ""
+                logger.notice(
+                    "Purged \(purged.count) utensils kept in the trash for \(removal.settings.trashDays) days: \(names)\(more)",
+                    metadata: ["PURGED_COUNT": .stringConvertible(purged.count)])
+            case .success:
+                break
+            case .failure(let error):
+                logger.warning("Purging the trash failed; it is tried again later: \(error)")
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+}

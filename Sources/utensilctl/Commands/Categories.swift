@@ -1,0 +1,26 @@
+import ArgumentParser
+import UtensilControlProtocol
+
+struct Categories: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the categories, each with how many utensils it has.",
+        discussion: """
+            A photo dropped into a folder of the inbox (inbox/Knives/…, at any depth) gets the \
+            folder's name as its category; names are compared regardless of letter case.
+
+            Examples:
+              utensilctl categories
+              utensilctl categories --json | jq -r '.[].name'
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+    @ParentCommand var root: Utensilctl
+
+    func run() throws {
+        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
+            let categories = try invocation.connect().send(.categories).expect("categories", \.categoryList)
+            if invocation.json { return try JSONOutput.print(categories) }
+            invocation.print(CategoryListView.render(categories, style: invocation.style))
+        }
+    }
+}

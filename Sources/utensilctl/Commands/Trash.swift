@@ -1,0 +1,26 @@
+import ArgumentParser
+import UtensilControlProtocol
+
+struct Trash: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the utensils in the trash and when each is purged.",
+        discussion: """
+            `utensilctl delete ID` moves a utensil here; `utensilctl restore ID` brings it back, \
+            `utensilctl delete --now ID` deletes it for good.
+
+            Examples:
+              utensilctl trash
+              utensilctl trash --json | jq -r '.[] | .id + " " + .purgeAt'
+            """)
+
+    @OptionGroup var globals: GlobalOptions
+    @ParentCommand var root: Utensilctl
+
+    func run() throws {
+        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
+            let trashed = try invocation.connect().send(.trash).expect("trash", \.trashedUtensils)
+            if invocation.json { return try JSONOutput.print(trashed) }
+            invocation.print(TrashView.render(trashed, style: invocation.style))
+        }
+    }
+}
