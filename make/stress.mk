@@ -1,5 +1,6 @@
 # The stress suite (issues 7 and 12): burst, kill -9 loop, disk full, database trouble, slow-loris,
-# and an adversary (folders swapped for links, drops rewritten in place during a burst).
+# an adversary (folders swapped for links, drops rewritten in place during a burst), and files
+# planted in rejected/ during a burst.
 # Its short profile runs inside `make test` with the other Swift tests (Tests/UtensildTests/Stress);
 # `make stress` runs the long profile, by hand and before each release (about half an hour).
 # UTENSIL_STRESS_SEED=<n> replays a run's random choices (each run prints its seed).
@@ -9,7 +10,7 @@ STRESS_FILTER := UtensildTests.Stress
 
 .PHONY: stress stress-short
 
-## The long profile: 10,000 small + 1,000 large photos, 60 kill -9s, disk full, database trouble, slow-loris, an adversary.
+## The long profile: 10,000 small + 1,000 large photos, 60 kill -9s, disk full, database trouble, slow-loris, an adversary, planted files.
 stress: test-deps
 	$(SWIFT) build --build-tests
 	UTENSIL_STRESS=long $(SWIFT) test --skip-build --no-parallel --filter '$(STRESS_FILTER)'

@@ -9,15 +9,15 @@ extension UtensilConfiguration {
     /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
     /// invisible to the daemon, and removed by start-up reconciliation if a `kill -9` leaves one
     /// in the state folder), because root ignores permission bits
-    /// but not a read-only mount. New folders get mode 0755 (0750 under state_dir), minus the umask;
+    /// but not a read-only mount. New folders get mode 0755 (0700 under state_dir: it is the daemon's alone), minus the umask;
     /// ownership and group access are left to systemd-tmpfiles and the unit.
     public func prepareFolders() throws(ConfigurationError) {
         try FolderPreparation.ensureFolder(inbox, key: .inbox, mode: 0o755)
         try FolderPreparation.ensureFolder(rejected, key: .rejected, mode: 0o755)
         try FolderPreparation.probeMovable(from: inbox, to: rejected)
-        try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o750)
-        try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o750)
-        try FolderPreparation.ensureFolder(stateDir + "/thumbnails", key: .stateDir, mode: 0o750)
+        try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o700)
+        try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o700)
+        try FolderPreparation.ensureFolder(stateDir + "/thumbnails", key: .stateDir, mode: 0o700)
         try FolderPreparation.ensureFolder(PathRules.parent(of: controlSocket), key: .controlSocket, mode: 0o755)
         try FolderPreparation.checkSocketPath(controlSocket)
     }

@@ -7,7 +7,7 @@ import Glibc
 public enum DecoderCrashGuard {
     /// Installs the fatal-signal handlers, appending to `crashLog`. Once per process.
     public static func install(crashLog: RawPath) throws(SystemError) {
-        let fd = crashLog.withCString { open($0, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640) }
+        let fd = crashLog.withCString { open($0, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, StatePermissions.fileMode) }
         guard fd >= 0 else { throw SystemError("open", crashLog) }
         utensil_crashguard_install(fd)
     }

@@ -75,7 +75,7 @@ enum FileOps {
     /// rename; without, its writeback is only started, and it is durable after ``fsyncFile``.
     /// Either way the caller fsyncs the folder (a group of files can share that fsync).
     static func writeThroughTemporary(
-        _ bytes: [UInt8], in folder: HeldFolder, as name: [UInt8], mode: mode_t = 0o640, durable: Bool
+        _ bytes: [UInt8], in folder: HeldFolder, as name: [UInt8], mode: mode_t = StatePermissions.fileMode, durable: Bool
     ) throws(SystemError) {
         // A short random temporary name: the final name may already be as long as a name can be.
         let temporary = Array((temporaryPrefix + UUID().uuidString).utf8)
@@ -148,7 +148,7 @@ enum FileOps {
         try HeldFolder.open(path).list()
     }
 
-    static func makeDirectory(_ path: RawPath, mode: mode_t = 0o750) throws(SystemError) {
+    static func makeDirectory(_ path: RawPath, mode: mode_t = StatePermissions.folderMode) throws(SystemError) {
         let result = path.withCString { mkdir($0, mode) }
         guard result == 0 || errno == EEXIST else { throw SystemError("create folder", path) }
     }

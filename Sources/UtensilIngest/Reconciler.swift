@@ -41,7 +41,7 @@ public struct Reconciler: Sendable {
         var report = ReconcileReport()
         try FileOps.makeDirectory(settings.originals)
         try FileOps.makeDirectory(settings.thumbnails)
-        try FileOps.makeDirectory(settings.rejected)
+        try FileOps.makeDirectory(settings.rejected, mode: 0o755)  // shared with the group
 
         for key in DecoderCrashGuard.takeRecordedCrashes(crashLog: settings.crashLog) where !key.isEmpty {
             let count = try catalog.recordDecoderCrash(sourceKey: key)

@@ -69,7 +69,7 @@ struct Rejector: Sendable {
         do {
             return try folder.folder()
         } catch where error.code == ENOENT {
-            try FileOps.makeDirectory(folder.path)
+            try FileOps.makeDirectory(folder.path, mode: 0o755)  // shared with the group, unlike the state folder
             return try folder.folder()
         }
     }

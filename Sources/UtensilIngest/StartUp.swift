@@ -2,11 +2,12 @@ import Logging
 import UtensilCatalog
 
 /// The start-up sequence shared by the daemon and `utensild --oneshot`, in its one order:
-/// open the catalog (migrating it), bring the state folder back to the invariant, arm the
+/// make the state folder private, open the catalog (migrating it), bring the state folder back to the invariant, arm the
 /// decoder crash guard. The caller holds the ``StateLock`` first.
 public enum StartUp {
     /// Runs the sequence and returns the catalog, ready for ingests.
     public static func prepare(settings: IngestSettings, logger: Logger) throws -> Catalog {
+        StatePermissions.tighten(settings, logger: logger)
         let catalog = try Catalog(path: settings.catalogPath)
         _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
         try DecoderCrashGuard.install(crashLog: settings.crashLog)

@@ -8,7 +8,7 @@ public final class StateLock: Sendable {
     /// Takes the lock on `state_dir/utensild.lock`, or throws naming the process holding it.
     public init(stateDirectory: String) throws(StateLockError) {
         let path = RawPath(stateDirectory).appending("utensild.lock")
-        let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o640) }
+        let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, StatePermissions.fileMode) }
         guard fd >= 0 else { throw .cannotOpen(path: path.description, reason: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
