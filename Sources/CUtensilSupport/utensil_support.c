@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <limits.h>
 #include <linux/openat2.h>
@@ -217,4 +218,12 @@ int utensil_start_writeback(int fd) {
 
 void utensil_return_large_allocations(void) {
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+}
+
+int utensil_set_xattr(int fd, const char *name, const char *value) {
+    return fsetxattr(fd, name, value, strlen(value), 0);
+}
+
+long utensil_get_xattr(int fd, const char *name, void *buffer, unsigned long size) {
+    return (long)fgetxattr(fd, name, buffer, size);
 }

@@ -244,7 +244,7 @@ public final class IngestEngine: Sendable {
             bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
-            category: category?.value, addedBy: UserName.of(uid: status.owner))
+            category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, record: record, files: files, started: started))
     }

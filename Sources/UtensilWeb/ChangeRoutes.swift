@@ -84,9 +84,7 @@ struct ChangeRoutes: Sendable {
             throw WebProblem(.contentTooLarge, .requestTooLarge,
                 "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
         }
-        // TODO(addedBy): record `user` as the upload's addedBy once the catalog has the field.
-        _ = user
-        var upload = InboxUpload(inbox: backend.inbox, maxFileBytes: backend.maxFileBytes)
+        var upload = InboxUpload(inbox: backend.inbox, maxFileBytes: backend.maxFileBytes, user: user)
         var category: String?
         var fieldName: String?
         var fieldValue: [UInt8] = []

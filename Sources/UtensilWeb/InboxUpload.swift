@@ -23,6 +23,8 @@ struct InboxUpload {
 
     let inbox: String
     let maxFileBytes: Int
+    /// The signed-in user, recorded on each file for the catalog's `addedBy`.
+    let user: String
 
     private var current: (name: String, folder: String, temporary: String, fd: Int32, bytes: Int)?
     /// Written and flushed, waiting for the end of the body: (order, name, folder, temporary).
@@ -30,9 +32,10 @@ struct InboxUpload {
     private var outcomes: [(index: Int, outcome: Outcome)] = []
     private var files = 0
 
-    init(inbox: String, maxFileBytes: Int) {
+    init(inbox: String, maxFileBytes: Int, user: String) {
         self.inbox = inbox
         self.maxFileBytes = maxFileBytes
+        self.user = user
     }
 
     /// A part with a file name begins; `category` puts it into that folder of the inbox.
@@ -61,6 +64,9 @@ struct InboxUpload {
             refuse(rawName, "The inbox cannot be written (\(String(cString: strerror(errno)))); ask the administrator.")
             return
         }
+        // The uploader, for `addedBy` (utensild trusts it only on files of its own user); a file
+        // system without user attributes records utensild's user instead.
+        _ = utensil_set_xattr(fd, "user.utensild.added-by", user)
         current = (name, folder, temporary, fd, 0)
     }
 

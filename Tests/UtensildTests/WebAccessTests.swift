@@ -180,7 +180,9 @@ struct WebAccessTests {
             #expect(reply.text.contains(#""inboxFile":"Evil.jpg""#), "the path is cut to its last component: \(reply.text)")
         }) { $0.contains("Tongs") && $0.contains("event: rejected") }
         #expect(seen.contains("Evil.jpg"))
-        try daemon.waitForCatalog("the upload") { $0.contains { $0.name == "Tongs" } }
+        let rows = try daemon.waitForCatalog("the upload") { $0.contains { $0.name == "Tongs" } }
+        #expect(rows.first { $0.name == "Tongs" }?.addedBy == "alice", "an upload's addedBy is the signed-in user")
+        #expect(rows.first { $0.name == "Spatula" }?.addedBy != "alice")
 
         // Into a category's folder.
         let categorised = try Self.upload(web, cookie: cookie, Self.multipart([("Grater.jpg", images[1])], fields: [("category", "Graters")]))

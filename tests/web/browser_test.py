@@ -204,6 +204,9 @@ def main():
         check("a bad upload shows its rejection message", "rejected:" in uploads and "PNG" in uploads, uploads)
         check("the uploaded utensil is in the catalog",
               daemon.wait_for("the upload", lambda: os.path.splitext(upload_name)[0] in daemon.names()))
+        uploaded = [u for u in daemon.get("/api/v1/utensils?limit=500")["utensils"]
+                    if u["name"] == os.path.splitext(upload_name)[0]]
+        check("its addedBy is the signed-in user", uploaded and uploaded[0].get("addedBy") == "alice", f"{uploaded}")
 
         # A form on another site posting to the gallery, in the signed-in browser: refused.
         evil_page = (f'<form id="f" method="post" action="{daemon.base}/utensils/{some_id}/rename">'

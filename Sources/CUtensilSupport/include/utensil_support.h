@@ -45,4 +45,10 @@ int utensil_start_writeback(int fd);
 /// keeps whole photos' worth of memory in its arenas after a burst).
 void utensil_return_large_allocations(void);
 
+/// `fsetxattr(fd, name, value, strlen(value), 0)` (sys/xattr.h is not in Swift's Glibc module).
+int utensil_set_xattr(int fd, const char *name, const char *value);
+
+/// `fgetxattr(fd, name, buffer, size)`: the value's length, or -1 with errno.
+long utensil_get_xattr(int fd, const char *name, void *buffer, unsigned long size);
+
 #endif
