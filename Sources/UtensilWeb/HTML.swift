@@ -86,7 +86,9 @@ enum HTML {
 
     /// Changes whenever the utensil's files may have (its size and dates).
     static func version(_ utensil: UtensilInfo) -> String {
-        String(Int64(utensil.createdAt.timeIntervalSince1970 * 1000), radix: 36) + "-" + String(utensil.bytes, radix: 36)
+        // `updatedAt` too: a replaced photo (`duplicate_names = "replace"`) keeps its `createdAt`.
+        String(Int64((utensil.updatedAt ?? utensil.createdAt).timeIntervalSince1970 * 1000), radix: 36) + "-"
+            + String(utensil.bytes, radix: 36)
     }
 
     /// `1.2 MB`, `830 kB`, `512 bytes`.
