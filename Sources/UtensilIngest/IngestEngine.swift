@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Glibc
 import Logging
+import Synchronization
 import UtensilCatalog
 import UtensilCodec
 import UtensilCore
@@ -24,6 +25,9 @@ public final class IngestEngine: Sendable {
     let inbox: FolderAnchor
     let originals: FolderAnchor
     let thumbnails: FolderAnchor
+    /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
+    /// so a second drop of the same name waits for the first to be committed or dropped.
+    let replacementsInFlight = Mutex<Set<UUID>>([])
 
     public init(
         settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment(),
@@ -204,6 +208,15 @@ public final class IngestEngine: Sendable {
         try checkDuplicates(name: name, sha256: sha256, read: status)
         let replacing = settings.replaceDuplicateNames
             ? try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) : nil
+        var heldReplacement: UUID?
+        defer { if let heldReplacement { releaseReplacement(heldReplacement) } }
+        if let replacing {
+            guard replacementsInFlight.withLock({ $0.insert(replacing.id).inserted }) else {
+                throw Failure.transient(TransientFailure(
+                    .stillChanging, "another drop is replacing the photo of \(replacing.name) right now; \(drop) follows it"))
+            }
+            heldReplacement = replacing.id
+        }
 
         // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
         if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
@@ -252,6 +265,7 @@ public final class IngestEngine: Sendable {
             nameClaim: settings.claimsNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
             category: category?.value, addedBy: UserName.of(uid: status.owner))
+        heldReplacement = nil  // Released by ``commit(_:)``.
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, record: record, replacing: replacing, files: files,
             started: started))
@@ -259,6 +273,7 @@ public final class IngestEngine: Sendable {
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
         guard !batch.isEmpty else { return [] }
+        defer { for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) } }
         func discardFiles(_ prepared: PreparedIngest) { prepared.files.discard() }
 
         // 9. Make the files durable: each file, then each folder once for the whole group.
@@ -322,6 +337,10 @@ public final class IngestEngine: Sendable {
             faults.reached(.dropRemoved)
             return .ingested(record)
         }
+    }
+
+    private func releaseReplacement(_ id: UUID) {
+        _ = replacementsInFlight.withLock { $0.remove(id) }
     }
 
     /// Commits a replacement's row (its files are durable under their temporary names).
