@@ -75,7 +75,10 @@ let package = Package(
             dependencies: [
                 "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -64,6 +64,8 @@ install: install-build
 	sed 's|/usr/bin/utensild|$(BINDIR)/utensild|; s|/etc/utensild/|$(SYSCONFDIR)/utensild/|; s|/usr/share/doc/utensild/|$(DOCDIR)/|' \
 		systemd/utensild.service > $(DESTDIR)$(UNITDIR)/utensild.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/utensild.service
+	sed 's|/usr/share/doc/utensild/|$(DOCDIR)/|' systemd/utensild-web.socket > $(DESTDIR)$(UNITDIR)/utensild-web.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/utensild-web.socket
 	install -m 0644 systemd/utensild.catalog $(DESTDIR)$(CATALOGDIR)/utensild.catalog
 	install -m 0644 systemd/utensild.sysusers $(DESTDIR)$(SYSUSERSDIR)/utensild.conf
 	install -m 0644 systemd/utensild.tmpfiles $(DESTDIR)$(TMPFILESDIR)/utensild.conf
@@ -78,16 +80,18 @@ install: install-build
 	install -m 0644 $(GENERATED)/completions/_utensilctl $(DESTDIR)$(ZSHCOMPDIR)/_utensilctl
 	install -m 0644 $(GENERATED)/completions/utensilctl.fish $(DESTDIR)$(FISHCOMPDIR)/utensilctl.fish
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 docs/WEB.md $(DESTDIR)$(DOCDIR)/WEB.md
 	@[ -n "$(DESTDIR)" ] || echo "install: done; now run: systemd-sysusers; systemd-tmpfiles --create; \
-	journalctl --update-catalog; systemctl daemon-reload; systemctl enable --now utensild"
+	journalctl --update-catalog; systemctl daemon-reload; systemctl enable --now utensild-web.socket utensild"
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/utensild $(DESTDIR)$(BINDIR)/utensilctl \
-		$(DESTDIR)$(UNITDIR)/utensild.service $(DESTDIR)$(CATALOGDIR)/utensild.catalog \
+		$(DESTDIR)$(UNITDIR)/utensild.service $(DESTDIR)$(UNITDIR)/utensild-web.socket \
+		$(DESTDIR)$(CATALOGDIR)/utensild.catalog \
 		$(DESTDIR)$(SYSUSERSDIR)/utensild.conf $(DESTDIR)$(TMPFILESDIR)/utensild.conf \
 		$(DESTDIR)$(MANDIR)/man1/utensilctl*.1 $(DESTDIR)$(MANDIR)/man8/utensild*.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/utensilctl $(DESTDIR)$(ZSHCOMPDIR)/_utensilctl \
-		$(DESTDIR)$(FISHCOMPDIR)/utensilctl.fish $(DESTDIR)$(DOCDIR)/README.md
+		$(DESTDIR)$(FISHCOMPDIR)/utensilctl.fish $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/WEB.md
 	@rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	@if cmp -s config/utensild.toml $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml; rmdir $(DESTDIR)$(SYSCONFDIR)/utensild 2>/dev/null || true; \

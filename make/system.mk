@@ -12,7 +12,7 @@
 # `make test` (hence .ci/run) runs system-test, and system-test runs lint first.
 
 LINT_PACKAGES   := lintian systemd procps man-db
-SYSTEM_PACKAGES := debootstrap debian-archive-keyring util-linux $(PHOTO_PACKAGES)
+SYSTEM_PACKAGES := debootstrap debian-archive-keyring util-linux curl $(PHOTO_PACKAGES)
 
 .PHONY: lint system-test
 

@@ -2,8 +2,9 @@
 # chromium-driver, driven by Selenium from PyPI in a virtual environment this file makes,
 # against the real utensild (debug build) with real photographs. `make test` runs it.
 # The screenshot it saves is .build/web-gallery.png (docs/gallery.png is one of them).
+# (systemd brings systemd-socket-activate, for the Swift test of the activated listener.)
 
-WEB_PACKAGES := chromium chromium-driver python3-venv
+WEB_PACKAGES := chromium chromium-driver python3-venv systemd
 WEB_VENV     := $(CURDIR)/.build-web-venv
 SELENIUM     := selenium==4.51.0
 

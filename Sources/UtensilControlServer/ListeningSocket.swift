@@ -9,14 +9,12 @@ public struct ListeningSocket: Sendable {
     /// Whether systemd passed the socket in (`LISTEN_FDS`), in which case it is not ours to remove.
     public let isActivated: Bool
 
-    /// `sd_listen_fds(3)`'s protocol: fd 3 when `LISTEN_PID` is this process and `LISTEN_FDS` ≥ 1.
+    /// The descriptor systemd passed as `control` (``SocketActivation``), or the first one
+    /// when the descriptors are not named.
     public static func fromSystemd(environment: [String: String], path: String) -> ListeningSocket? {
-        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int32.init), count >= 1
-        else { return nil }
-        let fd: Int32 = 3
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return ListeningSocket(descriptor: fd, path: path, isActivated: true)
+        SocketActivation.descriptor(named: "control", environment: environment, firstIfUnnamed: true).map {
+            ListeningSocket(descriptor: $0, path: path, isActivated: true)
+        }
     }
 
     /// Binds `path` with permission bits `mode` (created under a umask, so it is never

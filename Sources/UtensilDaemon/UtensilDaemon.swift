@@ -72,7 +72,9 @@ public struct UtensilDaemon: Service {
             settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
         let gallery = GalleryServer(
-            listen: configuration.webListen, backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
+            listen: configuration.webListen,
+            activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
+            backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
             logger: logger)
         let server = ControlServer(
             socket: listening, maximumClients: ControlProtocol.maximumClients,

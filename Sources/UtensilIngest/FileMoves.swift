@@ -1,3 +1,5 @@
+import Foundation
+
 /// File moves the daemon's control commands need, with the engine's guarantees.
 public enum FileMoves {
     /// Renames without ever replacing an existing file (throws EEXIST instead).
@@ -8,6 +10,12 @@ public enum FileMoves {
     /// Renames without ever replacing an existing file (throws EEXIST instead).
     public static func renameNoReplace(_ from: RawPath, _ to: RawPath) throws(SystemError) {
         try FileOps.renameNoReplace(from, to: to)
+    }
+
+    /// A fresh name for a file set aside for a moment; start-up reconciliation removes such
+    /// names left in `rejected/` by a crash.
+    public static func temporaryName() -> [UInt8] {
+        Array((FileOps.temporaryPrefix + UUID().uuidString).utf8)
     }
 
     /// Removes a file; a file already gone is fine.

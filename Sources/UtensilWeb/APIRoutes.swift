@@ -16,6 +16,12 @@ struct APIRoutes: Sendable {
         router.get("/api/v1/utensils/:id") { _, context in
             try JSONReply.response(try await utensil(context.parameters.get("id")))
         }
+        router.get("/api/v1/categories") { _, _ in
+            guard case .categories(let categories) = try await backend.answer(.categories, webUser: nil).payload() else {
+                throw WebProblem.notFound
+            }
+            return try JSONReply.response(categories)
+        }
         router.get("/api/v1/status") { _, _ in
             guard case .status(let status) = try await backend.answer(.status, webUser: nil).payload() else {
                 throw WebProblem.notFound

@@ -6,6 +6,7 @@ struct GalleryPage: Sendable {
     let query: ListQuery
     let page: UtensilPage
     let inbox: String
+    let categories: [CategoryInfo]
     let user: String?
 
     func render() -> String {
@@ -13,6 +14,7 @@ struct GalleryPage: Sendable {
         let sort = query.sort ?? .newestFirst
         let searchForm = """
         <form class="search" action="/" method="get" role="search">
+        \(query.category.map { "<input type=\"hidden\" name=\"category\" value=\"\(HTML.escape($0))\">" } ?? "")
         <input type="search" name="search" value="\(HTML.escape(search))" placeholder="Search names" aria-label="Search names" maxlength="\(ListQuery.maximumSearchCharacters)">
         <select name="sort" aria-label="Order">
         \(option(.newestFirst, "Newest first", sort))\(option(.name, "By name", sort))\(option(.created, "Oldest first", sort))
@@ -35,8 +37,20 @@ struct GalleryPage: Sendable {
 
             """
         }
+        if !categories.isEmpty {
+            body += "<nav class=\"chips\" aria-label=\"Categories\">"
+            let all = "/" + HTML.query([("search", query.search), ("sort", query.sort?.rawValue)])
+            body += "<a href=\"\(HTML.escape(all))\"\(query.category == nil ? " class=\"chosen\"" : "")>All</a>"
+            for category in categories {
+                let link = "/" + HTML.query([("search", query.search), ("category", category.name), ("sort", query.sort?.rawValue)])
+                let chosen = query.category?.lowercased() == category.name.lowercased()
+                body += "<a href=\"\(HTML.escape(link))\" data-category=\"\(HTML.escape(category.name))\"\(chosen ? " class=\"chosen\"" : "")>"
+                    + "\(HTML.escape(category.name)) <span class=\"count\">\(category.count)</span></a>"
+            }
+            body += "</nav>\n"
+        }
         body += "<ul class=\"news\" id=\"news\" aria-live=\"polite\"></ul>\n"
-        let live = query.after == nil && search.isEmpty && sort == .newestFirst
+        let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst
         body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")>\n"
         for utensil in page.utensils { body += Self.card(utensil) }
         body += "</ul>\n"
@@ -50,7 +64,9 @@ struct GalleryPage: Sendable {
                 : "<p class=\"empty\" id=\"empty\">No utensil matches. <a href=\"/\">Show them all</a>.</p>\n"
         }
         if let next = page.next {
-            let more = "/" + HTML.query([("search", query.search), ("sort", query.sort?.rawValue), ("after", next)])
+            let more = "/" + HTML.query([
+                ("search", query.search), ("category", query.category), ("sort", query.sort?.rawValue), ("after", next),
+            ])
             body += "<p class=\"more\"><a href=\"\(HTML.escape(more))\" rel=\"next\">More</a></p>\n"
         }
         body += "</main>\n"

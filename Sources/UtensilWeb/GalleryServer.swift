@@ -7,12 +7,16 @@ import UtensilConfig
 /// its ``GalleryBackend``.
 public struct GalleryServer: Sendable {
     let listen: WebListen
+    /// A listening socket systemd passed in (`FileDescriptorName=web`); it replaces the
+    /// address of `listen` (which still turns the gallery off when `.off`).
+    let activatedDescriptor: Int32?
     let backend: any GalleryBackend
     let logger: Logger
     let access: Access
 
-    public init(listen: WebListen, backend: any GalleryBackend, logger: Logger) {
+    public init(listen: WebListen, activatedDescriptor: Int32? = nil, backend: any GalleryBackend, logger: Logger) {
         self.listen = listen
+        self.activatedDescriptor = activatedDescriptor
         self.backend = backend
         self.logger = logger
         access = Access(sessions: Sessions(), usersFile: backend.usersFile)
@@ -31,14 +35,21 @@ public struct GalleryServer: Sendable {
 
     /// Serves until cancelled (or until graceful shutdown); `onListening` gets the address.
     public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        if listen == .off { return }
+        // Hummingbird logs each request at info, and the cancellation that ends it on shutdown
+        // as errors; what matters (a listener that cannot be opened) is thrown to the daemon.
+        var quiet = logger
+        quiet.logLevel = .critical
+        if let activatedDescriptor {
+            return try await ActivatedListener.serve(
+                descriptor: activatedDescriptor, router: makeRouter(), logger: quiet, onListening: onListening)
+        }
         let address: BindAddress
         switch listen {
         case .off: return
         case .tcp(let host, let port): address = .hostname(host, port: port)
         case .unix(let path): address = .unixDomainSocket(path: path)
         }
-        var quiet = logger
-        quiet.logLevel = max(logger.logLevel, .notice)  // Hummingbird's per-request lines are info.
         let app = Application(
             router: makeRouter(), configuration: .init(address: address, serverName: "utensild"),
             onServerRunning: { [listen] channel in

@@ -84,11 +84,10 @@ enum HTML {
         "/originals/\(utensil.id).\(utensil.fileExtension)?v=\(version(utensil))"
     }
 
-    /// Changes whenever the utensil's files may have (its size and dates).
+    /// Changes whenever the utensil's files may have (a replaced photo sets `updatedAt`).
     static func version(_ utensil: UtensilInfo) -> String {
-        // `updatedAt` too: a replaced photo (`duplicate_names = "replace"`) keeps its `createdAt`.
-        String(Int64((utensil.updatedAt ?? utensil.createdAt).timeIntervalSince1970 * 1000), radix: 36) + "-"
-            + String(utensil.bytes, radix: 36)
+        let changed = utensil.updatedAt ?? utensil.createdAt
+        return String(Int64((changed.timeIntervalSince1970 * 1000).rounded()), radix: 36) + "-" + String(utensil.bytes, radix: 36)
     }
 
     /// `1.2 MB`, `830 kB`, `512 bytes`.

@@ -1,14 +1,15 @@
 import UtensilControlProtocol
 
 /// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
-/// the catalog: `search`, `sort` (`name`, `created`, `-created`), `limit` (1 to 500, default
-/// 50) and `after` (a cursor from an earlier page's `next`).
+/// the catalog: `search`, `category`, `sort` (`name`, `created`, `-created`), `limit` (1 to
+/// 500, default 50) and `after` (a cursor from an earlier page's `next`).
 struct ListQuery: Sendable, Equatable {
     static let maximumSearchCharacters = 200
     static let maximumLimit = 500
     static let maximumCursorBytes = 512
 
     var search: String?
+    var category: String?
     var sort: ListSort?
     var limit: Int
     var after: String?
@@ -29,6 +30,12 @@ struct ListQuery: Sendable, Equatable {
             throw .badRequest("The search text is longer than \(Self.maximumSearchCharacters) characters; search for a shorter part of the name.")
         }
         self.search = search?.isEmpty == false ? search : nil
+        if let category = items["category"], !category.isEmpty {
+            guard category.count <= 100 else {
+                throw .badRequest("A category name has at most 100 characters; GET /api/v1/categories lists them.")
+            }
+            self.category = category
+        }
         if let text = items["sort"], !text.isEmpty {
             guard let sort = ListSort(rawValue: text) else {
                 let choices = ListSort.allCases.map(\.rawValue).joined(separator: ", ")
@@ -51,5 +58,5 @@ struct ListQuery: Sendable, Equatable {
         }
     }
 
-    var request: ControlRequest { .list(search: search, sort: sort, limit: limit, after: after) }
+    var request: ControlRequest { .list(search: search, sort: sort, limit: limit, after: after, category: category) }
 }

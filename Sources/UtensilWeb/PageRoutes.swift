@@ -12,7 +12,10 @@ struct PageRoutes: Sendable {
             guard case .list(let page) = try await backend.answer(query.request, webUser: nil).payload() else {
                 throw WebProblem.notFound
             }
-            return HTML.response(GalleryPage(query: query, page: page, inbox: backend.inbox, user: access.user(request)).render())
+            var categories: [CategoryInfo] = []
+            if case .categories(let all) = try await backend.answer(.categories, webUser: nil).payload() { categories = all }
+            return HTML.response(GalleryPage(
+                query: query, page: page, inbox: backend.inbox, categories: categories, user: access.user(request)).render())
         }
         router.get("/utensils/:id") { request, context in
             guard let segment = context.parameters.get("id"), let id = UtensilID(segment) else { throw WebProblem.notFound }

@@ -42,6 +42,11 @@ enum StaticAssets {
     .card .name { display: block; margin-top: .3rem; overflow-wrap: anywhere; }
     .card.fresh img { outline: 3px solid var(--good); }
     .empty { color: var(--muted); max-width: 40rem; }
+    .chips { display: flex; flex-wrap: wrap; gap: .4rem; margin-bottom: 1rem; }
+    .chips a { padding: .2rem .7rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
+    .chips a.chosen { background: var(--good); border-color: var(--good); color: #fff; }
+    .chips .count { color: var(--muted); font-size: .85em; }
+    .chips a.chosen .count { color: #fff; }
     .more { text-align: center; margin: 2rem 0; }
     .news { list-style: none; margin: 0 0 1rem; padding: 0; }
     .news li { padding: .4rem .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: #8881; }
@@ -109,7 +114,7 @@ enum StaticAssets {
       const uploadForm = document.getElementById("upload-form");
       const picker = document.getElementById("upload-files");
 
-      function upload(file) {
+      function upload(file, category) {
         const row = document.createElement("li");
         const label = document.createElement("span");
         label.textContent = file.name;
@@ -122,6 +127,7 @@ enum StaticAssets {
         row.append(label, progress, state);
         uploads.prepend(row);
         const body = new FormData();
+        if (category) body.append("category", category);
         body.append("files", file, file.name);
         const request = new XMLHttpRequest();
         request.open("POST", "/api/v1/uploads");
@@ -152,11 +158,11 @@ enum StaticAssets {
       if (uploadForm && picker && uploads) {
         uploadForm.addEventListener("submit", function (event) {
           event.preventDefault();
-          Array.from(picker.files).forEach(upload);
+          Array.from(picker.files).forEach(function (file) { upload(file, null); });
           picker.value = "";
         });
         picker.addEventListener("change", function () {
-          Array.from(picker.files).forEach(upload);
+          Array.from(picker.files).forEach(function (file) { upload(file, null); });
           picker.value = "";
         });
         document.addEventListener("dragover", function (event) {
@@ -167,7 +173,10 @@ enum StaticAssets {
         document.addEventListener("drop", function (event) {
           event.preventDefault();
           document.body.classList.remove("dragging");
-          Array.from(event.dataTransfer.files).forEach(upload);
+          // Dropped on a category chip: into that category's folder of the inbox.
+          const chip = event.target.closest ? event.target.closest("[data-category]") : null;
+          const category = chip ? chip.dataset.category : null;
+          Array.from(event.dataTransfer.files).forEach(function (file) { upload(file, category); });
         });
       }
 

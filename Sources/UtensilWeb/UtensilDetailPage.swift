@@ -8,13 +8,16 @@ struct UtensilDetailPage: Sendable {
 
     func render() -> String {
         let name = HTML.escape(utensil.name)
-        let facts: [(String, String)] = [
+        var facts: [(String, String)] = [
+            ("Category", utensil.category.map { "<a href=\"/\(HTML.escape(HTML.query([("category", $0)])))\">\(HTML.escape($0))</a>" } ?? "none"),
             ("Size", HTML.escape(HTML.size(utensil.bytes))),
             ("Pixels", "\(utensil.width) × \(utensil.height)"),
             ("Format", HTML.escape(utensil.fileExtension.uppercased())),
             ("Added", HTML.time(utensil.createdAt)),
-            ("Id", "<code>\(utensil.id)</code>"),
         ]
+        if let addedBy = utensil.addedBy { facts.append(("Added by", HTML.escape(addedBy))) }
+        facts.append(("Updated", utensil.updatedAt.map(HTML.time) ?? "never"))
+        facts.append(("Id", "<code>\(utensil.id)</code>"))
         let list = facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
         let changes = user == nil ? "" : """
         <section class="changes">

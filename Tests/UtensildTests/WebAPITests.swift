@@ -66,6 +66,32 @@ struct WebAPITests {
         _ = daemon
     }
 
+    @Test func categoriesAreListedAndNarrowTheGalleryAndTheAPI() throws {
+        let (world, daemon, web, _) = try Self.populated()
+        defer { world.remove() }
+        let images = try TestImages.make([TestImages.jpeg(world.root.path + "/k", seed: 11)])
+        try FileManager.default.createDirectory(at: world.inbox.appendingPathComponent("Knives"), withIntermediateDirectories: true)
+        try world.drop("Knives/Paring knife.jpg", images[0])
+        try daemon.waitForUtensils(3)
+        let categories = try #require(try JSONSerialization.jsonObject(with: web.get("/api/v1/categories").body) as? [[String: Any]])
+        #expect(categories.count == 1)
+        #expect(categories.first?["name"] as? String == "Knives")
+        #expect(categories.first?["count"] as? Int == 1)
+        let ctl = try UtensilctlEndToEndTests.ctl(["categories", "--json"], socket: world.root.appendingPathComponent("control.sock").path)
+        #expect(try web.get("/api/v1/categories").text.trimmingCharacters(in: .newlines) == ctl.output.trimmingCharacters(in: .newlines))
+        let knives = try Self.json(try web.get("/api/v1/utensils?category=knives"))
+        #expect((knives["utensils"] as? [[String: Any]])?.map { $0["name"] as? String } == ["Paring knife"])
+        let page = try web.get("/?category=Knives").text
+        #expect(page.contains("Paring knife"))
+        #expect(!page.contains("Crème brûlée torch"))
+        #expect(try web.get("/").text.contains("data-category=\"Knives\""))
+        let id = try #require((knives["utensils"] as? [[String: Any]])?.first?["id"] as? String)
+        let detail = try web.get("/utensils/\(id)").text
+        #expect(detail.contains(">Knives</a>"))
+        #expect(detail.contains("Added by"))
+        #expect(try web.get("/api/v1/utensils?category=" + String(repeating: "k", count: 500)).status == 400)
+    }
+
     @Test func hostileQueriesAreRefusedWithAReason() throws {
         let (world, daemon, web, inputs) = try Self.populated()
         defer { world.remove() }

@@ -121,8 +121,11 @@ def main():
     evil_port = free_port()
     driver = None
     try:
-        for photo in photos[:4]:
+        for photo in photos[:3]:
             shutil.copy(photo, daemon.inbox)
+        os.makedirs(os.path.join(daemon.inbox, "Flowers"))
+        shutil.copy(photos[3], os.path.join(daemon.inbox, "Flowers"))
+        flower = os.path.splitext(os.path.basename(photos[3]))[0]
         if not daemon.wait_for("4 utensils", lambda: len(daemon.names()) == 4):
             check("the daemon ingests the photos", False)
             return
@@ -148,6 +151,13 @@ def main():
         wait.until(lambda d: "search=" in d.current_url)
         found = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#grid .name")]
         check("search narrows the grid", wanted in found and len(found) < 4, f"{found}")
+
+        # A category chip narrows it to that category.
+        driver.get(daemon.base + "/")
+        driver.find_element(By.CSS_SELECTOR, '.chips a[data-category="Flowers"]').click()
+        wait.until(lambda d: "category=Flowers" in d.current_url)
+        found = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#grid .name")]
+        check("a category chip narrows the grid", found == [flower], f"{found}")
 
         # A photo copied into the inbox appears in the open page without a reload; a bad file
         # shows its rejection message.

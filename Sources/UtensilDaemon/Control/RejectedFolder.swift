@@ -67,6 +67,14 @@ struct RejectedFolder: Sendable {
         let original = sidecar.map { Array($0.file.utf8) }
         let wanted = original.flatMap { Self.isPlainName($0) ? $0 : nil } ?? name
         let (target, subfolder) = destination(for: sidecar?.inboxPath)
+        // The sidecar steps aside first, under a temporary name: a drop that the daemon rejects
+        // again at once then finds its old name free (no ` (2)`), and its new sidecar is not
+        // removed in its place. It comes back if the file cannot be moved.
+        let setAside = folder.appending(FileMoves.temporaryName())
+        let sidecarSetAside = (try? FileMoves.renameNoReplace(sidecarPath, setAside)) != nil
+        func restoreSidecar() {
+            if sidecarSetAside { try? FileMoves.renameNoReplace(setAside, sidecarPath) }
+        }
         for attempt in 1...1000 {
             let candidate = attempt == 1 ? wanted : Self.numbered(wanted, attempt)
             do {
@@ -75,14 +83,16 @@ struct RejectedFolder: Sendable {
                 } else {
                     try FileMoves.renameNoReplace(source, inbox.appending(candidate))
                 }
-                try? FileMoves.remove(sidecarPath)
+                if sidecarSetAside { try? FileMoves.remove(setAside) }
                 return FileNameEscaping.escaped(subfolder + candidate)
             } catch where error.code == EEXIST {
                 continue
             } catch {
+                restoreSidecar()
                 throw .failed("Cannot move \(escapedName) back into \(inbox): \(String(cString: strerror(error.code))).")
             }
         }
+        restoreSidecar()
         throw .failed("Cannot find a free name for \(escapedName) in \(inbox).")
     }
 
