@@ -457,6 +457,46 @@ extension Catalog {
         }
     }
 
+    /// Replaces the photo of a utensil (not one in the trash): the photo's fields of `photo`
+    /// (extension, size, dimensions, hash, source, content claim, `addedBy`) go into the row
+    /// `photo.id`, whose name, category and `createdAt` stay; `updatedAt` is set. The decoder-
+    /// crash count of the new source is forgotten in the same transaction. The caller moves the
+    /// new files into place once this has committed.
+    ///
+    /// - Throws: ``CatalogError/notFound`` when the utensil was deleted or trashed meanwhile,
+    ///   ``CatalogError/duplicateContent(existing:)`` when another utensil claims the photo.
+    public func replacePhoto(with photo: UtensilRecord) throws(CatalogError) -> UtensilRecord {
+        do {
+            return try writer.write { db in
+                guard var record = try UtensilRecord.fetchOne(db, key: photo.id), record.trashedAt == nil else {
+                    throw CatalogError.notFound
+                }
+                record.fileExtension = photo.fileExtension
+                record.width = photo.width
+                record.height = photo.height
+                record.bytes = photo.bytes
+                record.sha256 = photo.sha256
+                record.sourceKey = photo.sourceKey
+                record.contentClaim = photo.contentClaim
+                record.addedBy = photo.addedBy
+                record.updatedAt = Date()
+                try record.update(db)
+                if let sourceKey = photo.sourceKey {
+                    try db.execute(
+                        sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
+                        arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
+                }
+                return record
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw refusal(of: photo, error)
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+
     // MARK: The trash
 
     /// Moves a utensil to the trash: it leaves listings, searches and categories, and gives up

@@ -6,6 +6,16 @@ public enum DuplicatePolicy: String, Sendable, Codable, CaseIterable {
     case allow
 }
 
+/// What to do with a drop named like an existing utensil (`duplicate_names`).
+public enum DuplicateNamePolicy: String, Sendable, Codable, CaseIterable {
+    /// Reject the drop (`duplicate-name`).
+    case reject
+    /// Ingest it as another utensil of the same name.
+    case allow
+    /// Replace the existing utensil's photo (same id, name and `createdAt`; `updatedAt` set).
+    case replace
+}
+
 /// How the inbox is watched.
 public enum WatchMode: String, Sendable, Codable, CaseIterable {
     /// Kernel notifications only.

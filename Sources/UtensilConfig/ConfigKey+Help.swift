@@ -25,7 +25,7 @@ extension ConfigKey {
         case .memoryBudget:
             "Bytes that reading and decoding drops may hold across all workers (a drop waits for its share; one needing more than all is too-many-pixels); at least \(Limits.memoryBudget.lowerBound >> 20) MiB."
         case .duplicateNames:
-            "\"reject\" or \"allow\" a drop whose name matches an existing utensil's (ignoring case)."
+            "\"reject\", \"allow\" or \"replace\" (the existing utensil's photo) a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:
             "\"reject\" or \"allow\" a drop with the same bytes as an existing utensil."
         case .trashDays:

@@ -73,7 +73,8 @@ extension ConfigKey {
         case .maxPixels: "PIXELS"
         case .settleSeconds, .rescanSeconds: "SECONDS"
         case .trashDays: "DAYS"
-        case .duplicateNames, .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
+        case .duplicateNames: DuplicateNamePolicy.allCases.map(\.rawValue).joined(separator: "|")
+        case .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
         }

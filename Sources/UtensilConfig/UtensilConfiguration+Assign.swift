@@ -14,7 +14,7 @@ extension UtensilConfiguration {
         case .maxFileBytes: maxFileBytes = try value.integer(in: Limits.positive)
         case .maxPixels: maxPixels = try value.integer(in: Limits.positive)
         case .memoryBudget: memoryBudget = try value.integer(in: Limits.memoryBudget)
-        case .duplicateNames: duplicateNames = try value.choice(DuplicatePolicy.self)
+        case .duplicateNames: duplicateNames = try value.choice(DuplicateNamePolicy.self)
         case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
         case .settleSeconds:
             settleSeconds = try value.seconds(minimum: 0, allowsMinimum: true, maximum: Limits.settleSecondsMaximum)

@@ -16,7 +16,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var maxPixels: Int
     /// Bytes that reading and decoding drops may hold at once, across all workers.
     public var memoryBudget: Int
-    public var duplicateNames: DuplicatePolicy
+    public var duplicateNames: DuplicateNamePolicy
     public var duplicateContent: DuplicatePolicy
     /// Days a deleted utensil stays in the trash; 0 deletes at once.
     public var trashDays: Double

@@ -13,7 +13,8 @@ extension IngestSettings {
             maxFileBytes: configuration.maxFileBytes,
             rejectDuplicateNames: configuration.duplicateNames == .reject,
             rejectDuplicateContent: configuration.duplicateContent == .reject,
-            trashDays: configuration.trashDays)
+            trashDays: configuration.trashDays,
+            replaceDuplicateNames: configuration.duplicateNames == .replace)
     }
 }
 

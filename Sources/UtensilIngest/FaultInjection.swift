@@ -18,6 +18,13 @@ public struct FaultInjection: Sendable {
         case dropRemoved = "drop-removed"
         case sidecarWritten = "sidecar-written"
         case rejectionMoved = "rejection-moved"
+        /// A replacement (`duplicate_names = "replace"`), after its commit: the new thumbnail
+        /// is in place, then the new original.
+        case replaceThumbnailMoved = "replace-thumbnail-moved"
+        case replaceOriginalMoved = "replace-original-moved"
+
+        /// The steps only a replacement reaches.
+        public static let replacementOnly: Set<Step> = [.replaceThumbnailMoved, .replaceOriginalMoved]
     }
 
     /// `UTENSIL_FAULT_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.

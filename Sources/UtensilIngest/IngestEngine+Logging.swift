@@ -17,7 +17,12 @@ extension IngestEngine {
             if let category = record.category { metadata["UTENSIL_CATEGORY"] = .string(category) }
             if let addedBy = record.addedBy { metadata["UTENSIL_ADDED_BY"] = .string(addedBy) }
             let how = if case .alreadyIngested = outcome { " (its commit had happened before an interruption)" } else { "" }
-            logger.info("Ingested \(drop) as \(record.name)\(how)", metadata: metadata)
+            if record.updatedAt != nil, case .ingested = outcome {
+                // Only a replacement's row has `updatedAt` when it comes from an ingest.
+                logger.info("Replaced the photo of utensil \(record.name) with \(drop)", metadata: metadata)
+            } else {
+                logger.info("Ingested \(drop) as \(record.name)\(how)", metadata: metadata)
+            }
         case .rejected(let rejection, let rejectedAs):
             let isCrash = rejection.reason == .decoderCrash
             metadata["MESSAGE_ID"] = .string((isCrash ? MessageID.decoderCrash : MessageID.rejected).rawValue)

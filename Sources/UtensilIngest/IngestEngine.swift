@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Glibc
 import Logging
+import Synchronization
 import UtensilCatalog
 import UtensilCodec
 import UtensilCore
@@ -24,6 +25,9 @@ public final class IngestEngine: Sendable {
     let inbox: FolderAnchor
     let originals: FolderAnchor
     let thumbnails: FolderAnchor
+    /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
+    /// so a second drop of the same name waits for the first to be committed or dropped.
+    let replacementsInFlight = Mutex<Set<UUID>>([])
 
     public init(
         settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment(),
@@ -193,14 +197,26 @@ public final class IngestEngine: Sendable {
             memory.grow(holding: held, by: cost)
             held += cost
         }
-        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let sha256 = ContentHash.sha256(of: bytes)
 
         // 5. The format is read from the bytes, and must match the extension.
         let format = bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) }
         try checkFormat(format, fileExtension: fileExtension, read: status)
 
-        // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims).
+        // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims). With
+        //    `duplicate_names = "replace"` a utensil of that name gets this photo instead.
         try checkDuplicates(name: name, sha256: sha256, read: status)
+        let replacing = settings.replaceDuplicateNames
+            ? try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) : nil
+        var heldReplacement: UUID?
+        defer { if let heldReplacement { releaseReplacement(heldReplacement) } }
+        if let replacing {
+            guard replacementsInFlight.withLock({ $0.insert(replacing.id).inserted }) else {
+                throw Failure.transient(TransientFailure(
+                    .stillChanging, "another drop is replacing the photo of \(replacing.name) right now; \(drop) follows it"))
+            }
+            heldReplacement = replacing.id
+        }
 
         // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
         if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
@@ -222,13 +238,17 @@ public final class IngestEngine: Sendable {
             throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size, read: status)
         }
 
-        // 8. Write the original and the thumbnail under a new id; ``commit(_:)`` makes them durable.
-        let id = UUID()
+        // 8. Write the original and the thumbnail under a new id (a replacement: under temporary
+        //    names beside the utensil's files, see ``PhotoReplacement``); ``commit(_:)`` makes them durable.
+        let id = replacing?.id ?? UUID()
         let files = StoredFiles(
             originals: try folderCall { () throws(SystemError) in try originals.folder() },
-            original: Array("\(id.uuidString).\(fileExtension)".utf8),
+            original: replacing == nil
+                ? Array("\(id.uuidString).\(fileExtension)".utf8)
+                : PhotoReplacement.temporaryName(id: id, fileExtension: fileExtension),
             thumbnails: try folderCall { () throws(SystemError) in try thumbnails.folder() },
-            thumbnail: Array("\(id.uuidString).jpeg".utf8))
+            thumbnail: replacing == nil
+                ? Array("\(id.uuidString).jpeg".utf8) : PhotoReplacement.temporaryName(id: id, fileExtension: "jpeg"))
         do throws(SystemError) {
             try FileOps.writeThroughTemporary(bytes, in: files.originals, as: files.original, durable: false)
             faults.reached(.originalWritten)
@@ -240,17 +260,20 @@ public final class IngestEngine: Sendable {
         }
         let record = UtensilRecord(
             id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
-            fileExtension: fileExtension, createdAt: Date(), width: thumbnail.width, height: thumbnail.height,
-            bytes: status.size, sha256: sha256, sourceKey: sourceKey,
-            nameClaim: settings.rejectDuplicateNames ? name.uniquenessKey : nil,
+            fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
+            height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
+            nameClaim: settings.claimsNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
+        heldReplacement = nil  // Released by ``commit(_:)``.
         return .readyToCommit(PreparedIngest(
-            drop: drop, location: location, read: status, record: record, files: files, started: started))
+            drop: drop, location: location, read: status, record: record, replacing: replacing, files: files,
+            started: started))
     }
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
         guard !batch.isEmpty else { return [] }
+        defer { for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) } }
         func discardFiles(_ prepared: PreparedIngest) { prepared.files.discard() }
 
         // 9. Make the files durable: each file, then each folder once for the whole group.
@@ -269,34 +292,92 @@ public final class IngestEngine: Sendable {
             return batch.map { _ in .retryLater(TransientFailure(error)) }
         }
 
-        // 10. Commit the rows in one transaction. If it fails, none of the files is left behind.
-        let refusals: [CatalogError?]
-        do {
-            refusals = try catalog.insert(batch: batch.map(\.record))
-        } catch {
-            batch.forEach(discardFiles)
-            return batch.map { prepared in
-                settle(prepared.drop, at: prepared.location, Self.commitFailure(error, read: prepared.read))
+        // 10. Commit the new rows in one transaction. If it fails, none of the files is left behind.
+        //     Each replacement is then committed on its own, and its files moved into place.
+        var refusals = [CatalogError?](repeating: nil, count: batch.count)
+        var committed = batch.map(\.record)
+        let fresh = batch.indices.filter { batch[$0].replacing == nil }
+        if !fresh.isEmpty {
+            do {
+                for (index, refusal) in zip(fresh, try catalog.insert(batch: fresh.map { batch[$0].record })) {
+                    refusals[index] = refusal
+                }
+            } catch {
+                batch.forEach(discardFiles)
+                return batch.map { prepared in
+                    settle(prepared.drop, at: prepared.location, Self.commitFailure(error, read: prepared.read))
+                }
+            }
+            faults.reached(.committed)
+        }
+        for index in batch.indices where batch[index].replacing != nil {
+            do {
+                committed[index] = try replace(batch[index])
+            } catch {
+                refusals[index] = error
             }
         }
-        faults.reached(.committed)
 
         // 11. Only now does each drop leave the inbox, and only if it is still exactly the file
         //     we read: one rewritten in place meanwhile stays, to be ingested again as what it is now.
-        return zip(batch, refusals).map { prepared, refusal in
-            if let refusal {
-                discardFiles(prepared)
-                return settle(prepared.drop, at: prepared.location, Self.commitFailure(refusal, read: prepared.read))
+        return batch.indices.map { index in
+            let prepared = batch[index]
+            if let refusal = refusals[index] {
+                return refused(prepared, refusal)
             }
+            if let failure = moveIntoPlace(prepared) { return failure }
+            let record = committed[index]
             do throws(SystemError) {
                 guard try removeDrop(prepared.drop, at: prepared.location, expected: .unchanged(prepared.read)) else {
-                    return .ingested(prepared.record)  // The scheduler looks at the drop again.
+                    return .ingested(record)  // The scheduler looks at the drop again.
                 }
             } catch {
                 return .retryLater(TransientFailure(error))
             }
             faults.reached(.dropRemoved)
-            return .ingested(prepared.record)
+            return .ingested(record)
+        }
+    }
+
+    private func releaseReplacement(_ id: UUID) {
+        _ = replacementsInFlight.withLock { $0.remove(id) }
+    }
+
+    /// Commits a replacement's row (its files are durable under their temporary names).
+    private func replace(_ prepared: PreparedIngest) throws(CatalogError) -> UtensilRecord {
+        let record = try catalog.replacePhoto(with: prepared.record)
+        faults.reached(.committed)
+        return record
+    }
+
+    /// A row SQLite refused (or a replacement whose utensil left meanwhile): its files go, and
+    /// the drop is settled. In replace mode a name claimed meanwhile by another drop, or a
+    /// utensil deleted meanwhile, is looked at again (it then replaces, or is new).
+    private func refused(_ prepared: PreparedIngest, _ refusal: CatalogError) -> IngestOutcome {
+        prepared.files.discard()
+        switch refusal {
+        case .duplicateName where settings.replaceDuplicateNames, .notFound where prepared.replacing != nil:
+            return .retryLater(TransientFailure(
+                .stillChanging, "\(prepared.drop)'s utensil of that name changed while it was ingested; it is looked at again"))
+        default:
+            return settle(prepared.drop, at: prepared.location, Self.commitFailure(refusal, read: prepared.read))
+        }
+    }
+
+    /// After a replacement's commit: its files into place. A failure leaves the drop for a
+    /// retry (then recognised as committed); start-up reconciliation finishes the move.
+    private func moveIntoPlace(_ prepared: PreparedIngest) -> IngestOutcome? {
+        guard let old = prepared.replacing else { return nil }
+        do throws(SystemError) {
+            try PhotoReplacement.moveIntoPlace(
+                id: old.id, fileExtension: prepared.record.fileExtension, oldExtension: old.fileExtension,
+                originals: prepared.files.originals, thumbnails: prepared.files.thumbnails, faults: faults)
+            return nil
+        } catch {
+            logger.error(
+                "The photo of \(old.name) was replaced in the catalog but its new files could not be moved into place (\(error)); restarting utensild finishes the move",
+                metadata: ["UTENSIL_ID": .string(old.id.uuidString)])
+            return .retryLater(TransientFailure(error))
         }
     }
 
@@ -562,6 +643,8 @@ public struct PreparedIngest: Sendable {
     /// The drop as it was read: it is removed only if it is still exactly this.
     let read: FileStatus
     let record: UtensilRecord
+    /// The utensil whose photo this drop replaces (`duplicate_names = "replace"`), as it was.
+    let replacing: UtensilRecord?
     let files: StoredFiles
     let started: ContinuousClock.Instant
 }

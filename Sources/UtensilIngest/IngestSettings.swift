@@ -8,6 +8,8 @@ public struct IngestSettings: Sendable {
     public var thumbnail: ThumbnailRequest
     public var maxFileBytes: Int
     public var rejectDuplicateNames: Bool
+    /// `duplicate_names = "replace"`: a drop named like an existing utensil replaces its photo.
+    public var replaceDuplicateNames: Bool
     public var rejectDuplicateContent: Bool
     /// Days a deleted utensil stays in the trash; 0 deletes at once.
     public var trashDays: Double
@@ -15,7 +17,8 @@ public struct IngestSettings: Sendable {
     public init(
         inbox: String, rejected: String, stateDirectory: String,
         thumbnail: ThumbnailRequest = ThumbnailRequest(), maxFileBytes: Int = 104_857_600,
-        rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, trashDays: Double = 30
+        rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, trashDays: Double = 30,
+        replaceDuplicateNames: Bool = false
     ) {
         self.inbox = RawPath(inbox)
         self.rejected = RawPath(rejected)
@@ -23,9 +26,13 @@ public struct IngestSettings: Sendable {
         self.thumbnail = thumbnail
         self.maxFileBytes = maxFileBytes
         self.rejectDuplicateNames = rejectDuplicateNames
+        self.replaceDuplicateNames = replaceDuplicateNames
         self.rejectDuplicateContent = rejectDuplicateContent
         self.trashDays = trashDays
     }
+
+    /// Whether names are unique (claimed in SQLite): when a duplicate is rejected or replaces.
+    public var claimsNames: Bool { rejectDuplicateNames || replaceDuplicateNames }
 
     /// `state_dir/utensils.sqlite`
     public var catalogPath: String { stateDirectory.appending("utensils.sqlite").description }

@@ -7,8 +7,11 @@ import UtensilCore
 public struct ReconcileReport: Sendable, Equatable {
     /// Half-written files of an interrupted ingest or rejection.
     public var temporariesRemoved = 0
-    /// Originals and thumbnails whose row was never committed.
+    /// Originals and thumbnails whose row was never committed, and originals a replacement
+    /// by a photo of another extension left behind.
     public var orphansRemoved = 0
+    /// Photo replacements committed before an interruption whose new files were moved into place.
+    public var replacementsFinished = 0
     /// Sidecars whose drop never reached `rejected/` (the drop is still in the inbox).
     public var sidecarsRemoved = 0
     /// Decoder crashes recorded by the fatal-signal handler of the previous run.
@@ -19,7 +22,7 @@ public struct ReconcileReport: Sendable, Equatable {
     public init() {}
 
     public var changedAnything: Bool {
-        temporariesRemoved + orphansRemoved + sidecarsRemoved + decoderCrashesRecorded > 0
+        temporariesRemoved + orphansRemoved + sidecarsRemoved + decoderCrashesRecorded + replacementsFinished > 0
     }
 }
 
@@ -51,8 +54,12 @@ public struct Reconciler: Sendable {
                 metadata: ["MESSAGE_ID": .string(MessageID.decoderCrash.rawValue), "SOURCE_KEY": .string(key)])
         }
 
+        report.replacementsFinished = try finishReplacements()
+
         let ids = try catalog.allIDs()
         var filesSeen: [UUID: Int] = [:]
+        var originalsSeen = Set<UUID>()
+        var severalOriginals = Set<UUID>()
         for folder in [settings.originals, settings.thumbnails] {
             for name in try FileOps.list(folder) {
                 let path = folder.appending(name)
@@ -67,6 +74,7 @@ public struct Reconciler: Sendable {
                 }
                 if ids.contains(id) {
                     filesSeen[id, default: 0] += 1
+                    if folder == settings.originals, !originalsSeen.insert(id).inserted { severalOriginals.insert(id) }
                 } else {
                     try FileOps.unlink(path)
                     report.orphansRemoved += 1
@@ -74,6 +82,7 @@ public struct Reconciler: Sendable {
             }
             try FileOps.fsyncDirectory(folder)
         }
+        report.orphansRemoved += try removeReplacedOriginals(of: severalOriginals)
         report.rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < 2 }.sorted { $0.uuidString < $1.uuidString }
 
         // Start-up's writability probe (`.tmp-probe-…`, made by the configuration's folder
@@ -123,6 +132,47 @@ public struct Reconciler: Sendable {
                 "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original or thumbnail; `utensilctl check` lists them all")
         }
         return report
+    }
+
+    /// Finishes the photo replacements that were committed before an interruption: a temporary
+    /// original (`.tmp-replace-<UUID>.<ext>`) whose extension and hash are its row's moves into
+    /// place with its thumbnail. Every other temporary is removed with the rest.
+    func finishReplacements() throws -> Int {
+        let originals = try HeldFolder.open(settings.originals)
+        let thumbnails = try HeldFolder.open(settings.thumbnails)
+        var finished = 0
+        for name in try originals.list() {
+            guard let (id, fileExtension) = PhotoReplacement.parse(name),
+                  let record = try catalog.utensil(id: id), record.fileExtension == fileExtension,
+                  let bytes = FileManager.default.contents(atPath: settings.originals.appending(name).description),
+                  ContentHash.sha256(of: bytes) == record.sha256
+            else { continue }
+            try PhotoReplacement.moveIntoPlace(
+                id: id, fileExtension: fileExtension, oldExtension: fileExtension, originals: originals,
+                thumbnails: thumbnails, faults: FaultInjection())
+            logger.notice(
+                "Finished replacing the photo of \(record.name), which had been committed before an interruption",
+                metadata: ["UTENSIL_ID": .string(id.uuidString)])
+            finished += 1
+        }
+        return finished
+    }
+
+    /// Removes each original of these utensils whose extension is not its row's (the old
+    /// photo of a replacement by one of another type, interrupted before its removal).
+    func removeReplacedOriginals(of ids: Set<UUID>) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        var removed = 0
+        for name in try FileOps.list(settings.originals) {
+            guard let id = Self.utensilID(fromFileName: name), ids.contains(id),
+                  let record = try catalog.utensil(id: id),
+                  name != Array("\(id.uuidString).\(record.fileExtension)".utf8)
+            else { continue }
+            try FileOps.unlink(settings.originals.appending(name))
+            removed += 1
+        }
+        try FileOps.fsyncDirectory(settings.originals)
+        return removed
     }
 
     /// Rows missing files that start-up names one by one in the journal.

@@ -34,7 +34,7 @@ public struct UtensilRemoval: Sendable {
 
     /// Brings a utensil back from the trash, under `newName` if given.
     public func restore(id: UUID, as newName: UtensilName?) throws(CatalogError) -> UtensilRecord {
-        try catalog.restore(id: id, as: newName, claimName: settings.rejectDuplicateNames)
+        try catalog.restore(id: id, as: newName, claimName: settings.claimsNames)
     }
 
     /// When a utensil trashed at `trashedAt` is purged.

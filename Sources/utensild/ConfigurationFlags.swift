@@ -14,7 +14,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("max-file-bytes"), help: "Larger drops are rejected (too-large).") var maxFileBytes: String?
     @Option(name: .customLong("max-pixels"), help: "Images with more pixels are rejected before decoding.") var maxPixels: String?
     @Option(name: .customLong("memory-budget"), help: "Bytes that decoding may hold across all workers.") var memoryBudget: String?
-    @Option(name: .customLong("duplicate-names"), help: "reject or allow.") var duplicateNames: String?
+    @Option(name: .customLong("duplicate-names"), help: "reject, allow or replace.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
     @Option(name: .customLong("trash-days"), help: "Deleted utensils stay in the trash this many days (0 = delete at once).") var trashDays: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?

@@ -144,7 +144,7 @@ struct ControlRequestHandler: Sendable {
                 }
                 let renamed = try catalog.rename(
                     id: record.id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
-                    claim: settings.rejectDuplicateNames)
+                    claim: settings.claimsNames)
                 logger.notice("Renamed utensil \(record.name) to \(renamed.name) (\(renamed.id.uuidString)) for \(peer)",
                               metadata: ["UTENSIL_ID": .string(renamed.id.uuidString), "UTENSIL_NAME": .string(renamed.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
@@ -247,7 +247,7 @@ struct ControlRequestHandler: Sendable {
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
         let thumbnailPath = settings.thumbnailPath(id: record.id.uuidString).description
         var rgbPreview: RGBPreview?
-        if preview, let pixels = thumbnailCache.preview(id: record.id, thumbnailPath: thumbnailPath) {
+        if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnailPath: thumbnailPath) {
             rgbPreview = RGBPreview(width: ThumbnailCache.previewSize, height: ThumbnailCache.previewSize, rgb: Data(pixels))
         }
         return UtensilInfo(

@@ -7,17 +7,19 @@ import UtensilCodec
 final class ThumbnailCache: Sendable {
     static let previewSize = 48
     let capacity: Int
-    private let entries = Mutex<(order: [UUID], pixels: [UUID: [UInt8]])>(([], [:]))
+    /// Each preview with the photo's `sha256` it was made from: a replaced photo misses.
+    private let entries = Mutex<(order: [UUID], pixels: [UUID: (photo: String, pixels: [UInt8])])>(([], [:]))
 
     init(capacity: Int = 256) { self.capacity = capacity }
 
-    /// The preview of a utensil's thumbnail, decoded once and then served from memory.
-    func preview(id: UUID, thumbnailPath: String) -> [UInt8]? {
+    /// The preview of a utensil's thumbnail, decoded once per photo (`sha256`) and then served
+    /// from memory.
+    func preview(id: UUID, photo: String, thumbnailPath: String) -> [UInt8]? {
         if let cached = entries.withLock({ state -> [UInt8]? in
-            guard let pixels = state.pixels[id] else { return nil }
+            guard let entry = state.pixels[id], entry.photo == photo else { return nil }
             state.order.removeAll { $0 == id }
             state.order.append(id)
-            return pixels
+            return entry.pixels
         }) {
             return cached
         }
@@ -27,7 +29,7 @@ final class ThumbnailCache: Sendable {
             Result { () throws(ImageCodecError) in try maker.makeRGBPreview(from: raw) }
         }).get() else { return nil }
         entries.withLock { state in
-            state.pixels[id] = pixels
+            if state.pixels.updateValue((photo, pixels), forKey: id) != nil { state.order.removeAll { $0 == id } }
             state.order.append(id)
             while state.order.count > capacity { state.pixels[state.order.removeFirst()] = nil }
         }
