@@ -600,3 +600,16 @@ public final class CatalogObservation: Sendable {
 
     public func cancel() { cancellable.cancel() }
 }
+
+extension Catalog {
+    /// Up to `limit` utensil ids (the trash too) in id order, after `id`: a walk over the whole
+    /// catalog in pages that never holds more than one page.
+    public func ids(after id: UUID?, limit: Int) throws(CatalogError) -> [UUID] {
+        try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM utensil WHERE id > ? ORDER BY id LIMIT ?",
+                arguments: [id?.uuidString ?? "", limit]
+            ).compactMap(UUID.init(uuidString:))
+        }
+    }
+}
