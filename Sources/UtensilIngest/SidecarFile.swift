@@ -8,9 +8,13 @@ public enum SidecarFile {
     /// A sidecar utensild writes is a few hundred bytes; anything past this is not one.
     public static let maximumBytes = 65536
 
-    /// The sidecar `name` in `folder`, or nil when there is none or it is not a sidecar utensild wrote.
-    static func read(_ name: [UInt8], in folder: HeldFolder) -> RejectionSidecar? {
-        guard let bytes = try? FileOps.readRegularFile(name, in: folder, limit: maximumBytes) else { return nil }
+    /// The sidecar `name` (no `/`) directly in the held `folder`, opened relative to it: no
+    /// component of the way to it is a path a group member could swap for a link. Nil when
+    /// there is none or it is not a sidecar utensild wrote.
+    public static func read(_ name: [UInt8], in folder: HeldFolder) -> RejectionSidecar? {
+        guard !name.contains(0), !name.contains(HeldFolder.slash),
+              let bytes = try? FileOps.readRegularFile(name, in: folder, limit: maximumBytes)
+        else { return nil }
         return try? JSONDecoder().decode(RejectionSidecar.self, from: Data(bytes))
     }
 }
