@@ -13,4 +13,5 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case setCategory = "set-category"
     case trash
     case restore
+    case rethumb
 }

@@ -26,6 +26,8 @@ public enum ControlPayload: Sendable, Equatable {
     case trash([UtensilInfo])
     /// `restore` → `"restored"`: the utensil back in the catalog.
     case restored(UtensilInfo)
+    /// `rethumb` → `"rethumb"`: the run just started.
+    case rethumb(RethumbInfo)
     /// `events`, first line → `"subscribed": true`: events from now on will follow.
     case subscribed
     /// `events`, every later line → `"event"`.
@@ -35,7 +37,7 @@ public enum ControlPayload: Sendable, Equatable {
     public var key: String { Key(self).rawValue }
 
     enum Key: String, CodingKey, CaseIterable {
-        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized, trash, restored
+        case status, list, utensil, rejected, retried, check, deleted, renamed, subscribed, event, categories, categorized, trash, restored, rethumb
 
         init(_ payload: ControlPayload) {
             switch payload {
@@ -53,6 +55,7 @@ public enum ControlPayload: Sendable, Equatable {
             case .categorized: self = .categorized
             case .trash: self = .trash
             case .restored: self = .restored
+            case .rethumb: self = .rethumb
             }
         }
     }
@@ -74,6 +77,7 @@ extension ControlPayload {
         case .event(let value): try container.encode(value, forKey: key)
         case .categories(let value): try container.encode(value, forKey: key)
         case .trash(let value): try container.encode(value, forKey: key)
+        case .rethumb(let value): try container.encode(value, forKey: key)
         }
     }
 
@@ -115,6 +119,7 @@ extension ControlPayload {
         case .categorized: self = .categorized(try container.decode(UtensilInfo.self, forKey: key))
         case .trash: self = .trash(try container.decode([UtensilInfo].self, forKey: key))
         case .restored: self = .restored(try container.decode(UtensilInfo.self, forKey: key))
+        case .rethumb: self = .rethumb(try container.decode(RethumbInfo.self, forKey: key))
         }
     }
 }

@@ -1,7 +1,7 @@
 extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
-        case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
+        case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now, missing, ids
     }
 
     public init(from decoder: any Decoder) throws {
@@ -21,6 +21,8 @@ extension ControlRequest: Codable {
         addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         none = try container.decodeIfPresent(Bool.self, forKey: .none) ?? false
         now = try container.decodeIfPresent(Bool.self, forKey: .now) ?? false
+        missing = try container.decodeIfPresent(Bool.self, forKey: .missing) ?? false
+        ids = try container.decodeIfPresent([String].self, forKey: .ids)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -40,5 +42,7 @@ extension ControlRequest: Codable {
         try container.encodeIfPresent(addedBy, forKey: .addedBy)
         if none { try container.encode(true, forKey: .none) }
         if now { try container.encode(true, forKey: .now) }
+        if missing { try container.encode(true, forKey: .missing) }
+        try container.encodeIfPresent(ids, forKey: .ids)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ControlRequest {
     /// Checks that the arguments `command` needs are there and sensible; the server answers
     /// a failure with the thrown `bad-request` error.
@@ -23,6 +25,15 @@ extension ControlRequest {
                 throw ControlError(.badRequest, "Set-category takes either a category or \"none\": true, not both.")
             }
             if !none { try require(category, "category", "the new category, or \"none\": true") }
+        case .rethumb:
+            let chosen = (all ? 1 : 0) + (missing ? 1 : 0) + (ids?.isEmpty == false ? 1 : 0)
+            if chosen != 1 {
+                throw ControlError(.badRequest,
+                    "Rethumb takes exactly one of \"all\": true, \"missing\": true or \"ids\": [utensil ids]; send one of them.")
+            }
+            if let bad = ids?.first(where: { UUID(uuidString: $0) == nil }) {
+                throw ControlError(.badRequest, "\(bad) is not a utensil id; `utensilctl list` shows the ids.")
+            }
         case .status, .rejected, .check, .events, .categories, .trash:
             break
         }

@@ -33,12 +33,17 @@ public struct ControlRequest: Sendable, Equatable {
     public var none: Bool
     /// `delete --now`: remove the row and both files at once instead of moving it to the trash.
     public var now: Bool
+    /// `rethumb --missing`: only the utensils whose thumbnail file is missing.
+    public var missing: Bool
+    /// `rethumb ID…`: these utensils (with `all` false and `missing` false).
+    public var ids: [String]?
 
     public init(
         command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
         after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
         all: Bool = false, preview: Bool = false, category: String? = nil, addedBy: String? = nil,
-        none: Bool = false, now: Bool = false, version: Int = ControlProtocol.version
+        none: Bool = false, now: Bool = false, missing: Bool = false, ids: [String]? = nil,
+        version: Int = ControlProtocol.version
     ) {
         self.version = version
         self.command = command
@@ -55,6 +60,8 @@ public struct ControlRequest: Sendable, Equatable {
         self.addedBy = addedBy
         self.none = none
         self.now = now
+        self.missing = missing
+        self.ids = ids
     }
 }
 
@@ -108,4 +115,11 @@ extension ControlRequest {
     public static var check: ControlRequest { ControlRequest(command: .check) }
 
     public static var events: ControlRequest { ControlRequest(command: .events) }
+
+    /// `rethumb --all`, `--missing` or `ID…`.
+    public static func rethumb(_ selection: RethumbInfo.Selection, ids: [String] = []) -> ControlRequest {
+        ControlRequest(
+            command: .rethumb, all: selection == .all, missing: selection == .missing,
+            ids: selection == .ids ? ids : nil)
+    }
 }

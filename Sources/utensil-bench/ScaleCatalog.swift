@@ -27,7 +27,12 @@ struct ScaleCatalog {
     /// Builds the folder unless it is there already (`state/.complete` marks a finished build).
     func run() throws -> [String: Any] {
         let complete = state + "/.complete"
-        if FileManager.default.fileExists(atPath: complete) { return ["rows": rows, "builtNow": false] }
+        if FileManager.default.fileExists(atPath: complete) {
+            // Migrated here, not in the daemon's first timed start, when the catalog is older.
+            let started = Measure.wallms()
+            _ = try Catalog(path: "\(state)/utensils.sqlite")
+            return ["rows": rows, "builtNow": false, "openSeconds": Measure.rounded((Measure.wallms() - started) / 1000)]
+        }
         let started = Measure.wallms()
         try? FileManager.default.removeItem(atPath: state)
         for folder in ["originals", "thumbnails"] {

@@ -15,6 +15,7 @@ import UtensilIngest
 struct ControlRequestHandler: Sendable {
     let store: UtensilStore
     let scheduler: DropScheduler
+    let rethumbing: Rethumbing
     let events: EventBroadcaster
     let pool: BlockingPool
     let startedAt: Date
@@ -50,14 +51,17 @@ struct ControlRequestHandler: Sendable {
 
     /// The reply to a decoded, valid request other than `events` (the web gallery asks here too).
     func reply(to request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
-        if [.delete, .rename, .retry, .setCategory, .restore].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
+        if [.delete, .rename, .retry, .setCategory, .restore, .rethumb].contains(request.command),
+           !peer.mayChange(socketGroup: socketGroup) {
             logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
             return .failure(.permissionDenied,
                 "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")
         }
+        if request.command == .rethumb { return await startRethumb(request, peer: peer) }
         let reply = await pool.run { [self] in answer(request, peer: peer) }
         let counters = await scheduler.counters
         if case .status(var status) = reply.successPayload {
+            status.rethumb = await rethumbing.latest
             status.queued = counters.queued
             status.inFlight = counters.inFlight
             status.ingested = counters.ingested
@@ -67,6 +71,39 @@ struct ControlRequestHandler: Sendable {
             return .success(.status(status))
         }
         return reply
+    }
+
+    /// `rethumb`: checks the ids, counts what it can, and starts the run in the background.
+    private func startRethumb(_ request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
+        let selection: RethumbInfo.Selection = request.all ? .all : request.missing ? .missing : .ids
+        let ids = (request.ids ?? []).compactMap(UUID.init(uuidString:))
+        let store = self.store
+        let counted = await pool.run { () -> Result<Int, StoreError> in
+            Result { () throws(StoreError) in
+                switch selection {
+                case .all: return try store.countAll()
+                case .missing: return 0
+                case .ids:
+                    for id in ids { _ = try store.find(id.uuidString, byIDOnly: true) }
+                    return ids.count
+                }
+            }
+        }
+        let total: Int
+        switch counted {
+        case .success(let count): total = count
+        case .failure(.catalog(.notFound)):
+            return .failure(.notFound, "Not every id names a utensil; `utensilctl list` and `utensilctl trash` show the ids.")
+        case .failure(let error): return .failure(.busy, "The catalog cannot answer just now (\(error)); try again in a moment.")
+        }
+        guard let run = await rethumbing.start(selection, ids: ids, total: total) else {
+            let running = await rethumbing.latest
+            return .failure(.busy,
+                "A rethumb is running already (\(running?.done ?? 0) of \(running?.total ?? 0) done); wait for it to finish (`utensilctl status` shows how far it is), then run this one.")
+        }
+        logger.notice("Rethumb \(selection.rawValue) for \(peer)",
+                      metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+        return .success(.rethumb(run))
     }
 
     /// The blocking part: one store call each.
@@ -143,11 +180,14 @@ struct ControlRequestHandler: Sendable {
                 return .success(.retried(moved, notRetried: failures.map { RetryFailure(file: $0.file, message: $0.message) }))
             case .check:
                 let report = try store.check()
+                MemoryBudget.returnFreeMemoryToTheSystem()
                 return .success(.check(CheckReport(
                     integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles,
                     filesWithoutRows: report.filesWithoutRows)))
             case .events:
                 return .failure(.badRequest, "events is a stream; it is answered elsewhere.")
+            case .rethumb:
+                return .failure(.badRequest, "rethumb runs in the background; it is answered elsewhere.")
             }
         } catch {
             return Self.failure(error)

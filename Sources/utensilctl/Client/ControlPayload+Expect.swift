@@ -23,4 +23,5 @@ extension ControlPayload {
     var categorizedUtensil: UtensilInfo? { if case .categorized(let value) = self { value } else { nil } }
     var trashedUtensils: [UtensilInfo]? { if case .trash(let value) = self { value } else { nil } }
     var restoredUtensil: UtensilInfo? { if case .restored(let value) = self { value } else { nil } }
+    var rethumbRun: RethumbInfo? { if case .rethumb(let value) = self { value } else { nil } }
 }
