@@ -52,6 +52,14 @@ public enum Timestamp {
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec),
             Int(milliseconds - Int64(seconds) * 1000))
     }
+
+    /// Parses what ``string(from:)`` writes (rounded to the millisecond); whole seconds
+    /// without a fraction, and other offsets than `Z`, are accepted too.
+    public static func date(from string: String) -> Date? {
+        let parsed = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(string))
+            ?? (try? Date.ISO8601FormatStyle().parse(string))
+        return parsed.map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded() / 1000) }
+    }
 }
 
 extension Int64 {

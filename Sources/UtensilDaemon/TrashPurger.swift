@@ -6,7 +6,7 @@ import UtensilIngest
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then
 /// periodically (a tenth of the period, between a second and an hour), on a blocking thread.
 struct TrashPurger: Sendable {
-    let removal: UtensilRemoval
+    let store: UtensilStore
     let pool: BlockingPool
     let logger: Logger
 
@@ -14,20 +14,23 @@ struct TrashPurger: Sendable {
     static let namesLogged = 20
 
     var interval: Duration {
-        .milliseconds(Int(min(max(removal.settings.trashDays * 86_400 / 10, 1), 3600) * 1000))
+        .milliseconds(Int(min(max(store.settings.trashDays * 86_400 / 10, 1), 3600) * 1000))
     }
 
     func run() async {
-        guard removal.settings.trashDays > 0 else { return }  // Deletes happen at once.
+        guard store.settings.trashDays > 0 else { return }  // Deletes happen at once.
         while !Task.isCancelled {
-            let removal = self.removal
-            let result = await pool.run { Result { () throws(CatalogError) in try removal.purgeExpired() } }
+            let store = self.store
+            let result = await pool.run { Result { () throws(CatalogError) in try store.purgeExpired() } }
             switch result {
-            case .success(let purged) where !purged.isEmpty:
+            case .success(let purge) where !purge.purged.isEmpty:
+                let purged = purge.purged
                 let names = purged.prefix(Self.namesLogged).map(\.name).joined(separator: ", ")
                 let more = purged.count > Self.namesLogged ? " and \(purged.count - Self.namesLogged) more" : ""
+                let leftovers = purge.filesNotRemoved.isEmpty
+                    ? "" : "; \(purge.filesNotRemoved.count) of their files could not be removed and wait for the next start"
                 logger.notice(
-                    "Purged \(purged.count) utensils kept in the trash for \(removal.settings.trashDays) days: \(names)\(more)",
+                    "Purged \(purged.count) utensils kept in the trash for \(store.settings.trashDays) days: \(names)\(more)\(leftovers)",
                     metadata: ["PURGED_COUNT": .stringConvertible(purged.count)])
             case .success:
                 break

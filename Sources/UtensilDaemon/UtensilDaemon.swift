@@ -68,8 +68,9 @@ public struct UtensilDaemon: Service {
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger)
         let handler = ControlRequestHandler(
-            settings: settings, catalog: catalog, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
+            store: store, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
             socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
         let gallery = GalleryServer(
             listen: configuration.webListen,
@@ -90,7 +91,7 @@ public struct UtensilDaemon: Service {
                 group.addTask { await reporter.runStatus() }
                 group.addTask { await reporter.runWatchdog() }
                 group.addTask {
-                    await TrashPurger(removal: UtensilRemoval(settings: settings, catalog: catalog), pool: pool, logger: logger).run()
+                    await TrashPurger(store: store, pool: pool, logger: logger).run()
                 }
                 group.addTask {
                     do {

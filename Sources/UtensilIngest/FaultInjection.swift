@@ -8,7 +8,7 @@ import Glibc
 /// Only debug builds (the ones tests run) have them: with `UTENSIL_FAULT_HOOKS` undefined
 /// (release builds, the installed binary) nothing reads the environment and every hook is empty.
 public struct FaultInjection: Sendable {
-    /// The steps of an ingest at which a `kill -9` can be injected.
+    /// The steps of an ingest and of other store operations at which a `kill -9` can be injected.
     public enum Step: String, Sendable, CaseIterable {
         case opened = "opened"
         case originalWritten = "original-written"
@@ -22,9 +22,17 @@ public struct FaultInjection: Sendable {
         /// is in place, then the new original.
         case replaceThumbnailMoved = "replace-thumbnail-moved"
         case replaceOriginalMoved = "replace-original-moved"
+        /// Deleting a utensil for good (`delete --now`, a purge of the trash): its row's
+        /// removal is committed, then each of its two files is removed.
+        case deleteCommitted = "delete-committed"
+        case deleteFileRemoved = "delete-file-removed"
+        /// A rename is committed.
+        case renameCommitted = "rename-committed"
 
         /// The steps only a replacement reaches.
         public static let replacementOnly: Set<Step> = [.replaceThumbnailMoved, .replaceOriginalMoved]
+        /// The steps of store operations other than an ingest.
+        public static let notOfAnIngest: Set<Step> = [.deleteCommitted, .deleteFileRemoved, .renameCommitted]
     }
 
     /// `UTENSIL_FAULT_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.

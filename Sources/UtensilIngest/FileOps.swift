@@ -55,6 +55,18 @@ enum FileOps {
         return buffer
     }
 
+    /// The bytes of the regular file `name` in `folder` (a link is not followed, a FIFO does
+    /// not block); nil when it is not a regular file, is longer than `limit`, or changes size
+    /// while it is read.
+    static func readRegularFile(_ name: [UInt8], in folder: HeldFolder, limit: Int = .max) throws(SystemError) -> [UInt8]? {
+        let fd = try folder.openForReading(name)
+        defer { close(fd) }
+        let shown = folder.path.appending(name)
+        let status = try fstat(fd, path: shown)
+        guard status.kind == .regular, status.size <= limit else { return nil }
+        return try readAll(fd, size: status.size, path: shown)
+    }
+
     /// Fills `buffer` from the start of `fd`; returns how many bytes were read (fewer at the end of the file).
     private static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: RawPath) throws(SystemError) -> Int {
         var offset = 0
@@ -122,30 +134,6 @@ enum FileOps {
             }
             offset += count
         }
-    }
-
-    static func fsyncDirectory(_ path: RawPath) throws(SystemError) {
-        let fd = path.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemError("open folder", path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemError("fsync folder", path) }
-    }
-
-    static func unlink(_ path: RawPath) throws(SystemError) {
-        guard path.withCString({ Glibc.unlink($0) }) == 0 else { throw SystemError("remove", path) }
-    }
-
-    /// Renames without ever replacing an existing file (EEXIST instead).
-    static func renameNoReplace(_ from: RawPath, to: RawPath) throws(SystemError) {
-        let result = from.withCString { source in
-            to.withCString { utensil_rename_noreplace(source, $0) }
-        }
-        guard result == 0 else { throw SystemError("rename", from) }
-    }
-
-    /// The names in a folder, without `.` and `..`.
-    static func list(_ path: RawPath) throws(SystemError) -> [[UInt8]] {
-        try HeldFolder.open(path).list()
     }
 
     static func makeDirectory(_ path: RawPath, mode: mode_t = StatePermissions.folderMode) throws(SystemError) {

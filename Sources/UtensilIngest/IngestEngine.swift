@@ -14,17 +14,17 @@ import UtensilCore
 /// drops from several threads at once.
 public final class IngestEngine: Sendable {
     public let settings: IngestSettings
-    public let catalog: Catalog
+    /// Owns the state folder and the catalog: the engine writes and commits through it.
+    public let store: UtensilStore
+    public var catalog: Catalog { store.catalog }
     let logger: Logger
     let faults: FaultInjection
     let maker: ThumbnailMaker
     let rejector: Rejector
     /// Shared by every engine of the process (a reload makes a new engine with the same budget).
     public let memory: MemoryBudget
-    /// The folders the engine works in, held open: drops are resolved beneath `inbox`.
+    /// Drops are resolved beneath the inbox, held open for each drop.
     let inbox: FolderAnchor
-    let originals: FolderAnchor
-    let thumbnails: FolderAnchor
     /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
@@ -35,14 +35,12 @@ public final class IngestEngine: Sendable {
     ) {
         self.settings = settings
         self.memory = memory
-        self.catalog = catalog
+        self.store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         self.logger = logger
         self.faults = faults
         self.maker = ThumbnailMaker(request: settings.thumbnail)
         self.rejector = Rejector(folder: FolderAnchor(settings.rejected), faults: faults)
         self.inbox = FolderAnchor(settings.inbox)
-        self.originals = FolderAnchor(settings.originals)
-        self.thumbnails = FolderAnchor(settings.thumbnails)
     }
 
     /// Ingests one drop, top to bottom:
@@ -239,94 +237,41 @@ public final class IngestEngine: Sendable {
         }
 
         // 8. Write the original and the thumbnail under a new id (a replacement: under temporary
-        //    names beside the utensil's files, see ``PhotoReplacement``); ``commit(_:)`` makes them durable.
-        let id = replacing?.id ?? UUID()
-        let files = StoredFiles(
-            originals: try folderCall { () throws(SystemError) in try originals.folder() },
-            original: replacing == nil
-                ? Array("\(id.uuidString).\(fileExtension)".utf8)
-                : PhotoReplacement.temporaryName(id: id, fileExtension: fileExtension),
-            thumbnails: try folderCall { () throws(SystemError) in try thumbnails.folder() },
-            thumbnail: replacing == nil
-                ? Array("\(id.uuidString).jpeg".utf8) : PhotoReplacement.temporaryName(id: id, fileExtension: "jpeg"))
-        do throws(SystemError) {
-            try FileOps.writeThroughTemporary(bytes, in: files.originals, as: files.original, durable: false)
-            faults.reached(.originalWritten)
-            try FileOps.writeThroughTemporary(thumbnail.jpeg, in: files.thumbnails, as: files.thumbnail, durable: false)
-            faults.reached(.thumbnailWritten)
-        } catch {
-            files.discard()
-            throw Failure.transient(TransientFailure(error))
-        }
+        //    names beside the utensil's files); ``commit(_:)`` makes them durable.
         let record = UtensilRecord(
-            id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
+            id: replacing?.id ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: settings.claimsNames ? name.uniquenessKey : nil,
             contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
+        let pending: PendingUtensil
+        do throws(SystemError) {
+            pending = try store.write(original: bytes, thumbnail: thumbnail.jpeg, of: record, replacing: replacing)
+        } catch {
+            throw Failure.transient(TransientFailure(error))
+        }
         heldReplacement = nil  // Released by ``commit(_:)``.
         return .readyToCommit(PreparedIngest(
-            drop: drop, location: location, read: status, record: record, replacing: replacing, files: files,
-            started: started))
+            drop: drop, location: location, read: status, pending: pending, started: started))
     }
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
         guard !batch.isEmpty else { return [] }
         defer { for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) } }
-        func discardFiles(_ prepared: PreparedIngest) { prepared.files.discard() }
 
-        // 9. Make the files durable: each file, then each folder once for the whole group.
-        do throws(SystemError) {
-            for prepared in batch {
-                try prepared.files.sync()
-            }
-            var synced = Set<FileIdentity>()
-            for folder in batch.flatMap({ [$0.files.originals, $0.files.thumbnails] })
-            where synced.insert(folder.identity).inserted {
-                try folder.sync()
-            }
-            faults.reached(.filesDurable)
-        } catch {
-            batch.forEach(discardFiles)
-            return batch.map { _ in .retryLater(TransientFailure(error)) }
-        }
-
-        // 10. Commit the new rows in one transaction. If it fails, none of the files is left behind.
-        //     Each replacement is then committed on its own, and its files moved into place.
-        var refusals = [CatalogError?](repeating: nil, count: batch.count)
-        var committed = batch.map(\.record)
-        let fresh = batch.indices.filter { batch[$0].replacing == nil }
-        if !fresh.isEmpty {
-            do {
-                for (index, refusal) in zip(fresh, try catalog.insert(batch: fresh.map { batch[$0].record })) {
-                    refusals[index] = refusal
-                }
-            } catch {
-                batch.forEach(discardFiles)
-                return batch.map { prepared in
-                    settle(prepared.drop, at: prepared.location, Self.commitFailure(error, read: prepared.read))
-                }
-            }
-            faults.reached(.committed)
-        }
-        for index in batch.indices where batch[index].replacing != nil {
-            do {
-                committed[index] = try replace(batch[index])
-            } catch {
-                refusals[index] = error
-            }
-        }
+        // 9 and 10. Make the files durable, commit the rows (see ``UtensilStore/commit(_:)``).
+        let results = store.commit(batch.map(\.pending))
 
         // 11. Only now does each drop leave the inbox, and only if it is still exactly the file
         //     we read: one rewritten in place meanwhile stays, to be ingested again as what it is now.
-        return batch.indices.map { index in
-            let prepared = batch[index]
-            if let refusal = refusals[index] {
-                return refused(prepared, refusal)
+        return zip(batch, results).map { prepared, result in
+            let record: UtensilRecord
+            switch result {
+            case .committed(let committed): record = committed
+            case .refused(let refusal): return refused(prepared, refusal)
+            case .failed(let failure): return .retryLater(failure)
             }
-            if let failure = moveIntoPlace(prepared) { return failure }
-            let record = committed[index]
             do throws(SystemError) {
                 guard try removeDrop(prepared.drop, at: prepared.location, expected: .unchanged(prepared.read)) else {
                     return .ingested(record)  // The scheduler looks at the drop again.
@@ -343,41 +288,16 @@ public final class IngestEngine: Sendable {
         _ = replacementsInFlight.withLock { $0.remove(id) }
     }
 
-    /// Commits a replacement's row (its files are durable under their temporary names).
-    private func replace(_ prepared: PreparedIngest) throws(CatalogError) -> UtensilRecord {
-        let record = try catalog.replacePhoto(with: prepared.record)
-        faults.reached(.committed)
-        return record
-    }
-
-    /// A row SQLite refused (or a replacement whose utensil left meanwhile): its files go, and
-    /// the drop is settled. In replace mode a name claimed meanwhile by another drop, or a
-    /// utensil deleted meanwhile, is looked at again (it then replaces, or is new).
+    /// A row SQLite refused (or a replacement whose utensil left meanwhile; its files are
+    /// gone): the drop is settled. In replace mode a name claimed meanwhile by another drop,
+    /// or a utensil deleted meanwhile, is looked at again (it then replaces, or is new).
     private func refused(_ prepared: PreparedIngest, _ refusal: CatalogError) -> IngestOutcome {
-        prepared.files.discard()
         switch refusal {
         case .duplicateName where settings.replaceDuplicateNames, .notFound where prepared.replacing != nil:
             return .retryLater(TransientFailure(
                 .stillChanging, "\(prepared.drop)'s utensil of that name changed while it was ingested; it is looked at again"))
         default:
             return settle(prepared.drop, at: prepared.location, Self.commitFailure(refusal, read: prepared.read))
-        }
-    }
-
-    /// After a replacement's commit: its files into place. A failure leaves the drop for a
-    /// retry (then recognised as committed); start-up reconciliation finishes the move.
-    private func moveIntoPlace(_ prepared: PreparedIngest) -> IngestOutcome? {
-        guard let old = prepared.replacing else { return nil }
-        do throws(SystemError) {
-            try PhotoReplacement.moveIntoPlace(
-                id: old.id, fileExtension: prepared.record.fileExtension, oldExtension: old.fileExtension,
-                originals: prepared.files.originals, thumbnails: prepared.files.thumbnails, faults: faults)
-            return nil
-        } catch {
-            logger.error(
-                "The photo of \(old.name) was replaced in the catalog but its new files could not be moved into place (\(error)); restarting utensild finishes the move",
-                metadata: ["UTENSIL_ID": .string(old.id.uuidString)])
-            return .retryLater(TransientFailure(error))
         }
     }
 
@@ -496,15 +416,6 @@ public final class IngestEngine: Sendable {
         logger.warning(
             "Left \(drop) alone: \(why)",
             metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "MESSAGE_ID": .string(MessageID.leftAlone.rawValue)])
-    }
-
-    /// Opens a folder of the state folder; one that cannot be opened is a transient failure.
-    private func folderCall(_ body: () throws(SystemError) -> HeldFolder) throws -> HeldFolder {
-        do throws(SystemError) {
-            return try body()
-        } catch {
-            throw Failure.transient(TransientFailure(error))
-        }
     }
 
     /// Runs a catalog read; a catalog that cannot answer is a transient failure.
@@ -642,29 +553,11 @@ public struct PreparedIngest: Sendable {
     let location: DropLocation
     /// The drop as it was read: it is removed only if it is still exactly this.
     let read: FileStatus
-    let record: UtensilRecord
-    /// The utensil whose photo this drop replaces (`duplicate_names = "replace"`), as it was.
-    let replacing: UtensilRecord?
-    let files: StoredFiles
+    /// Its files written, its row ready.
+    let pending: PendingUtensil
     let started: ContinuousClock.Instant
-}
 
-/// A prepared utensil's original and thumbnail, by name in their held folders.
-struct StoredFiles: Sendable {
-    let originals: HeldFolder
-    let original: [UInt8]
-    let thumbnails: HeldFolder
-    let thumbnail: [UInt8]
-
-    /// Makes both files durable (their folders are synced by the caller).
-    func sync() throws(SystemError) {
-        try FileOps.fsyncFile(original, in: originals)
-        try FileOps.fsyncFile(thumbnail, in: thumbnails)
-    }
-
-    /// Removes both (an ingest that will not be committed).
-    func discard() {
-        try? originals.unlink(original)
-        try? thumbnails.unlink(thumbnail)
-    }
+    var record: UtensilRecord { pending.record }
+    /// The utensil whose photo this drop replaces (`duplicate_names = "replace"`), as it was.
+    var replacing: UtensilRecord? { pending.replacing }
 }

@@ -75,14 +75,15 @@ struct Rejector: Sendable {
     }
 
     /// `Spoon.jpg`, then `Spoon (2).jpg`, `Spoon (3).jpg` …, shortened to fit `nameMax` bytes
-    /// together with the sidecar suffix.
-    static func candidateName(for original: [UInt8], attempt: Int) -> [UInt8] {
+    /// together with the sidecar suffix (unless `shortened` is false: `retry` gives a file
+    /// back its own name or none).
+    static func candidateName(for original: [UInt8], attempt: Int, shortened: Bool = true) -> [UInt8] {
         let dot = original.lastIndex(of: UInt8(ascii: "."))
         var stem = dot.map { Array(original[..<$0]) } ?? original
         let fileExtension = dot.map { Array(original[$0...]) } ?? []
         let suffix = attempt == 1 ? [] : Array(" (\(attempt))".utf8)
         let budget = nameMax - RejectionSidecar.suffix.utf8.count - suffix.count - fileExtension.count
-        if stem.count > budget { stem = truncatedUTF8(stem, toAtMost: max(budget, 1)) }
+        if shortened, stem.count > budget { stem = truncatedUTF8(stem, toAtMost: max(budget, 1)) }
         return stem + suffix + fileExtension
     }
 

@@ -9,7 +9,7 @@ public enum StartUp {
     public static func prepare(settings: IngestSettings, logger: Logger) throws -> Catalog {
         StatePermissions.tighten(settings, logger: logger)
         let catalog = try Catalog(path: settings.catalogPath)
-        _ = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+        _ = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
         try DecoderCrashGuard.install(crashLog: settings.crashLog)
         return catalog
     }

@@ -15,7 +15,7 @@ struct ReconcilerLogTests {
         defer { world.remove() }
         let settings = world.settings()
         let catalog = try Catalog(path: settings.catalogPath)
-        let missing = Reconciler.missingFilesNamedInLog + 7
+        let missing = UtensilStore.missingFilesNamedInLog + 7
         for index in 0..<missing {
             let key = "ladle \(index)"
             try catalog.insert(UtensilRecord(
@@ -26,11 +26,11 @@ struct ReconcilerLogTests {
         let lines = CapturedLines()
         let logger = Logger(label: "test") { _ in CapturingHandler(lines: lines) }
 
-        let report = try Reconciler(settings: settings, catalog: catalog, logger: logger).reconcile()
+        let report = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
 
         #expect(report.rowsMissingFiles.count == missing)
         let errors = lines.all.filter { $0.contains("missing its original or thumbnail") }
-        #expect(errors.count == Reconciler.missingFilesNamedInLog)
+        #expect(errors.count == UtensilStore.missingFilesNamedInLog)
         #expect(lines.all.contains("7 more utensils are missing their original or thumbnail; `utensilctl check` lists them all"))
     }
 }
@@ -48,7 +48,7 @@ struct ReconcilerStateFolderTests {
         let folderNamedLikeOne = world.state.appendingPathComponent(".tmp-probe-planted")
         try FileManager.default.createDirectory(at: folderNamedLikeOne, withIntermediateDirectories: false)
 
-        let report = try Reconciler(settings: settings, catalog: catalog, logger: Logger(label: "test")).reconcile()
+        let report = try UtensilStore(settings: settings, catalog: catalog, logger: Logger(label: "test")).reconcile()
 
         #expect(report.temporariesRemoved == 1)
         #expect(!FileManager.default.fileExists(atPath: probe.path))

@@ -77,7 +77,7 @@ struct ReplaceCrashSafetyTests {
         try images[2].write(to: world.originals.appendingPathComponent(".tmp-replace-\(tongs.id.uuidString).png"))
         try thumbnail.write(to: world.thumbnails.appendingPathComponent(".tmp-replace-\(tongs.id.uuidString).jpeg"))
 
-        let report = try Reconciler(settings: world.settings(), catalog: engine.catalog, logger: TestWorld.quietLogger).reconcile()
+        let report = try UtensilStore(settings: world.settings(), catalog: engine.catalog, logger: TestWorld.quietLogger).reconcile()
         #expect(report.replacementsFinished == 1)
         #expect(report.orphansRemoved == 1, "the Whisk's old JPEG")
         #expect(report.temporariesRemoved == 2, "the Tongs' temporaries")

@@ -35,7 +35,7 @@ public struct TestWorld: Sendable {
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
-        _ = try Reconciler(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
+        _ = try UtensilStore(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
         return IngestEngine(
             settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection(), memory: memory)
     }

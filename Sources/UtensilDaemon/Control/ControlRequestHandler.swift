@@ -13,8 +13,7 @@ import UtensilIngest
 /// peer to be root, the daemon's user or a member of the socket's group, and are logged with
 /// the peer's uid and pid.
 struct ControlRequestHandler: Sendable {
-    let settings: IngestSettings
-    let catalog: Catalog
+    let store: UtensilStore
     let scheduler: DropScheduler
     let events: EventBroadcaster
     let pool: BlockingPool
@@ -23,6 +22,8 @@ struct ControlRequestHandler: Sendable {
     let watching: String
     let logger: Logger
     let thumbnailCache: ThumbnailCache
+
+    var settings: IngestSettings { store.settings }
 
     func handle(_ line: String, peer: PeerCredentials) async -> ControlResponse {
         let request: ControlRequest
@@ -68,16 +69,16 @@ struct ControlRequestHandler: Sendable {
         return reply
     }
 
-    /// The blocking part: catalog reads and writes, file moves.
+    /// The blocking part: one store call each.
     private func answer(_ request: ControlRequest, peer: PeerCredentials) -> ControlReply {
-        do {
+        do throws(StoreError) {
             switch request.command {
             case .status:
                 return .success(.status(StatusInfo(
                     version: UtensildVersion.current, pid: Int(getpid()),
                     uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
                     rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
-                    utensils: try catalog.count(), queued: 0, inFlight: 0, ingested: 0, rejected: 0, lastError: nil,
+                    utensils: try store.count(), queued: 0, inFlight: 0, ingested: 0, rejected: 0, lastError: nil,
                     watching: watching, inboxMissing: false)))
             case .list:
                 let sort: CatalogSort = switch request.sort {
@@ -85,20 +86,13 @@ struct ControlRequestHandler: Sendable {
                 case .created: .created
                 default: .newestFirst
                 }
-                let page = try catalog.list(search: request.search.map(UtensilName.searchKey(for:)),
-                                            category: request.category, addedBy: request.addedBy, sort: sort,
-                                            limit: request.limit ?? 50, after: request.after)
+                let page = try store.list(search: request.search, category: request.category, addedBy: request.addedBy,
+                                          sort: sort, limit: request.limit ?? 50, after: request.after)
                 return .success(.list(UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)))
             case .show:
-                let record = try find(request.target ?? "")
-                return .success(.utensil(info(record, preview: request.preview)))
+                return .success(.utensil(info(try store.find(request.target ?? ""), preview: request.preview)))
             case .delete:
-                let record = try find(request.target ?? "", byIDOnly: true)
-                if record.trashedAt != nil && !request.now {
-                    return .failure(.notFound,
-                        "\(record.name) is already in the trash; delete it for good with `utensilctl delete --now \(record.id.uuidString)`.")
-                }
-                let deleted = try removal.delete(id: record.id, now: request.now)
+                let deleted = try store.delete(id: try id(of: request.target), now: request.now)
                 let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
                 if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
                 logger.notice("\(how): utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
@@ -106,123 +100,82 @@ struct ControlRequestHandler: Sendable {
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.deleted(info(deleted)))
             case .trash:
-                return .success(.trash(try catalog.trashed().map { info($0) }))
+                return .success(.trash(try store.trashed().map { info($0) }))
             case .restore:
-                let record = try find(request.target ?? "", byIDOnly: true)
-                var newName: UtensilName?
-                if let wanted = request.newName {
-                    do {
-                        newName = try UtensilName(validating: wanted)
-                    } catch {
-                        return .failure(.invalidName, error.message)
-                    }
-                }
-                let restored: UtensilRecord
-                let removal = self.removal
-                switch Result(catching: { () throws(CatalogError) in try removal.restore(id: record.id, as: newName) }) {
-                case .success(let record):
-                    restored = record
-                case .failure(.duplicateName(let existing)):
-                    return .failure(.duplicateName,
-                        "A utensil named \(existing) was added meanwhile; restore this one under another name with `utensilctl restore \(record.id.uuidString) --as NEW-NAME`.")
-                case .failure(.notFound):
-                    return .failure(.notFound, "\(record.name) is not in the trash; `utensilctl trash` lists what is.")
-                case .failure(let error):
-                    throw error
-                }
+                let restored = try store.restore(id: try id(of: request.target), as: request.newName)
                 logger.notice("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash for \(peer)",
                               metadata: ["UTENSIL_ID": .string(restored.id.uuidString), "UTENSIL_NAME": .string(restored.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.restored(info(restored)))
             case .rename:
-                let record = try find(request.target ?? "", byIDOnly: true)
-                let name: UtensilName
-                do {
-                    name = try UtensilName(validating: request.newName ?? "")
-                } catch {
-                    return .failure(.invalidName, error.message)
-                }
-                let renamed = try catalog.rename(
-                    id: record.id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
-                    claim: settings.claimsNames)
-                logger.notice("Renamed utensil \(record.name) to \(renamed.name) (\(renamed.id.uuidString)) for \(peer)",
+                let (previous, renamed) = try store.rename(id: try id(of: request.target), to: request.newName ?? "")
+                logger.notice("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString)) for \(peer)",
                               metadata: ["UTENSIL_ID": .string(renamed.id.uuidString), "UTENSIL_NAME": .string(renamed.name),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.renamed(info(renamed)))
             case .categories:
-                return .success(.categories(try catalog.categories().map { CategoryInfo(name: $0.name, count: $0.count) }))
+                return .success(.categories(try store.categories().map { CategoryInfo(name: $0.name, count: $0.count) }))
             case .setCategory:
-                let record = try find(request.target ?? "", byIDOnly: true)
-                var category: UtensilName?
-                if !request.none {
-                    do {
-                        category = try UtensilName(validating: request.category ?? "")
-                    } catch {
-                        return .failure(.invalidName, "The category \(error.problem); choose another.")
-                    }
-                }
-                let changed = try catalog.setCategory(id: record.id, to: category)
+                let changed = try store.setCategory(
+                    id: try id(of: request.target), to: request.none ? nil : request.category ?? "")
                 logger.notice("Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none") for \(peer)",
                               metadata: ["UTENSIL_ID": .string(changed.id.uuidString), "UTENSIL_NAME": .string(changed.name),
                                          "UTENSIL_CATEGORY": .string(changed.category ?? ""),
                                          "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 return .success(.categorized(info(changed)))
             case .rejected:
-                return .success(.rejected(rejectedFolder.list()))
+                return .success(.rejected(store.rejectedFiles().map {
+                    RejectedInfo(file: $0.file, reason: $0.reason, message: $0.message, rejectedAt: $0.rejectedAt, bytes: $0.bytes)
+                }))
             case .retry:
                 if !request.all {
-                    do {
-                        let moved = try rejectedFolder.retry(request.file ?? "")
-                        logRetried([moved], for: peer)
-                        return .success(.retried([moved]))
-                    } catch {
-                        switch error {
-                        case .notFound(let message): return .failure(.notFound, message)
-                        case .invalid(let message): return .failure(.badRequest, message)
-                        case .failed(let message): return .failure(.internal, message)
-                        }
-                    }
+                    let moved = try store.retry(request.file ?? "")
+                    logRetried([moved], for: peer)
+                    return .success(.retried([moved]))
                 }
                 // Everything it can; what it cannot is reported beside, file by file.
-                var moved: [String] = []
-                var failures: [RetryFailure] = []
-                for name in rejectedFolder.list().map(\.file) {
-                    do {
-                        moved.append(try rejectedFolder.retry(name))
-                    } catch {
-                        failures.append(RetryFailure(file: name, message: error.message))
-                    }
-                }
+                let (moved, failures) = store.retryAll()
                 logRetried(moved, for: peer)
                 if !failures.isEmpty {
                     logger.warning("Could not move \(failures.count) rejected files back into the inbox for \(peer): \(failures.map { "\($0.file): \($0.message)" }.joined(separator: " "))",
                                    metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
                 }
-                return .success(.retried(moved, notRetried: failures))
+                return .success(.retried(moved, notRetried: failures.map { RetryFailure(file: $0.file, message: $0.message) }))
             case .check:
-                return .success(.check(try ConsistencyCheck(settings: settings, catalog: catalog).run()))
+                let report = try store.check()
+                return .success(.check(CheckReport(
+                    integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles,
+                    filesWithoutRows: report.filesWithoutRows)))
             case .events:
                 return .failure(.badRequest, "events is a stream; it is answered elsewhere.")
             }
-        } catch let error as CatalogError {
-            switch error {
-            case .notFound: return .failure(.notFound, "No utensil has that id or name; `utensilctl list` shows them.")
-            case .duplicateName(let existing):
-                return .failure(.duplicateName, "A utensil named \(existing) already exists; choose another name.")
-            case .invalidCursor: return .failure(.badRequest, "That --after cursor was not handed out by this daemon.")
-            case .ambiguousName(let ids):
-                return .failure(.badRequest, "Several utensils have that name; use one of their ids: \(ids.joined(separator: ", ")).")
-            default: return .failure(.busy, "The catalog cannot answer just now (\(error)); try again in a moment.")
-            }
         } catch {
-            return .failure(.internal, "Something went wrong: \(error).")
+            return Self.failure(error)
         }
     }
 
-    private var removal: UtensilRemoval { UtensilRemoval(settings: settings, catalog: catalog) }
+    /// The reply for a store operation that did not happen (or not completely).
+    static func failure(_ error: StoreError) -> ControlReply {
+        switch error {
+        case .catalog(.notFound): .failure(.notFound, "No utensil has that id or name; `utensilctl list` shows them.")
+        case .catalog(.duplicateName(let existing)):
+            .failure(.duplicateName, "A utensil named \(existing) already exists; choose another name.")
+        case .catalog(.invalidCursor): .failure(.badRequest, "That --after cursor was not handed out by this daemon.")
+        case .catalog(.ambiguousName(let ids)):
+            .failure(.badRequest, "Several utensils have that name; use one of their ids: \(ids.joined(separator: ", ")).")
+        case .catalog(let error): .failure(.busy, "The catalog cannot answer just now (\(error)); try again in a moment.")
+        case .notFound(let message): .failure(.notFound, message)
+        case .invalidName(let message): .failure(.invalidName, message)
+        case .duplicateName(let message): .failure(.duplicateName, message)
+        case .invalidRequest(let message): .failure(.badRequest, message)
+        case .fileSystem(let message), .filesNotRemoved(let message): .failure(.internal, message)
+        }
+    }
 
-    private var rejectedFolder: RejectedFolder {
-        RejectedFolder(folder: settings.rejected, inbox: settings.inbox)
+    /// The utensil id a changing command names (only an id, never a name).
+    private func id(of target: String?) throws(StoreError) -> UUID {
+        guard let target, let id = UUID(uuidString: target) else { throw .catalog(.notFound) }
+        return id
     }
 
     private func logRetried(_ moved: [String], for peer: PeerCredentials) {
@@ -230,22 +183,8 @@ struct ControlRequestHandler: Sendable {
                       metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
     }
 
-    /// A utensil by id, or (for `show`) by name.
-    private func find(_ target: String, byIDOnly: Bool = false) throws -> UtensilRecord {
-        if let id = UUID(uuidString: target), let record = try catalog.utensil(id: id) { return record }
-        guard !byIDOnly else { throw CatalogError.notFound }
-        let matches = try catalog.utensils(nameKey: UtensilName.uniquenessKey(for: target.trimmingCharacters(in: .whitespaces)))
-        if matches.count > 1 { throw CatalogError.ambiguousName(ids: matches.map(\.id.uuidString)) }
-        guard let record = matches.first else { throw CatalogError.notFound }
-        return record
-    }
-
-    private func path(original record: UtensilRecord) -> String {
-        settings.originalPath(id: record.id.uuidString, fileExtension: record.fileExtension).description
-    }
-
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
-        let thumbnailPath = settings.thumbnailPath(id: record.id.uuidString).description
+        let thumbnailPath = store.thumbnailPath(of: record).description
         var rgbPreview: RGBPreview?
         if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnailPath: thumbnailPath) {
             rgbPreview = RGBPreview(width: ThumbnailCache.previewSize, height: ThumbnailCache.previewSize, rgb: Data(pixels))
@@ -253,9 +192,9 @@ struct ControlRequestHandler: Sendable {
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
-            original: path(original: record), thumbnail: thumbnailPath, category: record.category,
+            original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
-            purgeAt: record.trashedAt.map { removal.purgeDate(trashedAt: $0) }, preview: rgbPreview)
+            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview)
     }
 
     static func encode(_ reply: ControlReply) -> String {

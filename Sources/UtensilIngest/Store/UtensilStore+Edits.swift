@@ -1,0 +1,41 @@
+import Foundation
+import UtensilCatalog
+import UtensilCore
+
+/// Changes of a utensil's row alone: its name and its category. Files are named by id, so
+/// neither touches a file; each is one transaction, so a crash leaves it done or not done.
+extension UtensilStore {
+    /// Renames a utensil (not one in the trash); the name is validated like a dropped file's
+    /// and, when names are unique, claimed.
+    /// - Returns: the utensil as it was and as it is now.
+    public func rename(id: UUID, to newName: String) throws(StoreError) -> (previous: UtensilRecord, renamed: UtensilRecord) {
+        let previous = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad name.
+        let name: UtensilName
+        do {
+            name = try UtensilName(validating: newName)
+        } catch {
+            throw .invalidName(error.message)
+        }
+        let renamed = try catalogCall { () throws(CatalogError) in
+            try catalog.rename(
+                id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
+                claim: settings.claimsNames)
+        }
+        faults.reached(.renameCommitted)
+        return (previous, renamed)
+    }
+
+    /// Sets a utensil's category, or clears it with nil; the category is validated like a name.
+    public func setCategory(id: UUID, to newCategory: String?) throws(StoreError) -> UtensilRecord {
+        _ = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad category.
+        var category: UtensilName?
+        if let newCategory {
+            do {
+                category = try UtensilName(validating: newCategory)
+            } catch {
+                throw .invalidName("The category \(error.problem); choose another.")
+            }
+        }
+        return try catalogCall { () throws(CatalogError) in try catalog.setCategory(id: id, to: category) }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import UtensilCatalog
+import UtensilCore
+
+/// The one owner of utensild's state: the state folder's layout (`originals/`,
+/// `thumbnails/`), the catalog, and `rejected/` as far as a retry takes files out of it.
+///
+/// Every operation that changes rows and files together lives here once, in its own file:
+/// the commit of an ingest and a photo replacement (`UtensilStore+Commit`), trash, restore,
+/// delete and purge (`+Removal`), rename and category (`+Edits`), retry from `rejected/`
+/// (`+Rejected`), and the rows-versus-files scan that start-up reconciliation mends and
+/// `check` reports (`+Reconcile`). Callers — the ingest engine, the control handler, the web
+/// gallery, the trash purger — decode, authorise and call; none of them touches the state
+/// folder or writes the catalog itself.
+///
+/// Crash safety, the same everywhere: files a new row needs are durable before the row is
+/// committed; files a removed row leaves are removed only after it is committed. So a
+/// `kill -9` at any instant leaves at most files without a row (or a replacement's
+/// temporaries), which ``reconcile()`` mends at the next start; never a row without its
+/// files. Every name below the state folder and `rejected/` is resolved beneath a held
+/// folder (``HeldFolder``), never through a link.
+///
+/// Operations block (file I/O, a durable commit): run them on threads of their own.
+public struct UtensilStore: Sendable {
+    public let settings: IngestSettings
+    public let catalog: Catalog
+    let logger: Logger
+    var faults: FaultInjection
+
+    public init(settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
+        self.settings = settings
+        self.catalog = catalog
+        self.logger = logger
+        self.faults = faults
+    }
+
+    /// This store with no fault hooks (start-up reconciliation runs without them).
+    var withoutFaults: UtensilStore {
+        var store = self
+        store.faults = FaultInjection()
+        return store
+    }
+
+    // MARK: Layout
+
+    /// `<UUID>.<ext>`, the name of a utensil's original in `originals/`.
+    static func originalName(id: UUID, fileExtension: String) -> [UInt8] {
+        Array("\(id.uuidString).\(fileExtension)".utf8)
+    }
+
+    /// `<UUID>.jpeg`, the name of a utensil's thumbnail in `thumbnails/`.
+    static func thumbnailName(id: UUID) -> [UInt8] {
+        Array("\(id.uuidString).jpeg".utf8)
+    }
+
+    /// `<UUID>.<ext>` → the UUID.
+    static func utensilID(fromFileName name: [UInt8]) -> UUID? {
+        guard let dot = name.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        return UUID(uuidString: name[..<dot].lossyString)
+    }
+
+    /// `originals/` and `thumbnails/`, held open for one operation.
+    func folders() throws(SystemError) -> (originals: HeldFolder, thumbnails: HeldFolder) {
+        (try HeldFolder.open(settings.originals), try HeldFolder.open(settings.thumbnails))
+    }
+
+    // MARK: Reading
+
+    /// A utensil by id, or (unless `byIDOnly`) by name.
+    public func find(_ target: String, byIDOnly: Bool = false) throws(StoreError) -> UtensilRecord {
+        try catalogCall { () throws(CatalogError) in
+            if let id = UUID(uuidString: target), let record = try catalog.utensil(id: id) { return record }
+            guard !byIDOnly else { throw CatalogError.notFound }
+            let matches = try catalog.utensils(
+                nameKey: UtensilName.uniquenessKey(for: target.trimmingCharacters(in: .whitespaces)))
+            if matches.count > 1 { throw CatalogError.ambiguousName(ids: matches.map(\.id.uuidString)) }
+            guard let record = matches.first else { throw CatalogError.notFound }
+            return record
+        }
+    }
+
+    /// Utensils not in the trash.
+    public func count() throws(StoreError) -> Int {
+        try catalogCall { () throws(CatalogError) in try catalog.count() }
+    }
+
+    /// One page of utensils; see ``Catalog/list(search:category:addedBy:sort:limit:after:)``.
+    /// `search` is as a person typed it.
+    public func list(
+        search: String?, category: String?, addedBy: String?, sort: CatalogSort, limit: Int, after: String?
+    ) throws(StoreError) -> CatalogPage {
+        try catalogCall { () throws(CatalogError) in
+            try catalog.list(
+                search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy, sort: sort,
+                limit: limit, after: after)
+        }
+    }
+
+    /// Every category with how many utensils it has.
+    public func categories() throws(StoreError) -> [CatalogCategory] {
+        try catalogCall { () throws(CatalogError) in try catalog.categories() }
+    }
+
+    /// The utensils in the trash, longest there first.
+    public func trashed() throws(StoreError) -> [UtensilRecord] {
+        try catalogCall { () throws(CatalogError) in try catalog.trashed() }
+    }
+
+    /// Where a utensil's original is.
+    public func originalPath(of record: UtensilRecord) -> RawPath {
+        settings.originalPath(id: record.id.uuidString, fileExtension: record.fileExtension)
+    }
+
+    /// Where a utensil's thumbnail is.
+    public func thumbnailPath(of record: UtensilRecord) -> RawPath {
+        settings.thumbnailPath(id: record.id.uuidString)
+    }
+
+    func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .catalog(error)
+        }
+    }
+}
+
+/// Why a store operation did not happen (or, for ``filesNotRemoved(_:)``, not completely),
+/// with the sentence a person needs where the catalog's own reason is not enough.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The catalog refused or could not answer; callers turn these into sentences the same
+    /// way for every operation.
+    case catalog(CatalogError)
+    /// The utensil or file asked for is not there (the sentence says what to do).
+    case notFound(String)
+    /// A new name or category is not a valid name.
+    case invalidName(String)
+    /// The name is taken (the sentence says what to do).
+    case duplicateName(String)
+    /// The request names something that cannot be acted on (a sidecar, a path).
+    case invalidRequest(String)
+    /// A file operation failed; nothing was changed.
+    case fileSystem(String)
+    /// The rows were changed but some files could not be removed; they are named, and were
+    /// logged. Start-up reconciliation removes them, `utensilctl check` lists them meanwhile.
+    case filesNotRemoved(String)
+
+    public var description: String {
+        switch self {
+        case .catalog(let error): error.description
+        case .notFound(let message), .invalidName(let message), .duplicateName(let message),
+             .invalidRequest(let message), .fileSystem(let message), .filesNotRemoved(let message):
+            message
+        }
+    }
+}
