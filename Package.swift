@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "UtensilWatch"),
+        .target(name: "UtensilWatch", dependencies: ["CUtensilSupport"]),
         .target(name: "UtensilControlProtocol", dependencies: ["UtensilCore"]),
         .executableTarget(
             name: "utensilctl",
