@@ -64,6 +64,10 @@ extension ControlCall where Reply == [UtensilInfo] {
     public static var trash: Self { Self(.trash) }
 }
 
+extension ControlCall where Reply == RethumbReport {
+    public static func rethumb(_ selection: RethumbSelection) -> Self { Self(.rethumb(selection)) }
+}
+
 extension ControlCall where Reply == Subscription {
     /// Answered by `subscribed`, then one `EventInfo` line per event (`LineFraming.decodeEvent`).
     public static var events: Self { Self(.events) }

@@ -14,6 +14,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case setCategory = "set-category"
     case trash
     case restore
+    case rethumb
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -32,6 +33,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .setCategory: "categorized"
         case .trash: "trash"
         case .restore: "restored"
+        case .rethumb: "rethumb"
         }
     }
 

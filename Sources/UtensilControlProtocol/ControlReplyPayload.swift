@@ -66,6 +66,16 @@ public struct RetryOutcome: ControlReplyPayload {
     }
 }
 
+/// `rethumb`'s payload: how many thumbnails were queued for regeneration, which goes on in
+/// the background.
+public struct RethumbReport: Codable, ControlReplyPayload {
+    public var queued: Int
+
+    public init(queued: Int) {
+        self.queued = queued
+    }
+}
+
 /// `events`' first reply, `"subscribed": true`: events from now on follow, one line each.
 public struct Subscription: ControlReplyPayload {
     public init() {}

@@ -8,6 +8,7 @@ extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
         case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
+        case missing, targets
     }
 
     public init(from decoder: any Decoder) throws {
@@ -57,6 +58,17 @@ extension ControlRequest: Codable {
         case .trash: self = .trash
         case .restore:
             self = .restore(try arguments.required(.target, "the id of a utensil in the trash"), as: try arguments.optional(.newName))
+        case .rethumb:
+            let targets = try arguments.optional(.targets, as: [String].self) ?? []
+            let chosen: [RethumbSelection] =
+                (try arguments.flag(.all) ? [.all] : []) + (try arguments.flag(.missing) ? [.missing] : [])
+                + (targets.isEmpty ? [] : [.utensils(targets)])
+            guard chosen.count == 1, let selection = chosen.first else {
+                throw ControlError(.badRequest, chosen.isEmpty
+                    ? "The rethumb command needs \"all\": true, \"missing\": true or \"targets\": the ids of utensils."
+                    : "Rethumb takes one of \"all\", \"missing\" and \"targets\", not several.")
+            }
+            self = .rethumb(selection)
         }
     }
 
@@ -97,6 +109,12 @@ extension ControlRequest: Codable {
         case .restore(let target, let newName):
             try container.encode(target, forKey: .target)
             try container.encodeIfPresent(newName, forKey: .newName)
+        case .rethumb(.all):
+            try container.encode(true, forKey: .all)
+        case .rethumb(.missing):
+            try container.encode(true, forKey: .missing)
+        case .rethumb(.utensils(let ids)):
+            try container.encode(ids, forKey: .targets)
         }
     }
 

@@ -27,6 +27,8 @@ public enum ControlRequest: Sendable, Equatable {
     case trash
     /// A utensil by id, back from the trash, under a new name when given.
     case restore(String, as: String? = nil)
+    /// Regenerate thumbnails from originals, in the background.
+    case rethumb(RethumbSelection)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -44,6 +46,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .setCategory: .setCategory
         case .trash: .trash
         case .restore: .restore
+        case .rethumb: .rethumb
         }
     }
 
@@ -54,6 +57,16 @@ public enum ControlRequest: Sendable, Equatable {
     ) -> ControlRequest {
         .list(ListOptions(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
     }
+}
+
+/// Which thumbnails `rethumb` regenerates.
+public enum RethumbSelection: Sendable, Equatable {
+    /// Every utensil's (`"all": true`).
+    case all
+    /// Those whose thumbnail file is missing (`"missing": true`).
+    case missing
+    /// These utensils', by id (`"targets": [ID, …]`).
+    case utensils([String])
 }
 
 /// The arguments of `list`, each optional.

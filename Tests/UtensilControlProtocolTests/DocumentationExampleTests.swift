@@ -86,6 +86,7 @@ import UtensilControlProtocol
         case .setCategory(let id, let category): try again(.setCategory(id, to: category))
         case .trash: try again(.trash)
         case .restore(let id, let name): try again(.restore(id, as: name))
+        case .rethumb(let selection): try again(.rethumb(selection))
         }
     }
 }

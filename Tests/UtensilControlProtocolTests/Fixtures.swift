@@ -36,7 +36,8 @@ enum Fixtures {
         .list(category: "Knives", addedBy: "alice"), .show("Spoon"), .show("Spoon", preview: true), .delete(spoon.id),
         .delete(spoon.id, now: true), .rename(spoon.id, to: "Ladle"), .rejected, .retry(file: "Spoon!!.jpg"), .retryAll,
         .check, .events, .categories, .setCategory(spoon.id, to: "Knives"), .setCategory(spoon.id, to: nil), .trash,
-        .restore(spoon.id), .restore(spoon.id, as: "Old spoon"),
+        .restore(spoon.id), .restore(spoon.id, as: "Old spoon"), .rethumb(.all), .rethumb(.missing),
+        .rethumb(.utensils([spoon.id, "2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F"])),
     ]
 
     static var trashedSpoon: UtensilInfo {

@@ -48,6 +48,11 @@ import UtensilControlProtocol
         (#"{"v":1,"command":"set-category","target":"x"}"#, .badRequest),
         (#"{"v":1,"command":"set-category","target":"x","category":"Knives","none":true}"#, .badRequest),
         (#"{"v":1,"command":"show","target":"x","preview":1}"#, .badRequest),
+        (#"{"v":1,"command":"rethumb"}"#, .badRequest),
+        (#"{"v":1,"command":"rethumb","targets":[]}"#, .badRequest),
+        (#"{"v":1,"command":"rethumb","targets":"x"}"#, .badRequest),
+        (#"{"v":1,"command":"rethumb","all":true,"missing":true}"#, .badRequest),
+        (#"{"v":1,"command":"rethumb","missing":true,"targets":["x"]}"#, .badRequest),
     ])
     func badLines(_ line: String, _ expected: ControlErrorCode) {
         #expect(code(of: line) == expected)

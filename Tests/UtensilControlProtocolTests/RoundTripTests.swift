@@ -30,6 +30,7 @@ import UtensilControlProtocol
         try roundTrip(.setCategory(Fixtures.spoon.id, to: nil), Fixtures.spoon)
         try roundTrip(.trash, [Fixtures.trashedSpoon])
         try roundTrip(.restore(Fixtures.spoon.id), Fixtures.spoon)
+        try roundTrip(.rethumb(.missing), RethumbReport(queued: 2))
     }
 
     private func roundTrip<Payload>(

@@ -71,7 +71,7 @@ import UtensilControlProtocol
     @Test func replyKeysOfEveryCommand() {
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
-            "categories", "categorized", "trash", "restored",
+            "categories", "categorized", "trash", "restored", "rethumb",
         ])
         #expect(ControlCommand.eventKey == "event")
     }
@@ -84,6 +84,8 @@ import UtensilControlProtocol
         #expect(try Fixtures.keys(of: ControlRequest.delete("id")) == ["v", "command", "target"])
         #expect(try Fixtures.keys(of: ControlRequest.setCategory("id", to: nil)) == ["v", "command", "target", "none"])
         #expect(try Fixtures.keys(of: ControlRequest.restore("id")) == ["v", "command", "target"])
+        #expect(try Fixtures.keys(of: ControlRequest.rethumb(.utensils(["id"]))) == ["v", "command", "targets"])
+        #expect(try Fixtures.keys(of: ControlRequest.rethumb(.missing)) == ["v", "command", "missing"])
         let list = try Fixtures.object(of: ControlRequest.list(search: "s", sort: .newestFirst, limit: 5, after: "c"))
         #expect(Set(list.keys) == ["v", "command", "search", "sort", "limit", "after"])
         #expect(list["sort"] as? String == "-created")

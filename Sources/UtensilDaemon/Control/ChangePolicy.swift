@@ -17,7 +17,7 @@ struct ChangePolicy: Sendable {
     /// The commands that change utensils or files, rather than only read.
     static func changes(_ command: ControlCommand) -> Bool {
         switch command {
-        case .delete, .rename, .retry, .setCategory, .restore: true
+        case .delete, .rename, .retry, .setCategory, .restore, .rethumb: true
         case .status, .list, .show, .rejected, .check, .events, .categories, .trash: false
         }
     }

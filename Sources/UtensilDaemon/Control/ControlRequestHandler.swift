@@ -64,6 +64,7 @@ struct ControlRequestHandler: Sendable {
         case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: peer) }
         case .trash: return await run(request) { try store.trashed().map { info($0) } }
         case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: peer) }
+        case .rethumb: return .failure(.badRequest, "This utensild cannot regenerate thumbnails yet; update it.")
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         }
     }
