@@ -38,9 +38,9 @@ actor Rethumbing {
     /// The latest run, running or finished.
     var latest: RethumbInfo? { run }
 
-    /// Starts a run over `selection` (for `.ids`, exactly `ids`, which exist) at the current
-    /// thumbnail settings; `total` is the count known now. Returns nil while another run is
-    /// going on.
+    /// Starts a run at the current thumbnail settings: for `.all` over the whole catalog
+    /// (`total` is its count now), otherwise over exactly `ids`. Returns nil while another run
+    /// is going on.
     func start(_ selection: RethumbInfo.Selection, ids: [UUID], total: Int) -> RethumbInfo? {
         if let run, run.isRunning { return nil }
         let store = engines.current.store
@@ -76,14 +76,14 @@ actor Rethumbing {
         finishIfDone()
     }
 
-    /// Queues the selection a page at a time; the scheduler holds back the walk while
-    /// ``backlog`` thumbnails wait.
+    /// Queues the ids given, or for `.all` the whole catalog a page at a time; the scheduler
+    /// holds back the walk while ``backlog`` thumbnails wait.
     private func walk(_ selection: RethumbInfo.Selection, ids: [UUID], store: UtensilStore) async {
         defer {
             walkEnded = true
             finishIfDone()
         }
-        if selection == .ids {
+        if selection != .all {
             queued = ids.count
             _ = await scheduler.queueRethumbs(ids, backlog: Self.backlog)
             return
@@ -109,7 +109,7 @@ actor Rethumbing {
             }
             counted += chosen.count
             queued += chosen.count
-            if selection == .missing || counted > run?.total ?? 0 { setTotal(counted) }
+            if counted > run?.total ?? 0 { setTotal(counted) }
             guard await scheduler.queueRethumbs(chosen, backlog: Self.backlog) else { return }
         }
     }

@@ -24,6 +24,18 @@ extension UtensilStore {
         return (ids, missing)
     }
 
+    /// Every utensil (the trash too) whose thumbnail file is missing, in id order.
+    public func missingThumbnails() throws(StoreError) -> [UUID] {
+        var missing: [UUID] = []
+        var after: UUID?
+        while true {
+            let page = try rethumbPage(after: after, limit: 1000)
+            guard let last = page.ids.last else { return missing }
+            missing += page.missing
+            after = last
+        }
+    }
+
     /// Utensils in the catalog, the trash too.
     public func countAll() throws(StoreError) -> Int {
         try catalogCall { () throws(CatalogError) in try catalog.countAll() }
