@@ -504,7 +504,10 @@ def scale(binaries, bench, corpus, work, rows, profile):
 
 
 def scale_queries(daemon, rows, repeats):
-    """Each kind of request through the socket, `repeats` times; request to reply on one connection."""
+    """Each kind of request through the socket, `repeats` times; request to reply on one connection.
+
+    Each request is sent once first, untimed in the percentiles: right after a start its pages
+    come from the disk, not the page cache (that first time is reported as `first_max_ms`)."""
     middle = rows // 2
     sparse = f"{middle}"  # the number of one name (and of the few holding it in a longer number)
     kinds = {
@@ -519,18 +522,21 @@ def scale_queries(daemon, rows, repeats):
     connection = daemon.connect()
     reader = connection.makefile("rb")
     result = {}
+    def timed(request):
+        started = time.monotonic()
+        connection.sendall((json.dumps(dict(request, v=1)) + "\n").encode())
+        reply = json.loads(reader.readline())
+        if not reply.get("ok"):
+            raise SystemExit(f"bench: {request} failed: {reply}")
+        return (time.monotonic() - started) * 1000
+
     for kind, requests in kinds.items():
-        times = []
+        times, first = [], []
         for request in requests:
-            for _ in range(repeats):
-                started = time.monotonic()
-                connection.sendall((json.dumps(dict(request, v=1)) + "\n").encode())
-                reply = json.loads(reader.readline())
-                times.append((time.monotonic() - started) * 1000)
-                if not reply.get("ok"):
-                    raise SystemExit(f"bench: {request} failed: {reply}")
+            first.append(timed(request))
+            times += [timed(request) for _ in range(repeats)]
         result[kind] = dict(samples=len(times), p50_ms=round(percentile(times, 50), 2),
-                            p99_ms=round(percentile(times, 99), 2))
+                            p99_ms=round(percentile(times, 99), 2), first_max_ms=round(max(first), 1))
     connection.close()
     return result
 
@@ -575,7 +581,8 @@ def scale_rows(results, verdict):
          f"< {TARGETS['scale_rest_rss']:.0f} MB", verdict(s["rest_rss_mb"] < TARGETS["scale_rest_rss"])),
     ]
     for kind, figures in q.items():
-        rows.append((f"{n} utensils: {kind} p99", "", f"{figures['p99_ms']:.1f} ms", f"p50 {figures['p50_ms']:.1f} ms",
+        rows.append((f"{n} utensils: {kind} p99", f"first {figures['first_max_ms']:.0f} ms", f"{figures['p99_ms']:.1f} ms",
+                     f"p50 {figures['p50_ms']:.1f} ms",
                      f"< {TARGETS['scale_query_p99']:.0f} ms", verdict(figures["p99_ms"] < TARGETS["scale_query_p99"])))
     rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.1f} s",
                  f"{s['check_problems']} problems", f"< {TARGETS['scale_check']:.0f} s", verdict(s["check_s"] < TARGETS["scale_check"])))

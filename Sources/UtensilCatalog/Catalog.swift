@@ -378,6 +378,8 @@ extension Catalog {
         let rows = try read { db in
             var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
+            var denseSearch: String?
+            var searchArgument = 0
             if let category {
                 conditions.append("categoryKey = ?")
                 arguments.append(UtensilName.uniquenessKey(for: category))
@@ -390,16 +392,10 @@ extension Catalog {
                 if search.unicodeScalars.count >= 3 {
                     // Trigram index: the whole text as one phrase matches it anywhere in the name.
                     let phrase = "\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    if try Self.isDense(phrase, db) {
-                        // So many names match that walking the sort order and testing each name
-                        // fills a page after about limit / density rows, long before gathering
-                        // and sorting every match would.
-                        conditions.append("instr(searchKey, ?) > 0")
-                        arguments.append(search)
-                    } else {
-                        conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
-                        arguments.append(phrase)
-                    }
+                    if try Self.isDense(phrase, db) { denseSearch = search }
+                    searchArgument = arguments.count
+                    conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
+                    arguments.append(phrase)
                 } else {
                     conditions.append("searchKey LIKE ? ESCAPE '\\'")
                     arguments.append("%" + Self.escapedForLike(search) + "%")
@@ -411,10 +407,29 @@ extension Catalog {
                 arguments.append(cursorCondition.id)
             }
             let direction = descending ? "DESC" : "ASC"
+            let order = "ORDER BY \(column) \(direction), id \(direction)"
+            if let denseSearch {
+                // So many names match that walking the sort order and testing each name usually
+                // fills a page after about limit / density rows, long before gathering and
+                // sorting every match would. The walk stops after ``denseWalkRows`` rows (the
+                // matches may all sit further on): then the matches are gathered after all.
+                var walkConditions = conditions
+                var walkArguments = arguments
+                walkConditions.removeAll { $0.hasPrefix("rowid IN (SELECT rowid FROM utensilSearch") }
+                walkArguments.remove(at: searchArgument)
+                let walk = """
+                    SELECT *, \(column) AS cursorValue FROM (
+                        SELECT * FROM utensil WHERE \(walkConditions.joined(separator: " AND "))
+                        \(order) LIMIT \(Self.denseWalkRows)
+                    ) WHERE instr(searchKey, ?) > 0 \(order) LIMIT \(limit + 1)
+                    """
+                let rows = try Row.fetchAll(db, sql: walk, arguments: StatementArguments(walkArguments + [denseSearch]))
+                if rows.count > limit { return rows }
+            }
             let sql = """
                 SELECT *, \(column) AS cursorValue FROM utensil
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-                ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)
+                \(order) LIMIT \(limit + 1)
                 """
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         }
@@ -603,6 +618,8 @@ extension Catalog {
 
     /// Matches at or above which a search walks the sort order instead of sorting its matches.
     static let denseMatches = 2000
+    /// Rows a dense search walks in the sort order before it gathers its matches instead.
+    static let denseWalkRows = 5000
 
     /// Whether the trigram `phrase` matches at least ``denseMatches`` names (counting stops there).
     static func isDense(_ phrase: String, _ db: Database) throws -> Bool {

@@ -37,11 +37,11 @@ struct RethumbEndToEndTests {
         let socket = world.root.appendingPathComponent("control.sock").path
         let started = try Utensilctl.run(["rethumb", "--all", "--json"], socket: socket)
         #expect(started.status == 0, "\(started.errors)")
-        #expect(started.json?["total"] as? Int == 12)
-        #expect(started.json?["size"] as? Int == 96)
+        #expect(started.json?["queued"] as? Int == 12)
         for index in 12..<18 { try world.drop("Utensil \(index).jpg", images[index]) }
         let finished = try waitForFinishedRun(daemon, socket: socket, total: 12)
         #expect(finished["failed"] as? Int == 0)
+        #expect(finished["size"] as? Int == 96)
         try daemon.waitForUtensils(18)
         try daemon.waitUntil("the inbox to be empty") { world.files(in: world.inbox).isEmpty }
         // Every thumbnail, old and new, is at the new size.
@@ -55,6 +55,7 @@ struct RethumbEndToEndTests {
         #expect((check.json?["rowsWithoutFiles"] as? [String])?.count == 3, "\(check.output)")
         let missing = try Utensilctl.run(["rethumb", "--missing", "--json"], socket: socket)
         #expect(missing.status == 0, "\(missing.errors)")
+        #expect(missing.json?["queued"] as? Int == 3)
         _ = try waitForFinishedRun(daemon, socket: socket, total: 3)
         #expect(Set(lost).isSubset(of: Set(world.files(in: world.thumbnails))))
         let status = try Utensilctl.run(["status"], socket: socket)

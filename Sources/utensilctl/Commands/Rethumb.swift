@@ -37,12 +37,13 @@ struct Rethumb: ParsableCommand {
     }
 
     func run() throws {
-        let selection: RethumbInfo.Selection = all ? .all : missing ? .missing : .ids
+        let selection: RethumbSelection = all ? .all : missing ? .missing : .utensils(ids)
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let run = try invocation.connect().send(.rethumb(selection, ids: ids)).expect("rethumb", \.rethumbRun)
-            if invocation.json { return try JSONOutput.print(run) }
-            let what = selection == .missing ? "every missing thumbnail" : "\(run.total) thumbnails"
-            invocation.print(["Making \(what) again at \(run.size) px in the background; `utensilctl status` shows how far it is."])
+            let report = try invocation.connect().send(.rethumb(selection))
+            if invocation.json { return try JSONOutput.print(report) }
+            invocation.print([
+                "Making \(report.queued) thumbnails again in the background; `utensilctl status` shows how far it is."
+            ])
         }
     }
 }
