@@ -57,13 +57,14 @@ struct ReconcilerStateFolderTests {
     }
 }
 
-private final class CapturedLines: Sendable {
+/// Log lines captured in a test.
+final class CapturedLines: Sendable {
     private let lines = Mutex<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
 
-private struct CapturingHandler: LogHandler {
+struct CapturingHandler: LogHandler {
     let lines: CapturedLines
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
