@@ -13,6 +13,9 @@ public enum MessageID: String, Sendable, CaseIterable {
     case leftAlone = "d2f8f69b9eb54fdda97a59d2fc937115"
     /// The inbox went missing or came back.
     case inboxUnavailable = "b735a5b3b772404981b292a5424d1041"
+    /// Part of the inbox tree cannot be watched (inotify's watch limit, or no descriptor or
+    /// memory for a folder): drops there are found by the rescans only.
+    case inboxPartlyWatched = "dc30006a3e914558bafb92863fbe1984"
     /// Start-up reconciliation removed leftovers of an interrupted run.
     case reconciled = "73ffb29a8cef4c3ea3a7f69b1b390a66"
 }

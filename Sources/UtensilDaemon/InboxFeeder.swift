@@ -104,6 +104,12 @@ final class InboxFeeder: Sendable {
         case .overflow:
             logger.warning("The inotify queue overflowed; rescanning the inbox")
             await scanAll(reason: "overflow")
+        case .unwatched(let problem):
+            let seconds = rescanSeconds.withLock { $0 }
+            logger.warning(
+                "Part of the inbox is not watched: \(problem) (now every \(Int(seconds.rounded())) seconds)",
+                metadata: ["MESSAGE_ID": .string(MessageID.inboxPartlyWatched.rawValue)])
+            await scheduler.noteError("part of the inbox is not watched: \(problem)")
         case .inboxGone:
             logger.error(
                 "The inbox \(settings.inbox) is gone (deleted, moved or unmounted); waiting for it to come back",

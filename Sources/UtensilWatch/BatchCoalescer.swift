@@ -1,6 +1,6 @@
 /// Shrinks the events of one read batch before they are delivered: everything in a batch is
 /// delivered after all of it happened, so within a stretch between `.inboxGone`/`.inboxBack`
-/// - an `.overflow` (full rescan) covers every other event,
+/// - an `.overflow` (full rescan) covers every other event but `.unwatched` (a message),
 /// - a `.folderAppeared(F)` (scan of F) covers candidates and folders below F,
 /// - a repeated candidate adds nothing.
 enum BatchCoalescer {
@@ -14,7 +14,7 @@ enum BatchCoalescer {
                 result += coalesceStretch(stretch)
                 result.append(event)
                 stretch.removeAll()
-            case .candidate, .folderAppeared, .overflow:
+            case .candidate, .folderAppeared, .overflow, .unwatched:
                 stretch.append(event)
             }
         }
@@ -22,7 +22,13 @@ enum BatchCoalescer {
     }
 
     private static func coalesceStretch(_ events: [WatchEvent]) -> [WatchEvent] {
-        if events.contains(.overflow) { return [.overflow] }
+        if events.contains(.overflow) {
+            var problems: [WatchEvent] = []
+            for case .unwatched(let error) in events where !problems.contains(.unwatched(error)) {
+                problems.append(.unwatched(error))
+            }
+            return problems + [.overflow]
+        }
         var folders = Set<[UInt8]>()
         for case .folderAppeared(let path) in events { folders.insert(path) }
         func coveredByFolder(_ path: [UInt8]) -> Bool {

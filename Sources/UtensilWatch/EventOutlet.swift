@@ -6,7 +6,8 @@
 /// Memory stays bounded by the buffer size, whatever the consumer does.
 struct EventOutlet {
     private let continuation: AsyncStream<WatchEvent>.Continuation
-    /// Events that did not fit yet, in order: only `.overflow`, `.inboxGone` and `.inboxBack`.
+    /// Events that did not fit yet, in order: only `.overflow`, `.inboxGone`, `.inboxBack` and
+    /// (one at a time) `.unwatched`.
     private(set) var backlog: [WatchEvent] = []
     /// Set once the consumer has stopped iterating.
     private(set) var consumerGone = false
@@ -57,6 +58,8 @@ struct EventOutlet {
         switch event {
         case .inboxGone, .inboxBack:
             backlog.append(event)
+        case .unwatched:
+            if !backlog.contains(where: { if case .unwatched = $0 { true } else { false } }) { backlog.append(event) }
         case .candidate, .folderAppeared, .overflow:
             if backlog.last != .overflow { backlog.append(.overflow) }
         }

@@ -5,8 +5,11 @@ import Glibc
 /// One dedicated thread blocks in `poll()` on the inotify descriptor and a wake-up socket:
 /// zero CPU while idle, no timers. Only while the inbox is gone does it look for it again
 /// every `inboxRecheckInterval`. New folders are watched (with everything below them) before
-/// `.folderAppeared` is sent; symlinked folders are never followed; folders deeper than 32
-/// levels, folders `skipFolder` names and `excluded` folders are not watched.
+/// `.folderAppeared` is sent. Folders are opened and watched by descriptor beneath the inbox
+/// (`FolderWalker`), at any depth and whatever the length of their paths; symlinked folders are
+/// never followed; folders `skipFolder` names and `excluded` folders are not watched. Where the
+/// watch limit or the descriptors run out, the rest is reported as `.unwatched` and left to
+/// the rescans.
 public final class InboxWatcher: InboxEventSource {
     private let thread: WatcherThread
     /// The engine until the thread takes it (or `stop()` releases it unused).
@@ -27,7 +30,8 @@ public final class InboxWatcher: InboxEventSource {
     ///   - bufferLimit: events held for a slow consumer; beyond that they collapse into `.overflow`.
     ///   - writers: kept current with the files a writer holds open after writing to them; a
     ///     `.candidate` is reported when such a hold ends.
-    /// - Throws: `WatchError` if the inbox is missing or unreadable, or an inotify limit is hit.
+    /// - Throws: `WatchError` if the inbox is missing or unreadable, or an inotify limit is hit
+    ///   before the inbox itself is watched (a limit hit below it is an `.unwatched` event).
     public init(
         inbox: [UInt8],
         skipFolder: @escaping @Sendable ([UInt8]) -> Bool,
@@ -78,6 +82,7 @@ public final class InboxWatcher: InboxEventSource {
     private static func run(_ engine: InotifyEngine, thread: WatcherThread, outlet: inout EventOutlet, recheck: Duration) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 8)
         defer { buffer.deallocate() }
+        outlet.send(engine.takeStartProblem())
         while !outlet.consumerGone {
             let timeout: Duration? = !outlet.backlog.isEmpty ? backlogRetry : (engine.inboxIsGone ? recheck : nil)
             var events: [WatchEvent] = []

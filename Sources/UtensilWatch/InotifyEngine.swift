@@ -10,8 +10,11 @@ final class InotifyEngine {
     static let folderMask = UInt32(bitPattern:
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
             | IN_OPEN | IN_MODIFY | IN_CLOSE_NOWRITE | IN_DELETE | IN_ONLYDIR | IN_EXCL_UNLINK)
-    /// Added for every folder but the inbox itself, which may be a symlink.
+    /// Added when a folder is watched by its path (only without `/proc`), for every folder but
+    /// the inbox itself, which may be a symlink.
     static let dontFollow = UInt32(bitPattern: IN_DONT_FOLLOW)
+    /// Whether open folders can be watched through `/proc/self/fd` (else by their paths).
+    static let canWatchDescriptors = access("/proc/self/fd", X_OK) == 0
 
     let descriptor: Int32
     let inbox: [UInt8]
@@ -22,6 +25,9 @@ final class InotifyEngine {
     private(set) var table = WatchTable()
     /// The inbox's own watch; `nil` while the inbox is gone.
     private(set) var inboxWatch: Int32?
+    /// Why part of the tree was left unwatched when the inbox was (last) watched, until taken
+    /// by `takeStartProblem()`.
+    private var startProblem: WatchError?
 
     var inboxIsGone: Bool { inboxWatch == nil }
 
@@ -71,7 +77,7 @@ final class InotifyEngine {
                 if record.has(IN_MOVED_FROM) {
                     unwatch(under: path)
                 } else if record.has(IN_CREATE) || record.has(IN_MOVED_TO) {
-                    folderArrived(path, name: record.name, depth: folder.depth + 1, into: &events)
+                    folderArrived(path, name: record.name, into: &events)
                 }
             } else {
                 let released = writers.update { $0.note(record.mask, path: relative(path)) }
@@ -92,6 +98,16 @@ final class InotifyEngine {
             return
         }
         events.append(.inboxBack)
+        events += takeStartProblem()
+    }
+
+    /// Why part of the tree was left unwatched when the inbox was watched at start, as an event
+    /// (once).
+    func takeStartProblem() -> [WatchEvent] {
+        defer { startProblem = nil }
+        guard let startProblem else { return [] }
+        report(startProblem)
+        return [.unwatched(startProblem)]
     }
 
     /// The kernel lost events: re-walk the whole tree, adding watches for folders whose creation
@@ -101,13 +117,13 @@ final class InotifyEngine {
         writers.update { $0.removeAll() }  // What writers did meanwhile is unknown: settle decides.
         let stale = table.allWatches
         var visited = Set<Int32>()
-        let error = addTree(inbox, depth: 0, isInbox: true, visited: &visited)
+        let error = addTree(from: [], visited: &visited).unwatched
         guard let root = inboxWatch, visited.contains(root) else {
             inboxVanished(into: &events)
             return
         }
         removeWatches(stale.subtracting(visited))
-        if let error { report(error) }
+        if let error { report(error, into: &events) }
         events.append(.overflow)
     }
 
@@ -122,25 +138,25 @@ final class InotifyEngine {
             // A file system mounted below the inbox went away: the mount point now shows the
             // folder underneath, which is new to us.
             let name = folder.path.split(separator: BytePath.slash).last.map(Array.init) ?? []
-            folderArrived(folder.path, name: name, depth: folder.depth, into: &events)
+            folderArrived(folder.path, name: name, into: &events)
         }
         // IN_DELETE_SELF / IN_MOVE_SELF of a sub-folder: its parent's IN_MOVED_FROM or the
         // following IN_IGNORED deal with it.
     }
 
     /// A folder was created or moved in at `path` (possibly replacing an old watched tree there).
-    private func folderArrived(_ path: [UInt8], name: [UInt8], depth: Int, into events: inout [WatchEvent]) {
+    private func folderArrived(_ path: [UInt8], name: [UInt8], into events: inout [WatchEvent]) {
         let stale = table.watches(under: path)
         writers.update { $0.forget(under: relative(path)) }
         var visited = Set<Int32>()
         var error: WatchError?
-        if !walker.skipFolder(name), depth <= FolderWalker.maxDepth {
-            error = addTree(path, depth: depth, isInbox: false, visited: &visited)
+        if !walker.skipFolder(name) {
+            error = addTree(from: relative(path), visited: &visited).unwatched
         }
         removeWatches(stale.subtracting(visited))
         if !visited.isEmpty { events.append(.folderAppeared(path: path)) }
         if let error {
-            report(error)
+            report(error, into: &events)
             events.append(.overflow)
         }
     }
@@ -167,50 +183,66 @@ final class InotifyEngine {
         events.append(.inboxGone)
     }
 
-    /// Watches the inbox tree; on success `inboxWatch` is set.
+    /// Watches the inbox tree; on success `inboxWatch` is set. Folders below the inbox left
+    /// unwatched (the watch limit reached, no descriptor left) do not make it fail: that is
+    /// kept for `takeStartProblem()`, and the scans find their drops.
     private func watchInbox() -> WatchError? {
         if let problem = InboxCheck.problem(with: inbox) { return problem }
         var visited = Set<Int32>()
-        var rootError: Int32 = 0
-        let error = addTree(inbox, depth: 0, isInbox: true, visited: &visited, rootError: &rootError)
-        if error != nil || inboxWatch == nil {
+        let (unwatched, startError) = addTree(from: [], visited: &visited)
+        guard inboxWatch != nil else {
             removeWatches(visited)
-            inboxWatch = nil
-            return error ?? .inboxUnreadable(path: inbox, errno: rootError == 0 ? EACCES : rootError)
+            return unwatched ?? .inboxUnreadable(path: inbox, errno: startError ?? EACCES)
         }
+        startProblem = unwatched
         return nil
     }
 
-    private func addTree(_ path: [UInt8], depth: Int, isInbox: Bool, visited: inout Set<Int32>) -> WatchError? {
-        var ignored: Int32 = 0
-        return addTree(path, depth: depth, isInbox: isInbox, visited: &visited, rootError: &ignored)
-    }
-
-    /// Adds watches on `path` and the folders below it (each watch before listing the folder,
-    /// so nothing created meanwhile is missed). Existing watches are re-pointed to their new path.
-    private func addTree(
-        _ path: [UInt8], depth: Int, isInbox: Bool, visited: inout Set<Int32>, rootError: inout Int32
-    ) -> WatchError? {
-        var limitError: WatchError?
-        walker.walk(path, depth: depth, isInbox: isInbox) { folder, level in
-            let isRoot = isInbox && level == depth
-            let mask = Self.folderMask | (isRoot ? 0 : Self.dontFollow)
-            let wd = BytePath.withCString(folder) { inotify_add_watch(descriptor, $0, mask) }
+    /// Adds watches on the folder `start` (relative to the inbox; empty for the inbox itself)
+    /// and the folders below it, each watch before the folder is listed, so nothing created
+    /// meanwhile is missed. Existing watches are re-pointed to their new path. Returns why a
+    /// folder was left unwatched, and why `start` could not be opened.
+    private func addTree(from start: [UInt8], visited: inout Set<Int32>) -> (unwatched: WatchError?, startError: Int32?) {
+        var unwatched: WatchError?
+        var startError: Int32?
+        let outcome = walker.walk(inbox: inbox, from: start) { folder in
+            let isInbox = start.isEmpty && folder.isStart
+            let wd = addWatch(on: folder, isInbox: isInbox)
             guard wd >= 0 else {
-                let code = errno
+                let code = -wd
                 if code == ENOSPC || code == ENOMEM {
-                    limitError = .watchLimitReached(path: folder)
+                    unwatched = .watchLimitReached(path: folder.path)
                     return .abort
                 }
-                if isRoot { rootError = code }
-                return .skipChildren  // vanished, not a folder any more, or not readable
+                if code == ENAMETOOLONG, unwatched == nil { unwatched = .folderNotWatched(path: folder.path, errno: code) }
+                if isInbox { startError = code }
+                return .skipChildren  // vanished, or not readable
             }
-            table.set(wd, path: folder, depth: level)
+            table.set(wd, path: folder.path)
             visited.insert(wd)
-            if isRoot { inboxWatch = wd }
+            if isInbox { inboxWatch = wd }
             return .descend
         }
-        return limitError
+        return (unwatched ?? outcome.unvisited, startError ?? outcome.startError)
+    }
+
+    /// Watches an open folder, returning the watch or `-errno`. Through `/proc/self/fd`, the
+    /// folder watched is the very one opened (no component of its path is looked up again, so
+    /// one swapped for a link meanwhile is not followed), whatever the length of its path.
+    /// Without `/proc`, by its path, which must then be shorter than `PATH_MAX`.
+    private func addWatch(on folder: FolderWalker.Folder, isInbox: Bool) -> Int32 {
+        let wd: Int32
+        if Self.canWatchDescriptors {
+            wd = BytePath.withCString(Array("/proc/self/fd/\(folder.descriptor)".utf8)) {
+                inotify_add_watch(descriptor, $0, Self.folderMask)
+            }
+        } else if folder.path.count < PATH_MAX {
+            let mask = Self.folderMask | (isInbox ? 0 : Self.dontFollow)
+            wd = BytePath.withCString(folder.path) { inotify_add_watch(descriptor, $0, mask) }
+        } else {
+            return -ENAMETOOLONG
+        }
+        return wd >= 0 ? wd : -errno
     }
 
     private func removeWatches(_ watches: Set<Int32>) {
@@ -222,5 +254,10 @@ final class InotifyEngine {
 
     private func report(_ error: WatchError) {
         problems.record(error)
+    }
+
+    private func report(_ error: WatchError, into events: inout [WatchEvent]) {
+        report(error)
+        events.append(.unwatched(error))
     }
 }

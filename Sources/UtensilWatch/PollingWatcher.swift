@@ -1,9 +1,11 @@
 import Glibc
 
 /// Poll mode, for inboxes on network or FUSE file systems where inotify misses remote writes:
-/// every `interval` it lists the inbox tree (same folder rules as `InboxWatcher`) and reports
-/// `.candidate` for each file whose (size, mtime, inode) is new or changed since the previous
-/// listing, and `.inboxGone`/`.inboxBack` when the inbox disappears and returns.
+/// every `interval` it lists the inbox tree (same folder rules as `InboxWatcher`, at any depth)
+/// and reports `.candidate` for each file whose (size, mtime, inode) is new or changed since
+/// the previous listing, `.inboxGone`/`.inboxBack` when the inbox disappears and returns, and
+/// `.unwatched` when a folder cannot be listed for want of descriptors or memory (once, until
+/// a listing is whole again).
 ///
 /// The first listing is taken in `init`, so files already there are not reported: scan them
 /// yourself after creating the watcher, as with inotify. After `.inboxBack` rescan as well.
@@ -61,17 +63,26 @@ struct PollingState {
     let walker: FolderWalker
     /// The last listing; `nil` while the inbox is gone.
     var previous: TreeSnapshot?
+    /// Whether the listings have been incomplete since that was last reported.
+    var unlistedReported = false
 
     /// One listing, compared with the previous one.
     mutating func pass() -> [WatchEvent] {
-        let current = TreeSnapshot.take(of: inbox, walker: walker)
+        report(listing: TreeSnapshot.take(of: inbox, walker: walker))
+    }
+
+    /// What changed with `current`, the listing just taken.
+    mutating func report(listing current: TreeSnapshot?) -> [WatchEvent] {
         defer { previous = current }
         switch (previous, current) {
         case (nil, nil): return []
         case (.some, nil): return [.inboxGone]
         case (nil, .some): return [.inboxBack]
         case (.some(let before), .some(let now)):
-            return now.changes(since: before).map { .candidate(path: $0) }
+            var events: [WatchEvent] = []
+            if let problem = now.unlisted, !unlistedReported { events.append(.unwatched(problem)) }
+            unlistedReported = now.unlisted != nil
+            return events + now.changes(since: before).map { .candidate(path: $0) }
         }
     }
 }

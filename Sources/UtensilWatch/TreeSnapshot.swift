@@ -11,23 +11,22 @@ struct TreeSnapshot {
     }
 
     private(set) var files: [[UInt8]: Signature] = [:]
+    /// A folder left unlisted for want of descriptors or memory.
+    var unlisted: WatchError?
 
     /// Lists the tree below `inbox` with the walker's rules; `nil` if the inbox is not there.
     static func take(of inbox: [UInt8], walker: FolderWalker) -> TreeSnapshot? {
         guard InboxCheck.problem(with: inbox) == nil else { return nil }
         var snapshot = TreeSnapshot()
-        var inboxOpened = false
-        walker.walk(inbox, depth: 0, isInbox: true, folder: { _, depth in
-            if depth == 0 { inboxOpened = true }
-            return .descend
-        }, file: { path, info in
+        let outcome = walker.walk(inbox: inbox, folder: { _ in .descend }, file: { path, info in
             snapshot.files[path] = Signature(
                 size: Int64(info.st_size),
                 modifiedSeconds: Int64(info.st_mtim.tv_sec),
                 modifiedNanoseconds: Int64(info.st_mtim.tv_nsec),
                 inode: UInt64(info.st_ino))
         })
-        return inboxOpened ? snapshot : nil
+        snapshot.unlisted = outcome.unvisited
+        return outcome.startError == nil ? snapshot : nil
     }
 
     /// Paths that are new or changed in `self` compared with `previous`, in byte order.

@@ -1,11 +1,16 @@
+import Glibc
+
 /// Why watching could not start or went wrong; each message says what to do about it.
-public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum WatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `inotify_init1` failed for a reason other than the instance limit.
     case inotifyUnavailable(errno: Int32)
     /// `inotify_init1` failed with EMFILE: `fs.inotify.max_user_instances` is exhausted.
     case tooManyInotifyInstances
     /// `inotify_add_watch` failed with ENOSPC or ENOMEM: `fs.inotify.max_user_watches` is exhausted.
     case watchLimitReached(path: [UInt8])
+    /// A folder below the inbox could not be opened or watched for want of descriptors or
+    /// memory (or, without `/proc`, because its path is longer than `PATH_MAX`).
+    case folderNotWatched(path: [UInt8], errno: Int32)
     /// The inbox folder does not exist.
     case inboxMissing(path: [UInt8])
     /// The inbox path exists but is not a folder.
@@ -25,7 +30,14 @@ public enum WatchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .watchLimitReached(let path):
             return "inotify watch limit reached while watching \(BytePath.display(path)): raise "
                 + "fs.inotify.max_user_watches (sysctl -w fs.inotify.max_user_watches=524288, and "
-                + "persist it in /etc/sysctl.d/) or set watch = \"poll\""
+                + "persist it in /etc/sysctl.d/) or set watch = \"poll\"; until then drops in folders not watched "
+                + "are found by the rescan every rescan_seconds"
+        case .folderNotWatched(let path, let code):
+            let remedy = code == ENAMETOOLONG
+                ? "mount /proc for the daemon"
+                : "raise the daemon's descriptor limit (LimitNOFILE=) or give it more memory"
+            return "the folder \(BytePath.display(path)) cannot be watched (\(BytePath.describe(errno: code))): "
+                + "\(remedy); until then drops in it are found by the rescan every rescan_seconds"
         case .inboxMissing(let path):
             return "the inbox \(BytePath.display(path)) does not exist: create it or fix the inbox setting"
         case .inboxNotAFolder(let path):

@@ -15,6 +15,10 @@ public enum WatchEvent: Sendable, Hashable {
     /// Events were lost (the kernel queue overflowed, the consumer fell behind, or a watch could
     /// not be added): rescan the whole inbox.
     case overflow
+    /// Part of the inbox tree could not be watched (the watch limit, or no descriptor or memory
+    /// left for a folder): say so to a person. Drops in folders not watched are found by the
+    /// rescans only; an `.overflow` follows for the ones there now.
+    case unwatched(WatchError)
     /// The inbox itself was deleted, moved away or unmounted.
     case inboxGone
     /// The inbox exists again and is watched again: rescan it.
@@ -26,7 +30,7 @@ extension WatchEvent {
     public var path: [UInt8]? {
         switch self {
         case .candidate(let path), .folderAppeared(let path): return path
-        case .overflow, .inboxGone, .inboxBack: return nil
+        case .overflow, .unwatched, .inboxGone, .inboxBack: return nil
         }
     }
 }

@@ -1,8 +1,7 @@
-/// Which watch descriptor watches which folder, and how deep below the inbox it is.
+/// Which watch descriptor watches which folder.
 struct WatchTable {
     struct Entry: Equatable {
         var path: [UInt8]
-        var depth: Int
     }
 
     private(set) var entries: [Int32: Entry] = [:]
@@ -16,9 +15,9 @@ struct WatchTable {
     subscript(wd: Int32) -> Entry? { entries[wd] }
 
     /// Records (or re-points, after a rename) a watch.
-    mutating func set(_ wd: Int32, path: [UInt8], depth: Int) {
+    mutating func set(_ wd: Int32, path: [UInt8]) {
         if let old = entries[wd], byPath[old.path] == wd { byPath[old.path] = nil }
-        entries[wd] = Entry(path: path, depth: depth)
+        entries[wd] = Entry(path: path)
         byPath[path] = wd
     }
 

@@ -71,8 +71,20 @@ public struct TestWorld: Sendable {
     }
 
     public func remove() {
-        try? FileManager.default.removeItem(at: root)
+        removeTree(root.path)
     }
+}
+
+/// Removes a folder tree however deep: Foundation's removal gives up on a path longer than
+/// `PATH_MAX`, `rm -r` (which works by descriptor) does not.
+public func removeTree(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    let rm = Process()
+    rm.executableURL = URL(fileURLWithPath: "/bin/rm")
+    rm.arguments = ["-rf", "--", path]
+    try? rm.run()
+    rm.waitUntilExit()
 }
 
 public func sha256Hex(_ data: Data) -> String {

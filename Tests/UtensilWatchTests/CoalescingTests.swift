@@ -26,6 +26,27 @@ struct CoalescingTests {
         #expect(out == [.overflow, .inboxGone, .inboxBack, .candidate(path: a)])
     }
 
+    @Test func overflowKeepsTheMessagesOfFoldersLeftUnwatched() {
+        let limit = WatchError.watchLimitReached(path: folder)
+        let out = BatchCoalescer.coalesce([
+            .candidate(path: a), .unwatched(limit), .overflow, .unwatched(limit), .candidate(path: b),
+        ])
+        #expect(out == [.unwatched(limit), .overflow])
+    }
+
+    @Test func pollingReportsAnIncompleteListingOnceUntilItIsWholeAgain() {
+        let walker = FolderWalker(skipFolder: skipRule, excluded: [])
+        let whole = TreeSnapshot()
+        var short = TreeSnapshot()
+        short.unlisted = .folderNotWatched(path: folder, errno: 24)
+        var state = PollingState(inbox: bytes("/in"), walker: walker, previous: whole)
+        let problem = WatchEvent.unwatched(.folderNotWatched(path: folder, errno: 24))
+        #expect(state.report(listing: short) == [problem])
+        #expect(state.report(listing: short) == [])
+        #expect(state.report(listing: whole) == [])
+        #expect(state.report(listing: short) == [problem])
+    }
+
     @Test func outletTurnsWhatDoesNotFitIntoOneOverflow() async {
         let (stream, continuation) = AsyncStream.makeStream(of: WatchEvent.self, bufferingPolicy: .bufferingOldest(2))
         var outlet = EventOutlet(continuation)
@@ -50,16 +71,16 @@ struct CoalescingTests {
 
     @Test func watchTableFindsSubtreesOnComponentBoundaries() {
         var table = WatchTable()
-        table.set(1, path: bytes("/in"), depth: 0)
-        table.set(2, path: bytes("/in/a"), depth: 1)
-        table.set(3, path: bytes("/in/a/b"), depth: 2)
-        table.set(4, path: bytes("/in/ab"), depth: 1)
+        table.set(1, path: bytes("/in"))
+        table.set(2, path: bytes("/in/a"))
+        table.set(3, path: bytes("/in/a/b"))
+        table.set(4, path: bytes("/in/ab"))
         #expect(table.watches(under: bytes("/in/a")) == [2, 3])
         #expect(table.watches(under: bytes("/in")) == [1, 2, 3, 4])
         #expect(table.watches(under: bytes("/in/unwatched")).isEmpty)
         // A re-walk after lost events re-points a renamed subtree, top-down.
-        table.set(2, path: bytes("/in/renamed"), depth: 1)
-        table.set(3, path: bytes("/in/renamed/b"), depth: 2)
+        table.set(2, path: bytes("/in/renamed"))
+        table.set(3, path: bytes("/in/renamed/b"))
         #expect(table.watches(under: bytes("/in/a")).isEmpty)
         #expect(table.watches(under: bytes("/in/renamed")) == [2, 3])
         table.remove(3)

@@ -136,6 +136,28 @@ struct InboxWatcherTests {
         #expect(events.events.allSatisfy { $0 == .candidate(path: bytes(box.inbox + "/normal.jpg")) })
     }
 
+    @Test func foldersDeeperThan32LevelsOrPathMaxAreWatched() async throws {
+        // 40 levels (more than the old limit of 32), and 25 levels of 200-byte names (5 KB).
+        let deep = try DeepChain.make(in: box.inbox, levels: 40, component: "d")
+        try box.mkdir(box.inbox + "/Long")
+        let name = String(repeating: "l", count: 200)
+        let long = try DeepChain.make(in: box.inbox + "/Long", levels: 25, component: name)
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        deep.writeFile("deep.jpg")
+        long.writeFile("long.jpg")
+        #expect(await events.wait(for: .candidate(path: deep.bottom + bytes("/deep.jpg"))))
+        #expect(await events.wait(for: .candidate(path: long.bottom + bytes("/long.jpg"))))
+        // Folders made below them later are watched as they come.
+        let longer = try DeepChain.make(in: box.inbox + "/Long", levels: 27, component: name)
+        let level26 = long.bottom + bytes("/" + name)
+        #expect(await events.wait(for: .folderAppeared(path: level26)))
+        longer.writeFile("longer.jpg")
+        #expect(await events.wait(for: .candidate(path: longer.bottom + bytes("/longer.jpg"))))
+        #expect(!events.events.contains { if case .unwatched = $0 { true } else { false } })
+        #expect(watcher.lastError == nil)
+    }
+
     // MARK: Overflow
 
     @Test func kernelQueueOverflowIsReportedAndWatchingGoesOn() async throws {

@@ -34,6 +34,19 @@ struct PollingWatcherTests {
         #expect(await events.wait { $0.filter { $0 == .candidate(path: bytes(path)) }.count == 2 })
     }
 
+    @Test func foldersDeeperThan32LevelsOrPathMaxAreListed() async throws {
+        let deep = try DeepChain.make(in: box.inbox, levels: 40, component: "d")
+        try box.mkdir(box.inbox + "/Long")
+        let long = try DeepChain.make(in: box.inbox + "/Long", levels: 25, component: String(repeating: "l", count: 200))
+        let (watcher, events) = try start()
+        defer { watcher.stop() }
+        deep.writeFile("deep.jpg")
+        long.writeFile("long.jpg")
+        #expect(await events.wait(for: .candidate(path: deep.bottom + bytes("/deep.jpg"))))
+        #expect(await events.wait(for: .candidate(path: long.bottom + bytes("/long.jpg"))))
+        #expect(!events.events.contains { if case .unwatched = $0 { true } else { false } })
+    }
+
     @Test func skippedFoldersAreNotListed() async throws {
         try box.mkdir(box.inbox + "/@eaDir")
         let (watcher, events) = try start()

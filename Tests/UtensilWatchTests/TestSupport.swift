@@ -26,7 +26,16 @@ final class Sandbox: Sendable {
         try FileManager.default.createDirectory(atPath: root + "/outside", withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+        if FileManager.default.fileExists(atPath: root) {  // deeper than PATH_MAX: rm works by descriptor
+            let rm = Process()
+            rm.executableURL = URL(fileURLWithPath: "/bin/rm")
+            rm.arguments = ["-rf", "--", root]
+            try? rm.run()
+            rm.waitUntilExit()
+        }
+    }
 
     func mkdir(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -218,3 +227,47 @@ func descriptorTarget(_ descriptor: Int32) -> String? {
 }
 
 let isRoot = geteuid() == 0
+
+/// A chain of nested folders made by descriptor (`mkdir -p` cannot make one whose path is
+/// longer than `PATH_MAX`): `levels` folders named `component` below `root`.
+struct DeepChain {
+    let root: String
+    let levels: Int
+    let component: String
+
+    /// Makes the folders (those already there are kept: a chain can be lengthened); returns the chain.
+    @discardableResult
+    static func make(in root: String, levels: Int, component: String) throws -> DeepChain {
+        let chain = DeepChain(root: root, levels: levels, component: component)
+        var fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        for _ in 0..<levels {
+            guard fd >= 0, mkdirat(fd, component, 0o755) == 0 || errno == EEXIST else { throw POSIXError(.EIO) }
+            let next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            close(fd)
+            fd = next
+        }
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        close(fd)
+        return chain
+    }
+
+    /// The full path of the deepest folder (longer than `PATH_MAX`, perhaps).
+    var bottom: [UInt8] { bytes(([root] + Array(repeating: component, count: levels)).joined(separator: "/")) }
+
+    /// Writes a file into the deepest folder, reached one component at a time.
+    func writeFile(_ name: String, _ contents: String = "photo bytes") {
+        var fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        for _ in 0..<levels {
+            let next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            close(fd)
+            fd = next
+        }
+        precondition(fd >= 0, "cannot reach the bottom of \(root): errno \(errno)")
+        defer { close(fd) }
+        let file = openat(fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        precondition(file >= 0, "cannot create \(name): errno \(errno)")
+        let data = Array(contents.utf8)
+        _ = data.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
+    }
+}

@@ -78,4 +78,40 @@ struct ConfinementDaemonTests {
         #expect(try daemon.terminate() == 0)
         try InvariantChecker(world: world).verify(inputs: [bytes])
     }
+
+    /// Folders already in the inbox at start, deeper than 32 levels and than `PATH_MAX`, are
+    /// watched (or listed, in poll mode) like any other: a drop written into them later is
+    /// ingested or rejected at once, not at the next rescan (an hour away here).
+    @Test(arguments: ["inotify", "poll"])
+    func dropsInFoldersOfAnyDepthAreTakenAsTheyCome(watch: String) throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 6),
+            TestImages.jpeg(world.root.appendingPathComponent("b").path, seed: 7),
+        ])
+        let notes = Data("not a photo".utf8)
+        // 40 levels of "d" (beyond the old limit of 32) in the category folder "Tall", and 25
+        // levels of 200-byte names (5 KB of path, more than PATH_MAX) in "Long".
+        let tall = world.inbox.path + "/Tall", long = world.inbox.path + "/Long"
+        let longName = String(repeating: "l", count: 200)
+        #expect(mkdir(tall, 0o755) == 0 && mkdir(long, 0o755) == 0)
+        try DeepFolder.makeFolders(in: tall, levels: 40, component: "d")
+        try DeepFolder.makeFolders(in: long, levels: 25, component: longName)
+        let daemon = try RunningDaemon(world: world, extra: ["--watch", watch, "--rescan-seconds", "3600"])
+
+        try DeepFolder.write(images[0], as: "Tall whisk.jpg", in: tall, levels: 40, component: "d")
+        let longPath = try DeepFolder.write(images[1], as: "Long ladle.jpg", in: long, levels: 25, component: longName)
+        #expect(longPath.utf8.count > Int(PATH_MAX))
+        let notesPath = try DeepFolder.write(notes, as: "notes.txt", in: long, levels: 25, component: longName)
+        try daemon.waitForCatalog(seconds: 30, "both deep photos") { records in
+            records.contains { $0.name == "Tall whisk" && $0.category == "Tall" }
+                && records.contains { $0.name == "Long ladle" && $0.category == "Long" }
+        }
+        try daemon.waitUntil(seconds: 30, "the deep note to be rejected") { world.files(in: world.rejected).contains("notes.txt") }
+        #expect(try world.sidecar(for: "notes.txt")["reason"] as? String == RejectionReason.unsupportedType.rawValue)
+        #expect(try world.sidecar(for: "notes.txt")["inboxPath"] as? String == "Long/" + notesPath)
+        #expect(try daemon.terminate() == 0)
+        try InvariantChecker(world: world).verify(inputs: images + [notes], inbox: .mustBeEmpty)
+    }
 }

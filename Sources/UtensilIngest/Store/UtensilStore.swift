@@ -89,7 +89,7 @@ public struct UtensilStore: Sendable {
     /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:sort:limit:after:)``.
     /// `search` is as a person typed it.
     public func list(
-        search: String?, category: String?, addedBy: String?, sort: CatalogSort, limit: Int, after: String?
+        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after: String?
     ) throws(StoreError) -> CatalogPage {
         try catalogCall { () throws(CatalogError) in
             try catalog.list(
