@@ -10,7 +10,7 @@ import UtensilCore
 /// it. This protocol is where a second backend plugs in (PostgreSQL through postgres-nio, for
 /// several hosts sharing one catalog): a type in a target of its own conforming to it, chosen
 /// where the daemon opens its catalog (`StartUp`). Its signatures use only the catalog's own
-/// value types (``UtensilRecord``, ``CatalogPage``, ``CatalogSort``, ``CatalogCategory``,
+/// value types (``UtensilRecord``, ``CatalogPage``, ``ListSort``, ``CatalogCategory``,
 /// ``CatalogError``), never a database type.
 ///
 /// What every implementation must keep:
@@ -66,7 +66,7 @@ public protocol CatalogBackend: Sendable {
     /// One page of utensils (keyset pagination); `search` is a search key, matched anywhere
     /// in the name. A `cursor` it did not hand out is ``CatalogError/invalidCursor``.
     func list(
-        search: String?, category: String?, addedBy: String?, sort: CatalogSort, limit: Int, after cursor: String?
+        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after cursor: String?
     ) throws(CatalogError) -> CatalogPage
     /// Every category of the utensils not in the trash, with its count, in name order.
     func categories() throws(CatalogError) -> [CatalogCategory]
