@@ -29,7 +29,7 @@ extension UtensilStore {
             }
             return deleted
         }
-        return try catalogCall { () throws(CatalogError) in try catalog.trash(id: id) }
+        return try catalogCall { () throws(CatalogError) in try catalog.trash(id: id, at: Date()) }
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.
@@ -117,7 +117,7 @@ extension UtensilStore {
         for problem in problems {
             logger.error(
                 "Deleted utensil \(record.name) but cannot \(problem); restarting utensild removes it",
-                metadata: ["UTENSIL_ID": .string(record.id.uuidString)])
+                metadata: .journal([.utensilID: .string(record.id.uuidString)]))
         }
         return problems
     }
