@@ -43,11 +43,11 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
 /// reconciliation removes. Blocking; safe to call from several threads at once.
 public struct ThumbnailRegenerator: Sendable {
     let settings: IngestSettings
-    let catalog: Catalog
+    let catalog: any CatalogBackend
     let maker: ThumbnailMaker
     let memory: MemoryBudget
 
-    public init(settings: IngestSettings, catalog: Catalog, memory: MemoryBudget) {
+    public init(settings: IngestSettings, catalog: any CatalogBackend, memory: MemoryBudget) {
         self.settings = settings
         self.catalog = catalog
         self.maker = ThumbnailMaker(request: settings.thumbnail)
