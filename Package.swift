@@ -49,7 +49,7 @@ let package = Package(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "UtensilWatch", dependencies: ["CUtensilSupport"]),
-        .target(name: "UtensilControlProtocol"),
+        .target(name: "UtensilControlProtocol", dependencies: ["UtensilCore"]),
         .executableTarget(
             name: "utensilctl",
             dependencies: [
@@ -59,6 +59,7 @@ let package = Package(
         .target(
             name: "UtensilControlServer",
             dependencies: [
+                "UtensilControlProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -73,7 +74,7 @@ let package = Package(
         .target(
             name: "UtensilWeb",
             dependencies: [
-                "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
+                "UtensilControlProtocol", "UtensilCore", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

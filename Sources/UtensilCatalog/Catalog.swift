@@ -282,13 +282,6 @@ public final class Catalog: Sendable {
 
 // MARK: - Listing, renaming, deleting
 
-/// How `list` orders utensils.
-public enum CatalogSort: String, Sendable, CaseIterable {
-    case name
-    case created
-    case newestFirst = "-created"
-}
-
 /// A category and how many utensils it has.
 public struct CatalogCategory: Sendable, Equatable {
     public var name: String
@@ -316,7 +309,7 @@ extension Catalog {
     ///   - category: only utensils of this category (compared NFC and case-insensitively).
     ///   - addedBy: only utensils added by this user (exactly as ``UtensilRecord/addedBy``).
     public func list(
-        search: String?, category: String? = nil, addedBy: String? = nil, sort: CatalogSort, limit: Int,
+        search: String?, category: String? = nil, addedBy: String? = nil, sort: ListSort, limit: Int,
         after cursor: String?
     ) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))

@@ -1,4 +1,5 @@
-/// What a request asks the daemon to do; encoded as its raw value in `"command"`.
+/// The name of a request on the wire (`"command"`), and the key its successful reply's
+/// payload sits under.
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case status
     case list
@@ -13,4 +14,29 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case setCategory = "set-category"
     case trash
     case restore
+    case rethumb
+
+    /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
+    /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
+    public var replyKey: String {
+        switch self {
+        case .status: "status"
+        case .list: "list"
+        case .show: "utensil"
+        case .delete: "deleted"
+        case .rename: "renamed"
+        case .rejected: "rejected"
+        case .retry: "retried"
+        case .check: "check"
+        case .events: "subscribed"
+        case .categories: "categories"
+        case .setCategory: "categorized"
+        case .trash: "trash"
+        case .restore: "restored"
+        case .rethumb: "rethumb"
+        }
+    }
+
+    /// The key of each event line that follows `events`' `subscribed` reply.
+    public static let eventKey = "event"
 }

@@ -20,7 +20,7 @@ public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidName = "invalid-name"
     /// Another utensil already has that name (with `duplicate_names = "reject"`).
     case duplicateName = "duplicate-name"
-    /// The peer may read but not change (`delete`, `rename`, `retry`).
+    /// The peer may read but not change (`delete`, `rename`, `retry`, `set-category`, `restore`).
     case permissionDenied = "permission-denied"
     /// The line is not a valid request: bad JSON, unknown command, missing argument.
     case badRequest = "bad-request"
@@ -43,4 +43,11 @@ extension ControlError {
     /// The reply to a client past `ControlProtocol.maximumClients`, before closing.
     public static let tooManyClients = ControlError(
         .busy, "utensild is serving as many clients as it allows; try again in a moment.")
+
+    /// The reply to a client whose user already holds `limit` connections, before closing.
+    public static func tooManyForUser(limit: Int) -> ControlError {
+        ControlError(
+            .busy,
+            "You already have \(limit) connections to utensild open, the most one user may; close some (an `utensilctl events` left running, say) and try again.")
+    }
 }

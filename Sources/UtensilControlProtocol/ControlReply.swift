@@ -1,63 +1,89 @@
-/// One reply line from the server: `{"v":1,"ok":true,<payload key>:…}` on success,
-/// `{"v":1,"ok":false,"error":{"code":…,"message":…}}` on failure.
-public struct ControlReply: Sendable, Equatable {
-    /// The protocol version the server speaks (`"v"`).
-    public var version: Int
-    public var result: Result<ControlPayload, ControlError>
+import Foundation
 
-    public init(_ result: Result<ControlPayload, ControlError>, version: Int = ControlProtocol.version) {
-        self.version = version
-        self.result = result
+/// One reply line as the server sends it: `{"v":1,"ok":true,<reply key>:…}` on success,
+/// `{"v":1,"ok":false,"error":{"code":…,"message":…}}` on failure. A client reads it back
+/// typed, through the `ControlCall` it sent.
+public struct ControlReply: Sendable, Encodable {
+    private enum Outcome: Sendable {
+        case success(key: String, payload: any ControlReplyPayload)
+        case failure(ControlError)
     }
 
-    public static func success(_ payload: ControlPayload) -> ControlReply {
-        ControlReply(.success(payload))
+    private let outcome: Outcome
+
+    /// The reply to a `command` request that succeeded with `payload`.
+    public static func success(_ payload: some ControlReplyPayload, for command: ControlCommand) -> ControlReply {
+        ControlReply(outcome: .success(key: command.replyKey, payload: payload))
+    }
+
+    /// One line of the stream that follows `events`' `subscribed` reply.
+    public static func event(_ event: EventInfo) -> ControlReply {
+        ControlReply(outcome: .success(key: ControlCommand.eventKey, payload: event))
     }
 
     public static func failure(_ error: ControlError) -> ControlReply {
-        ControlReply(.failure(error))
+        ControlReply(outcome: .failure(error))
     }
 
     public static func failure(_ code: ControlErrorCode, _ message: String) -> ControlReply {
-        ControlReply(.failure(ControlError(code, message)))
+        .failure(ControlError(code, message))
     }
 
     /// `"ok"` on the wire.
     public var ok: Bool {
-        if case .success = result { true } else { false }
-    }
-}
-
-extension ControlReply: Codable {
-    enum CodingKeys: String, CodingKey {
-        case version = "v"
-        case ok, error
+        if case .success = outcome { true } else { false }
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decode(Int.self, forKey: .version)
-        if try container.decode(Bool.self, forKey: .ok) {
-            result = .success(try ControlPayload(
-                from: decoder.container(keyedBy: ControlPayload.Key.self),
-                companions: decoder.container(keyedBy: ControlPayload.CompanionKey.self)))
-        } else {
-            result = .failure(try container.decode(ControlError.self, forKey: .error))
+    /// The error of a failed reply.
+    public var error: ControlError? {
+        if case .failure(let error) = outcome { error } else { nil }
+    }
+
+    /// The payload as the type the request's `ControlCall` promises, or the reply's error; a
+    /// payload of another type is an `internal` error (the server broke its own protocol).
+    public func result<Payload: ControlReplyPayload>(as type: Payload.Type) -> Result<Payload, ControlError> {
+        switch outcome {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let key, let payload):
+            guard let payload = payload as? Payload else {
+                return .failure(ControlError(.internal, "utensild answered \"\(key)\" with an unexpected payload."))
+            }
+            return .success(payload)
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(ok, forKey: .ok)
-        switch result {
-        case .success(let payload):
-            var payloadContainer = encoder.container(keyedBy: ControlPayload.Key.self)
-            try payload.encode(into: &payloadContainer)
-            var companions = encoder.container(keyedBy: ControlPayload.CompanionKey.self)
-            try payload.encodeCompanions(into: &companions)
-        case .failure(let error):
-            try container.encode(error, forKey: .error)
+        var container = encoder.container(keyedBy: WireKey.self)
+        try container.encode(ControlProtocol.version, forKey: Self.versionKey)
+        try container.encode(ok, forKey: Self.okKey)
+        switch outcome {
+        case .success(let key, let payload): try payload.encode(to: &container, key: WireKey(key))
+        case .failure(let error): try container.encode(error, forKey: Self.errorKey)
+        }
+    }
+
+    static let versionKey = WireKey("v")
+    static let okKey = WireKey("ok")
+    static let errorKey = WireKey("error")
+}
+
+/// A reply line read back as the payload type its request expects.
+struct TypedReply<Payload: ControlReplyPayload>: Decodable {
+    static var keyInfo: CodingUserInfoKey { CodingUserInfoKey(rawValue: "utensild.replyKey")! }
+
+    let result: Result<Payload, ControlError>
+
+    init(from decoder: any Decoder) throws {
+        guard let key = decoder.userInfo[Self.keyInfo] as? String else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "No reply key was given."))
+        }
+        let container = try decoder.container(keyedBy: WireKey.self)
+        _ = try container.decode(Int.self, forKey: ControlReply.versionKey)
+        if try container.decode(Bool.self, forKey: ControlReply.okKey) {
+            result = .success(try Payload(from: container, key: WireKey(key)))
+        } else {
+            result = .failure(try container.decode(ControlError.self, forKey: ControlReply.errorKey))
         }
     }
 }

@@ -1,111 +1,98 @@
-/// One request line from a client.
+import UtensilCore
+
+/// One request line from a client: the command and exactly the arguments it takes.
 ///
-/// Only the arguments that matter to `command` are set; the rest are `nil` (or `false`)
-/// and are left out of the JSON. Build one with the static constructors, e.g.
-/// `ControlRequest.list(search: "spoon")`.
-public struct ControlRequest: Sendable, Equatable {
-    /// The protocol version the client speaks (`"v"`).
-    public var version: Int
-    public var command: ControlCommand
-    /// `list`: names containing this, case- and accent-insensitively.
-    public var search: String?
-    /// `list`: the order; the server's default is `.newestFirst`.
-    public var sort: ListSort?
-    /// `list`: at most this many utensils in one page.
-    public var limit: Int?
-    /// `list`: the opaque cursor from a previous page's `next`.
-    public var after: String?
-    /// `show`, `delete`, `rename`, `set-category`, `restore`: a utensil id, or (for `show`) a name.
-    public var target: String?
-    /// `rename`, `restore --as`: the new name, validated like a drop's.
-    public var newName: String?
-    /// `retry`: a file name in `rejected/`.
-    public var file: String?
-    /// `retry --all`: every rejected file.
-    public var all: Bool
-    /// `show --preview`: include `thumbnailJPEG` and the raw RGB preview in the reply.
-    public var preview: Bool
-    /// `list`: only this category (case-insensitively); `set-category`: the new category.
-    public var category: String?
-    /// `list`: only utensils added by this user (a user name, or a numeric uid).
-    public var addedBy: String?
-    /// `set-category`: `true` takes the utensil out of any category (instead of `category`).
-    public var none: Bool
-    /// `delete --now`: remove the row and both files at once instead of moving it to the trash.
-    public var now: Bool
+/// The wire form (`{"v":1,"command":"show","target":"Spoon"}`) is in
+/// `ControlRequest+Codable.swift`; decoding fails with a `bad-request` `ControlError` naming
+/// what is missing or wrong. A client sends a `ControlCall`, which also knows the reply's type.
+public enum ControlRequest: Sendable, Equatable {
+    case status
+    case list(ListOptions)
+    /// A utensil by id or name; `preview` adds the thumbnail and a raw RGB preview.
+    case show(String, preview: Bool = false)
+    /// A utensil by id: to the trash, or with `now` for good.
+    case delete(String, now: Bool = false)
+    /// A utensil by id, and its new name (validated like a drop's).
+    case rename(String, to: String)
+    case rejected
+    /// A file name in `rejected/`, as `rejected` gives it.
+    case retry(file: String)
+    /// Every rejected file.
+    case retryAll
+    case check
+    case events
+    case categories
+    /// A utensil by id, and its new category; `nil` takes it out of any.
+    case setCategory(String, to: String?)
+    case trash
+    /// A utensil by id, back from the trash, under a new name when given.
+    case restore(String, as: String? = nil)
+    /// Regenerate thumbnails from originals, in the background.
+    case rethumb(RethumbSelection)
 
-    public init(
-        command: ControlCommand, search: String? = nil, sort: ListSort? = nil, limit: Int? = nil,
-        after: String? = nil, target: String? = nil, newName: String? = nil, file: String? = nil,
-        all: Bool = false, preview: Bool = false, category: String? = nil, addedBy: String? = nil,
-        none: Bool = false, now: Bool = false, version: Int = ControlProtocol.version
-    ) {
-        self.version = version
-        self.command = command
-        self.search = search
-        self.sort = sort
-        self.limit = limit
-        self.after = after
-        self.target = target
-        self.newName = newName
-        self.file = file
-        self.all = all
-        self.preview = preview
-        self.category = category
-        self.addedBy = addedBy
-        self.none = none
-        self.now = now
+    /// The command's name on the wire.
+    public var command: ControlCommand {
+        switch self {
+        case .status: .status
+        case .list: .list
+        case .show: .show
+        case .delete: .delete
+        case .rename: .rename
+        case .rejected: .rejected
+        case .retry, .retryAll: .retry
+        case .check: .check
+        case .events: .events
+        case .categories: .categories
+        case .setCategory: .setCategory
+        case .trash: .trash
+        case .restore: .restore
+        case .rethumb: .rethumb
+        }
     }
-}
 
-extension ControlRequest {
-    public static var status: ControlRequest { ControlRequest(command: .status) }
-
+    /// `list` with the given filters; unset ones are left out of the JSON.
     public static func list(
         search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
         category: String? = nil, addedBy: String? = nil
     ) -> ControlRequest {
-        ControlRequest(
-            command: .list, search: search, sort: sort, limit: limit, after: after, category: category,
-            addedBy: addedBy)
+        .list(ListOptions(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
     }
+}
 
-    public static var categories: ControlRequest { ControlRequest(command: .categories) }
+/// Which thumbnails `rethumb` regenerates.
+public enum RethumbSelection: Sendable, Equatable {
+    /// Every utensil's (`"all": true`).
+    case all
+    /// Those whose thumbnail file is missing (`"missing": true`).
+    case missing
+    /// These utensils', by id (`"targets": [ID, …]`).
+    case utensils([String])
+}
 
-    /// `set-category`: `category` nil takes the utensil out of any category.
-    public static func setCategory(_ id: String, to category: String?) -> ControlRequest {
-        ControlRequest(command: .setCategory, target: id, category: category, none: category == nil)
+/// The arguments of `list`, each optional.
+public struct ListOptions: Sendable, Equatable {
+    /// Names containing this, case- and accent-insensitively.
+    public var search: String?
+    /// The order; the server's default is `.newestFirst`.
+    public var sort: ListSort?
+    /// At most this many utensils in one page (at least 1).
+    public var limit: Int?
+    /// The opaque cursor from a previous page's `next`.
+    public var after: String?
+    /// Only this category (case-insensitively).
+    public var category: String?
+    /// Only utensils added by this user (a user name, or a numeric uid).
+    public var addedBy: String?
+
+    public init(
+        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
+        category: String? = nil, addedBy: String? = nil
+    ) {
+        self.search = search
+        self.sort = sort
+        self.limit = limit
+        self.after = after
+        self.category = category
+        self.addedBy = addedBy
     }
-
-    public static func show(_ idOrName: String, preview: Bool = false) -> ControlRequest {
-        ControlRequest(command: .show, target: idOrName, preview: preview)
-    }
-
-    /// `delete`: to the trash, or with `now` for good.
-    public static func delete(_ id: String, now: Bool = false) -> ControlRequest {
-        ControlRequest(command: .delete, target: id, now: now)
-    }
-
-    public static var trash: ControlRequest { ControlRequest(command: .trash) }
-
-    /// `restore`: back from the trash, under `newName` if given.
-    public static func restore(_ id: String, as newName: String? = nil) -> ControlRequest {
-        ControlRequest(command: .restore, target: id, newName: newName)
-    }
-
-    public static func rename(_ id: String, to newName: String) -> ControlRequest {
-        ControlRequest(command: .rename, target: id, newName: newName)
-    }
-
-    public static var rejected: ControlRequest { ControlRequest(command: .rejected) }
-
-    public static func retry(file: String) -> ControlRequest {
-        ControlRequest(command: .retry, file: file)
-    }
-
-    public static var retryAll: ControlRequest { ControlRequest(command: .retry, all: true) }
-
-    public static var check: ControlRequest { ControlRequest(command: .check) }
-
-    public static var events: ControlRequest { ControlRequest(command: .events) }
 }

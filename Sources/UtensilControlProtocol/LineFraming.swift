@@ -36,17 +36,27 @@ public enum LineFraming {
         return line
     }
 
+    /// `reply` as one line of text without its `"\n"` (what the server writes).
+    public static func line(_ reply: ControlReply) -> String {
+        (try? encode(reply)).map { String(decoding: $0.dropLast(), as: UTF8.self) }
+            ?? #"{"error":{"code":"internal","message":"The reply could not be encoded."},"ok":false,"v":1}"#
+    }
+
     /// Decodes one line (with or without its `"\n"` or `"\r\n"`).
     public static func decode<Value: Decodable>(_ type: Value.Type, from line: some DataProtocol) throws -> Value {
+        try makeDecoder().decode(type, from: withoutLineEnding(line))
+    }
+
+    private static func withoutLineEnding(_ line: some DataProtocol) -> Data {
         var bytes = Data(line)
         while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
             bytes.removeLast()
         }
-        return try makeDecoder().decode(type, from: bytes)
+        return bytes
     }
 
-    /// The server's way in: one request line, checked for its version, its JSON and its
-    /// arguments. Throws the error to send back (`unsupported-version` or `bad-request`).
+    /// The server's way in: one request line, checked for its version, its JSON and the
+    /// arguments its command takes. Throws the error to send back (`unsupported-version` or `bad-request`).
     public static func decodeRequest(_ line: some DataProtocol) throws(ControlError) -> ControlRequest {
         let probe: VersionProbe
         do {
@@ -66,14 +76,28 @@ public enum LineFraming {
             let known = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
             throw ControlError(.badRequest, "Unknown command \"\(command)\"; known commands: \(known).")
         }
-        let request: ControlRequest
         do {
-            request = try decode(ControlRequest.self, from: line)
+            return try decode(ControlRequest.self, from: line)
+        } catch let error as ControlError {
+            throw error
         } catch {
             throw ControlError(.badRequest, "The request is malformed: \(Self.describe(error))")
         }
-        try request.validate()
-        return request
+    }
+
+    /// A client's way in: one reply line, its payload read as `type` from under `key`.
+    /// Throws when the line is not such a reply; an error reply is a `.failure`.
+    static func decodeReply<Payload: ControlReplyPayload>(
+        _ type: Payload.Type, key: String, from line: some DataProtocol
+    ) throws -> Result<Payload, ControlError> {
+        let decoder = makeDecoder()
+        decoder.userInfo[TypedReply<Payload>.keyInfo] = key
+        return try decoder.decode(TypedReply<Payload>.self, from: withoutLineEnding(line)).result
+    }
+
+    /// One line of the stream that follows `events`' `subscribed` reply.
+    public static func decodeEvent(_ line: some DataProtocol) throws -> Result<EventInfo, ControlError> {
+        try decodeReply(EventInfo.self, key: ControlCommand.eventKey, from: line)
     }
 
     /// Just enough of a request to answer version and command mistakes precisely.

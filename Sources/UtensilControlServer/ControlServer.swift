@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
+import UtensilControlProtocol
 
 /// What the server does with one request line.
 public enum ControlResponse: Sendable {
@@ -11,16 +12,6 @@ public enum ControlResponse: Sendable {
     case reply(String)
     /// Send these lines until the stream ends or the client leaves (for `events`).
     case stream(AsyncStream<String>)
-}
-
-/// Problems the server answers itself, before any request reaches the handler.
-public enum ControlServerProblem: Sendable {
-    /// More clients than `maximumClients` are connected.
-    case busy
-    /// The peer's user already holds `maximumClientsPerUser` connections.
-    case tooManyForUser(limit: Int)
-    /// A request line is longer than `maximumLineBytes`.
-    case requestTooLarge
 }
 
 /// The control socket: a relay with no policy. It frames newline-delimited requests, reads
@@ -37,7 +28,6 @@ public struct ControlServer: Service {
 
     let socket: ListeningSocket
     let handler: Handler
-    let problemLine: @Sendable (ControlServerProblem) -> String
     let maximumLineBytes: Int
     let maximumClients: Int
     let maximumClientsPerUser: Int
@@ -46,10 +36,14 @@ public struct ControlServer: Service {
     let logger: Logger
     private let clients = ClientTable()
 
+    /// A server with the protocol's limits (`ControlProtocol`); tests pass smaller ones.
     public init(
-        socket: ListeningSocket, maximumLineBytes: Int = 65536, maximumClients: Int = 512,
-        maximumClientsPerUser: Int = 64, reservedClients: Int = 8, idleTimeout: TimeAmount = .seconds(60), logger: Logger,
-        problemLine: @escaping @Sendable (ControlServerProblem) -> String, handler: @escaping Handler
+        socket: ListeningSocket, maximumLineBytes: Int = ControlProtocol.maximumLineBytes,
+        maximumClients: Int = ControlProtocol.maximumClients,
+        maximumClientsPerUser: Int = ControlProtocol.maximumClientsPerUser,
+        reservedClients: Int = ControlProtocol.reservedClients,
+        idleTimeout: TimeAmount = .seconds(Int64(ControlProtocol.idleTimeoutSeconds)), logger: Logger,
+        handler: @escaping Handler
     ) {
         self.socket = socket
         self.maximumLineBytes = maximumLineBytes
@@ -58,7 +52,6 @@ public struct ControlServer: Service {
         self.reservedClients = reservedClients
         self.idleTimeout = idleTimeout
         self.logger = logger
-        self.problemLine = problemLine
         self.handler = handler
     }
 
@@ -114,11 +107,11 @@ public struct ControlServer: Service {
                 switch admission {
                 case .admitted: break
                 case .refused:
-                    try await outbound.write(ByteBuffer(string: problemLine(.busy) + "\n"))
+                    try await outbound.write(ByteBuffer(string: Self.line(.tooManyClients) + "\n"))
                     return
                 case .refusedForUser:
                     logger.debug("Turned away a control connection from \(peer): its user holds \(maximumClientsPerUser) already")
-                    try await outbound.write(ByteBuffer(string: problemLine(.tooManyForUser(limit: maximumClientsPerUser)) + "\n"))
+                    try await outbound.write(ByteBuffer(string: Self.line(.tooManyForUser(limit: maximumClientsPerUser)) + "\n"))
                     return
                 }
                 guard case .admitted(let id) = admission else { return }
@@ -141,13 +134,16 @@ public struct ControlServer: Service {
                         }
                     }
                 } catch is BoundedLineDecoder.LineTooLong {
-                    try await outbound.write(ByteBuffer(string: problemLine(.requestTooLarge) + "\n"))
+                    try await outbound.write(ByteBuffer(string: Self.line(.requestTooLarge) + "\n"))
                 }
             }
         } catch {
             logger.debug("Control connection from \(peer) ended: \(error)")
         }
     }
+
+    /// The line of a problem the server answers itself.
+    private static func line(_ problem: ControlError) -> String { LineFraming.line(.failure(problem)) }
 
     /// Writes the stream's lines until it ends or `clientLeft` returns (the connection closed).
     private static func follow(

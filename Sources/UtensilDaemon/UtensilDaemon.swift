@@ -71,17 +71,14 @@ public struct UtensilDaemon: Service {
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
-            socketGroup: socketGroup, watching: feeder.strategyDescription, logger: logger, thumbnailCache: ThumbnailCache())
+            policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
+            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache())
         let gallery = GalleryServer(
             listen: configuration.webListen,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
             logger: logger)
-        let server = ControlServer(
-            socket: listening, maximumClients: ControlProtocol.maximumClients,
-            maximumClientsPerUser: ControlProtocol.maximumClientsPerUser, reservedClients: ControlProtocol.reservedClients,
-            logger: logger, problemLine: ControlRequestHandler.problemLine,
-            handler: { line, peer in await handler.handle(line, peer: peer) })
+        let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
 
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in

@@ -16,7 +16,7 @@ public final class IngestEngine: Sendable {
     public let settings: IngestSettings
     /// Owns the state folder and the catalog: the engine writes and commits through it.
     public let store: UtensilStore
-    public var catalog: Catalog { store.catalog }
+    public var catalog: any CatalogBackend { store.catalog }
     let logger: Logger
     let faults: FaultInjection
     let maker: ThumbnailMaker
@@ -30,7 +30,7 @@ public final class IngestEngine: Sendable {
     let replacementsInFlight = Mutex<Set<UUID>>([])
 
     public init(
-        settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment(),
+        settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment(),
         memory: MemoryBudget = .shared
     ) {
         self.settings = settings

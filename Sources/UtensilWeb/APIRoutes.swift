@@ -8,25 +8,16 @@ struct APIRoutes: Sendable {
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/api/v1/utensils") { request, _ in
             let query = try ListQuery(query: request.uri.query)
-            guard case .list(let page) = try await backend.answer(query.request, webUser: nil).payload() else {
-                throw WebProblem.notFound
-            }
-            return try JSONReply.response(page)
+            return try JSONReply.response(try await backend.answer(query.call, webUser: nil).payload())
         }
         router.get("/api/v1/utensils/:id") { _, context in
             try JSONReply.response(try await utensil(context.parameters.get("id")))
         }
         router.get("/api/v1/categories") { _, _ in
-            guard case .categories(let categories) = try await backend.answer(.categories, webUser: nil).payload() else {
-                throw WebProblem.notFound
-            }
-            return try JSONReply.response(categories)
+            try JSONReply.response(try await backend.answer(.categories, webUser: nil).payload())
         }
         router.get("/api/v1/status") { _, _ in
-            guard case .status(let status) = try await backend.answer(.status, webUser: nil).payload() else {
-                throw WebProblem.notFound
-            }
-            return try JSONReply.response(status)
+            try JSONReply.response(try await backend.answer(.status, webUser: nil).payload())
         }
         router.get("/api/v1/events") { _, _ in
             EventStream(events: backend.followEvents()).response()
@@ -45,9 +36,6 @@ struct GalleryReads: Sendable {
     let backend: any GalleryBackend
 
     func utensil(_ id: UtensilID) async throws -> UtensilInfo {
-        guard case .utensil(let info) = try await backend.answer(.show(id.text), webUser: nil).payload() else {
-            throw WebProblem.notFound
-        }
-        return info
+        try await backend.answer(.show(id.text), webUser: nil).payload()
     }
 }

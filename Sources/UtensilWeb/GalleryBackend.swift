@@ -4,9 +4,10 @@ import UtensilControlProtocol
 /// socket answers `utensilctl` (same requests, same replies, same JSON), so the web and the
 /// CLI cannot drift apart.
 public protocol GalleryBackend: Sendable {
-    /// Answers `request` (list, show, status, rename, delete …); catalog work runs off the
-    /// cooperative pool. `webUser` is the signed-in user a change is made for.
-    func answer(_ request: ControlRequest, webUser: String?) async -> ControlReply
+    /// Answers `call` (list, show, status, rename, delete …) with the payload its request
+    /// promises, or the control error; catalog work runs off the cooperative pool. `webUser`
+    /// is the signed-in user a change is made for.
+    func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError>
 
     /// Every ingest and rejection from now on, until the daemon stops.
     func followEvents() -> AsyncStream<EventInfo>

@@ -1,4 +1,5 @@
 import UtensilControlProtocol
+import UtensilCore
 
 /// `GET /`: the grid of thumbnails with names, a search box and order, "More" by cursor,
 /// an empty state saying where photos go, and a place for live news (gallery.js).

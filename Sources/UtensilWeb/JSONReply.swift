@@ -12,10 +12,10 @@ enum JSONReply {
     }
 }
 
-extension ControlReply {
+extension Result where Failure == ControlError {
     /// The payload, or the reply's error as a ``WebProblem``.
-    func payload() throws(WebProblem) -> ControlPayload {
-        switch result {
+    func payload() throws(WebProblem) -> Success {
+        switch self {
         case .success(let payload): return payload
         case .failure(let error): throw WebProblem(error)
         }

@@ -1,4 +1,5 @@
 import UtensilControlProtocol
+import UtensilCore
 
 /// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
 /// the catalog: `search`, `category`, `sort` (`name`, `created`, `-created`), `limit` (1 to
@@ -58,5 +59,5 @@ struct ListQuery: Sendable, Equatable {
         }
     }
 
-    var request: ControlRequest { .list(search: search, sort: sort, limit: limit, after: after, category: category) }
+    var call: ControlCall<UtensilPage> { .list(search: search, sort: sort, limit: limit, after: after, category: category) }
 }

@@ -9,11 +9,8 @@ struct PageRoutes: Sendable {
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/") { request, _ in
             let query = try ListQuery(query: request.uri.query)
-            guard case .list(let page) = try await backend.answer(query.request, webUser: nil).payload() else {
-                throw WebProblem.notFound
-            }
-            var categories: [CategoryInfo] = []
-            if case .categories(let all) = try await backend.answer(.categories, webUser: nil).payload() { categories = all }
+            let page = try await backend.answer(query.call, webUser: nil).payload()
+            let categories = try await backend.answer(.categories, webUser: nil).payload()
             return HTML.response(GalleryPage(
                 query: query, page: page, inbox: backend.inbox, categories: categories, user: access.user(request)).render())
         }

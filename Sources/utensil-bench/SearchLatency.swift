@@ -50,7 +50,7 @@ struct SearchLatency {
         for query in queries {
             var times: [Double] = []
             var matches = 0
-            for sort in [CatalogSort.newestFirst, .name] {
+            for sort in [ListSort.newestFirst, .name] {
                 for _ in 0..<repeats {
                     let started = Measure.wallms()
                     let page = try catalog.list(search: query, sort: sort, limit: 50, after: nil)

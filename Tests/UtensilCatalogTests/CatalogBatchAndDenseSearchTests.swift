@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCore
 
 /// Group commits (several rows in one transaction) and searches that match most of the catalog.
 @Suite("Catalog batches and dense searches")
@@ -65,7 +66,7 @@ struct CatalogBatchAndDenseSearchTests {
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
         let createdKey = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, formatter.string(from: $0.createdAt)) })
         for (term, expected) in [("pan", rows), ("copper", rows.filter { $0.name.hasPrefix("Copper") })] {
-            for sort in CatalogSort.allCases {
+            for sort in ListSort.allCases {
                 let ordered = expected.sorted { a, b in
                     let (x, y) = sort == .name ? (a.nameKey, b.nameKey) : (createdKey[a.id]!, createdKey[b.id]!)
                     if x != y { return sort == .newestFirst ? x > y : x < y }

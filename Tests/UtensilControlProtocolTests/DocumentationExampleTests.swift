@@ -27,10 +27,27 @@ import UtensilControlProtocol
         }
     }
 
+    /// Each reply line, read as the payload its request's `ControlCall` expects (an error
+    /// reply as an error, an event line as an event), written again to the same bytes.
     @Test func everyReplyLineDecodesAndEncodesToTheSameBytes() throws {
-        for (_, line) in Self.examples.filter({ $0.arrow == "←" }) {
-            let reply = try LineFraming.decode(ControlReply.self, from: Data(line.utf8))
-            #expect(String(decoding: try LineFraming.encode(reply).dropLast(), as: UTF8.self) == line)
+        var request: ControlRequest?
+        for (arrow, line) in Self.examples {
+            if arrow == "→" {
+                request = try? LineFraming.decodeRequest(Data(line.utf8))
+                continue
+            }
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let written: String
+            if object["ok"] as? Bool == false {
+                let error = try #require(try ControlCall.status.decodeReply(Data(line.utf8)).failure, "\(line)")
+                written = LineFraming.line(.failure(error))
+            } else if object[ControlCommand.eventKey] != nil {
+                #expect(request == .events)
+                written = LineFraming.line(.event(try LineFraming.decodeEvent(Data(line.utf8)).get()))
+            } else {
+                written = try Self.rewritten(line, answering: try #require(request, "no request before \(line)"))
+            }
+            #expect(written == line)
         }
     }
 
@@ -38,14 +55,44 @@ import UtensilControlProtocol
         for (index, example) in Self.examples.enumerated() where example.arrow == "→" {
             let answer = Self.examples[index + 1]
             #expect(answer.arrow == "←")
-            let reply = try LineFraming.decode(ControlReply.self, from: Data(answer.line.utf8))
             let decoded = Result { () throws(ControlError) in try LineFraming.decodeRequest(Data(example.line.utf8)) }
             switch decoded {
             case .success(let request):
                 #expect(String(decoding: try LineFraming.encode(request).dropLast(), as: UTF8.self) == example.line)
             case .failure(let error):
-                #expect(reply.result == .failure(error), "\(example.line)")
+                #expect(try ControlCall.status.decodeReply(Data(answer.line.utf8)) == .failure(error), "\(example.line)")
             }
         }
+    }
+
+    /// A success reply to `request`, read through the `ControlCall` that builds the same request.
+    private static func rewritten(_ line: String, answering request: ControlRequest) throws -> String {
+        func again<Reply>(_ call: ControlCall<Reply>) throws -> String {
+            #expect(call.request == request)
+            return LineFraming.line(.success(try call.decodeReply(Data(line.utf8)).get(), for: request.command))
+        }
+        return switch request {
+        case .status: try again(.status)
+        case .list(let options): try again(.list(options))
+        case .show(let target, let preview): try again(.show(target, preview: preview))
+        case .delete(let id, let now): try again(.delete(id, now: now))
+        case .rename(let id, let name): try again(.rename(id, to: name))
+        case .rejected: try again(.rejected)
+        case .retry(let file): try again(.retry(file: file))
+        case .retryAll: try again(.retryAll)
+        case .check: try again(.check)
+        case .events: try again(.events)
+        case .categories: try again(.categories)
+        case .setCategory(let id, let category): try again(.setCategory(id, to: category))
+        case .trash: try again(.trash)
+        case .restore(let id, let name): try again(.restore(id, as: name))
+        case .rethumb(let selection): try again(.rethumb(selection))
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { error } else { nil }
     }
 }

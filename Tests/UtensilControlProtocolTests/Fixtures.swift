@@ -32,18 +32,25 @@ enum Fixtures {
         filesWithoutRows: ["/var/lib/utensild/thumbnails/stray.jpeg"])
 
     static let requests: [ControlRequest] = [
-        .status, .list(), .list(search: "spo", sort: .name, limit: 20, after: "abc"), .show("Spoon"),
-        .show("Spoon", preview: true), .delete(spoon.id), .rename(spoon.id, to: "Ladle"), .rejected,
-        .retry(file: "Spoon!!.jpg"), .retryAll, .check, .events,
+        .status, .list(), .list(search: "spo", sort: .name, limit: 20, after: "abc"),
+        .list(category: "Knives", addedBy: "alice"), .show("Spoon"), .show("Spoon", preview: true), .delete(spoon.id),
+        .delete(spoon.id, now: true), .rename(spoon.id, to: "Ladle"), .rejected, .retry(file: "Spoon!!.jpg"), .retryAll,
+        .check, .events, .categories, .setCategory(spoon.id, to: "Knives"), .setCategory(spoon.id, to: nil), .trash,
+        .restore(spoon.id), .restore(spoon.id, as: "Old spoon"), .rethumb(.all), .rethumb(.missing),
+        .rethumb(.utensils([spoon.id, "2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F"])),
     ]
 
-    static let payloads: [ControlPayload] = [
-        .status(status), .list(UtensilPage(utensils: [spoon], next: nil)),
-        .list(UtensilPage(utensils: [spoon, spoonWithPreview], next: "cursor-1")), .utensil(spoonWithPreview),
-        .rejected([rejected]), .retried(["Spoon!!.jpg"]), .check(check), .deleted(spoon), .renamed(spoon),
-        .subscribed, .event(.ingested(spoon, inboxFile: "kitchen/Spoon.jpg", at: createdAt)),
-        .event(.rejected(inboxFile: "Fork.heic", reason: "unsupported-type", message: "Not a photo.", at: createdAt)),
-    ]
+    static var trashedSpoon: UtensilInfo {
+        var info = spoon
+        info.trashedAt = createdAt
+        info.purgeAt = createdAt.addingTimeInterval(30 * 86400)
+        return info
+    }
+
+    /// The top-level keys of a line.
+    static func keys(ofLine line: String) throws -> Set<String> {
+        Set((try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]).keys)
+    }
 
     /// The top-level keys of `value` encoded as the wire does.
     static func keys(of value: some Encodable) throws -> Set<String> {

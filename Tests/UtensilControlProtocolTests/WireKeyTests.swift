@@ -55,9 +55,10 @@ import UtensilControlProtocol
     }
 
     @Test func replyKeys() throws {
-        #expect(try Fixtures.keys(of: ControlReply.success(.status(Fixtures.status))) == ["v", "ok", "status"])
-        #expect(try Fixtures.keys(of: ControlReply.success(.utensil(Fixtures.spoon))) == ["v", "ok", "utensil"])
-        #expect(try Fixtures.keys(of: ControlReply.success(.subscribed)) == ["v", "ok", "subscribed"])
+        #expect(try Fixtures.keys(of: ControlReply.success(Fixtures.status, for: .status)) == ["v", "ok", "status"])
+        #expect(try Fixtures.keys(of: ControlReply.success(Fixtures.spoon, for: .show)) == ["v", "ok", "utensil"])
+        #expect(try Fixtures.keys(of: ControlReply.success(Subscription(), for: .events)) == ["v", "ok", "subscribed"])
+        #expect(try Fixtures.object(of: ControlReply.success(Subscription(), for: .events))["subscribed"] as? Bool == true)
         let failure = try Fixtures.object(of: ControlReply.failure(.notFound, "No utensil is called Spork."))
         #expect(Set(failure.keys) == ["v", "ok", "error"])
         #expect(failure["v"] as? Int == 1)
@@ -67,10 +68,12 @@ import UtensilControlProtocol
         #expect(error?["message"] as? String == "No utensil is called Spork.")
     }
 
-    @Test(arguments: Fixtures.payloads)
-    func everySuccessHasOnePayloadKey(_ payload: ControlPayload) throws {
-        let keys = try Fixtures.keys(of: ControlReply.success(payload))
-        #expect(keys == ["v", "ok", payload.key])
+    @Test func replyKeysOfEveryCommand() {
+        #expect(ControlCommand.allCases.map(\.replyKey) == [
+            "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
+            "categories", "categorized", "trash", "restored", "rethumb",
+        ])
+        #expect(ControlCommand.eventKey == "event")
     }
 
     @Test func requestKeysLeaveOutUnsetArguments() throws {
@@ -78,6 +81,11 @@ import UtensilControlProtocol
         #expect(try Fixtures.keys(of: ControlRequest.retryAll) == ["v", "command", "all"])
         #expect(try Fixtures.keys(of: ControlRequest.show("x", preview: true)) == ["v", "command", "target", "preview"])
         #expect(try Fixtures.keys(of: ControlRequest.rename("id", to: "New")) == ["v", "command", "target", "newName"])
+        #expect(try Fixtures.keys(of: ControlRequest.delete("id")) == ["v", "command", "target"])
+        #expect(try Fixtures.keys(of: ControlRequest.setCategory("id", to: nil)) == ["v", "command", "target", "none"])
+        #expect(try Fixtures.keys(of: ControlRequest.restore("id")) == ["v", "command", "target"])
+        #expect(try Fixtures.keys(of: ControlRequest.rethumb(.utensils(["id"]))) == ["v", "command", "targets"])
+        #expect(try Fixtures.keys(of: ControlRequest.rethumb(.missing)) == ["v", "command", "missing"])
         let list = try Fixtures.object(of: ControlRequest.list(search: "s", sort: .newestFirst, limit: 5, after: "c"))
         #expect(Set(list.keys) == ["v", "command", "search", "sort", "limit", "after"])
         #expect(list["sort"] as? String == "-created")

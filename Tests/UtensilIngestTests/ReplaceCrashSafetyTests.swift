@@ -61,7 +61,8 @@ struct ReplaceCrashSafetyTests {
         try world.drop("Tongs.jpg", images[1])
         _ = try world.ingest("Whisk.jpg", with: engine)
         _ = try world.ingest("Tongs.jpg", with: engine)
-        let rows = try engine.catalog.all()
+        let catalog = try Catalog(path: world.settings().catalogPath)
+        let rows = try catalog.all()
         let whisk = try #require(rows.first { $0.name == "Whisk" })
         let tongs = try #require(rows.first { $0.name == "Tongs" })
         let thumbnail = try Data(contentsOf: world.thumbnails.appendingPathComponent("\(whisk.id.uuidString).jpeg"))
@@ -71,7 +72,7 @@ struct ReplaceCrashSafetyTests {
         committed.fileExtension = "png"
         committed.sha256 = sha256Hex(images[2])
         committed.bytes = images[2].count
-        _ = try engine.catalog.replacePhoto(with: committed)
+        _ = try catalog.replacePhoto(with: committed)
         try images[2].write(to: world.originals.appendingPathComponent(".tmp-replace-\(whisk.id.uuidString).png"))
         try thumbnail.write(to: world.thumbnails.appendingPathComponent(".tmp-replace-\(whisk.id.uuidString).jpeg"))
         try images[2].write(to: world.originals.appendingPathComponent(".tmp-replace-\(tongs.id.uuidString).png"))

@@ -10,7 +10,7 @@ import UtensilControlProtocol
     }
 
     @Test func statusPrintsATableOrExactlyThePayload() throws {
-        let daemon = try CannedDaemon(replying: .success(.status(Samples.status)))
+        let daemon = try CannedDaemon(replying: .success(Samples.status, for: .status))
         defer { daemon.stop() }
         let human = try CtlProcess.run(["status", "--socket", daemon.socketPath])
         #expect(human.status == 0)
@@ -31,7 +31,7 @@ import UtensilControlProtocol
 
     @Test func jsonBeforeOrAfterTheCommandPrintsTheSame() throws {
         let page = UtensilPage(utensils: [Samples.utensil("Spoon")], next: nil)
-        let daemon = try CannedDaemon(replying: .success(.list(page)))
+        let daemon = try CannedDaemon(replying: .success(page, for: .list))
         defer { daemon.stop() }
         let after = try CtlProcess.run(["list", "--json", "--socket", daemon.socketPath])
         let before = try CtlProcess.run(["--json", "--socket", daemon.socketPath, "list"])
@@ -47,7 +47,7 @@ import UtensilControlProtocol
 
     @Test func listSendsItsArgumentsAndHintsAtTheNextPage() throws {
         let page = UtensilPage(utensils: [Samples.utensil("Spoon\u{1B}[2J")], next: "c2")
-        let daemon = try CannedDaemon(replying: .success(.list(page)))
+        let daemon = try CannedDaemon(replying: .success(page, for: .list))
         defer { daemon.stop() }
         let outcome = try CtlProcess.run(
             ["list", "--search", "spo", "--sort", "name", "--limit", "1", "--socket", daemon.socketPath])
@@ -62,7 +62,7 @@ import UtensilControlProtocol
     @Test func emptyCatalogSaysWhereToDropTheFirstPhoto() throws {
         let daemon = try CannedDaemon { request in
             let reply: ControlReply = request.command == .status
-                ? .success(.status(Samples.status)) : .success(.list(UtensilPage(utensils: [])))
+                ? .success(Samples.status, for: .status) : .success(UtensilPage(utensils: []), for: .list)
             return .init(lines: [CannedDaemon.line(reply)])
         }
         defer { daemon.stop() }
@@ -102,7 +102,7 @@ import UtensilControlProtocol
 
     @Test(.enabled(if: getuid() == 0, "needs root to run the binary as another user"))
     func socketWithoutPermissionIsExit77() throws {
-        let daemon = try CannedDaemon(replying: .success(.status(Samples.status)))
+        let daemon = try CannedDaemon(replying: .success(Samples.status, for: .status))
         defer { daemon.stop() }
         chmod(daemon.folder.path, 0o755)
         chmod(daemon.socketPath, 0)
@@ -130,12 +130,11 @@ import UtensilControlProtocol
     @Test func changingCommandsSendWhatTheySay() throws {
         let utensil = Samples.utensil("Ladle")
         let daemon = try CannedDaemon { request in
-            let payload: ControlPayload = switch request.command {
-            case .rename: .renamed(utensil)
-            case .delete: .deleted(utensil)
-            default: .retried(["a.jpg", "b\u{7}.png"])
+            let reply: ControlReply = switch request.command {
+            case .rename, .delete: .success(utensil, for: request.command)
+            default: .success(RetryOutcome(retried: ["a.jpg", "b\u{7}.png"]), for: .retry)
             }
-            return .init(lines: [CannedDaemon.line(.success(payload))])
+            return .init(lines: [CannedDaemon.line(reply)])
         }
         defer { daemon.stop() }
         let rename = try CtlProcess.run(["rename", utensil.id, "Ladle", "--socket", daemon.socketPath])
@@ -151,7 +150,7 @@ import UtensilControlProtocol
 
     @Test func inconsistentCheckPrintsTheReportAndExitsOne() throws {
         let report = CheckReport(integrity: ["ok"], rowsWithoutFiles: ["A"], filesWithoutRows: [])
-        let daemon = try CannedDaemon(replying: .success(.check(report)))
+        let daemon = try CannedDaemon(replying: .success(report, for: .check))
         defer { daemon.stop() }
         let outcome = try CtlProcess.run(["check", "--socket", daemon.socketPath])
         #expect(outcome.status == 1)
@@ -164,7 +163,7 @@ import UtensilControlProtocol
         let rejected = EventInfo.rejected(
             inboxFile: "Fork.heic", reason: "unsupported-type", message: "Only JPEG and PNG.", at: Samples.createdAt)
         let daemon = try CannedDaemon { _ in
-            .init(lines: [ControlPayload.subscribed, .event(ingested), .event(rejected)].map { CannedDaemon.line(.success($0)) },
+            .init(lines: [.success(Subscription(), for: .events), .event(ingested), .event(rejected)].map(CannedDaemon.line),
                   thenClose: true)
         }
         defer { daemon.stop() }
@@ -185,7 +184,7 @@ import UtensilControlProtocol
     @Test func previewIsLeftOutWhenNotATerminal() throws {
         var utensil = Samples.utensil("Spoon")
         utensil.preview = RGBPreview(width: 1, height: 1, rgb: Data([1, 2, 3]))
-        let daemon = try CannedDaemon(replying: .success(.utensil(utensil)))
+        let daemon = try CannedDaemon(replying: .success(utensil, for: .show))
         defer { daemon.stop() }
         let outcome = try CtlProcess.run(["show", "Spoon", "--preview", "--socket", daemon.socketPath])
         #expect(outcome.status == 0)

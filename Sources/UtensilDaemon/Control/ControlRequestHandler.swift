@@ -1,193 +1,193 @@
 import Foundation
 import Glibc
-import Logging
 import UtensilCatalog
-import UtensilCodec
 import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
 import UtensilIngest
 
-/// Answers `utensilctl`'s requests from the catalog, the rejected folder and the in-memory
-/// counters — never from behind an ingest. Changes (`delete`, `rename`, `retry`) need the
-/// peer to be root, the daemon's user or a member of the socket's group, and are logged with
-/// the peer's uid and pid.
+/// Answers `utensilctl`'s requests (and the web gallery's) from the store and the in-memory
+/// counters — never from behind an ingest: decode, authorise (`ChangePolicy`), one store
+/// call, encode. Changes are logged with the peer they were made for (`ControlAudit`).
 struct ControlRequestHandler: Sendable {
     let store: UtensilStore
     let scheduler: DropScheduler
     let events: EventBroadcaster
     let pool: BlockingPool
     let startedAt: Date
-    let socketGroup: UInt32
+    let policy: ChangePolicy
     let watching: String
-    let logger: Logger
+    let audit: ControlAudit
     let thumbnailCache: ThumbnailCache
 
     var settings: IngestSettings { store.settings }
 
+    /// One request line from the control socket: decoded, then answered (`events` by a stream).
     func handle(_ line: String, peer: PeerCredentials) async -> ControlResponse {
         let request: ControlRequest
         do {
             request = try LineFraming.decodeRequest(Data(line.utf8))
-            try request.validate()
         } catch {
-            return .reply(Self.encode(.failure(error)))
+            return .reply(LineFraming.line(.failure(error)))
         }
-        if request.command == .events {
-            let stream = events.follow()
-            let lines = AsyncStream<String> { continuation in
-                continuation.yield(Self.encode(.success(.subscribed)))
-                let task = Task {
-                    for await event in stream { continuation.yield(Self.encode(.success(.event(event)))) }
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in task.cancel() }
+        guard request == .events else { return .reply(LineFraming.line(await reply(to: request, peer: peer))) }
+        let stream = events.follow()
+        let lines = AsyncStream<String> { continuation in
+            continuation.yield(LineFraming.line(.success(Subscription(), for: .events)))
+            let task = Task {
+                for await event in stream { continuation.yield(LineFraming.line(.event(event))) }
+                continuation.finish()
             }
-            return .stream(lines)
+            continuation.onTermination = { _ in task.cancel() }
         }
-        return .reply(Self.encode(await reply(to: request, peer: peer)))
+        return .stream(lines)
     }
 
-    /// The reply to a decoded, valid request other than `events` (the web gallery asks here too).
+    /// The reply to a decoded request (the web gallery asks here too): authorise, then one
+    /// call, its result or its error as the reply.
     func reply(to request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
-        if [.delete, .rename, .retry, .setCategory, .restore].contains(request.command), !peer.mayChange(socketGroup: socketGroup) {
-            logger.warning("Refused \(request.command.rawValue) from \(peer): not root, utensild's user or in the socket's group")
-            return .failure(.permissionDenied,
-                "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")
+        if let refusal = policy.refusal(of: request, from: peer) {
+            audit.refused(request.command.rawValue, for: peer)
+            return .failure(refusal)
         }
-        let reply = await pool.run { [self] in answer(request, peer: peer) }
-        let counters = await scheduler.counters
-        if case .status(var status) = reply.successPayload {
-            status.queued = counters.queued
-            status.inFlight = counters.inFlight
-            status.ingested = counters.ingested
-            status.rejected = counters.rejected
-            status.lastError = counters.lastError
-            status.inboxMissing = counters.inboxMissing
-            return .success(.status(status))
+        switch request {
+        case .status: return await status()
+        case .list(let options): return await run(request) { try list(options) }
+        case .show(let target, let preview): return await run(request) { info(try store.find(target), preview: preview) }
+        case .delete(let id, let now): return await run(request) { try delete(id, now: now, for: peer) }
+        case .rename(let id, let name): return await run(request) { try rename(id, to: name, for: peer) }
+        case .rejected: return await run(request) { store.rejectedFiles().map(RejectedInfo.init) }
+        case .retry(let file): return await run(request) { try retry(file, for: peer) }
+        case .retryAll: return await run(request) { retryAll(for: peer) }
+        case .check: return await run(request) { CheckReport(try store.check()) }
+        case .categories: return await run(request) { try store.categories().map(CategoryInfo.init) }
+        case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: peer) }
+        case .trash: return await run(request) { try store.trashed().map { info($0) } }
+        case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: peer) }
+        case .rethumb: return .failure(.badRequest, "This utensild cannot regenerate thumbnails yet; update it.")
+        case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         }
-        return reply
     }
 
-    /// The blocking part: one store call each.
-    private func answer(_ request: ControlRequest, peer: PeerCredentials) -> ControlReply {
-        do throws(StoreError) {
-            switch request.command {
-            case .status:
-                return .success(.status(StatusInfo(
-                    version: UtensildVersion.current, pid: Int(getpid()),
-                    uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
-                    rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
-                    utensils: try store.count(), queued: 0, inFlight: 0, ingested: 0, rejected: 0, lastError: nil,
-                    watching: watching, inboxMissing: false)))
-            case .list:
-                let sort: CatalogSort = switch request.sort {
-                case .name: .name
-                case .created: .created
-                default: .newestFirst
-                }
-                let page = try store.list(search: request.search, category: request.category, addedBy: request.addedBy,
-                                          sort: sort, limit: request.limit ?? 50, after: request.after)
-                return .success(.list(UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)))
-            case .show:
-                return .success(.utensil(info(try store.find(request.target ?? ""), preview: request.preview)))
-            case .delete:
-                let deleted = try store.delete(id: try id(of: request.target), now: request.now)
-                let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
-                if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
-                logger.notice("\(how): utensil \(deleted.name) (\(deleted.id.uuidString)) for \(peer)",
-                              metadata: ["UTENSIL_ID": .string(deleted.id.uuidString), "UTENSIL_NAME": .string(deleted.name),
-                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                return .success(.deleted(info(deleted)))
-            case .trash:
-                return .success(.trash(try store.trashed().map { info($0) }))
-            case .restore:
-                let restored = try store.restore(id: try id(of: request.target), as: request.newName)
-                logger.notice("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash for \(peer)",
-                              metadata: ["UTENSIL_ID": .string(restored.id.uuidString), "UTENSIL_NAME": .string(restored.name),
-                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                return .success(.restored(info(restored)))
-            case .rename:
-                let (previous, renamed) = try store.rename(id: try id(of: request.target), to: request.newName ?? "")
-                logger.notice("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString)) for \(peer)",
-                              metadata: ["UTENSIL_ID": .string(renamed.id.uuidString), "UTENSIL_NAME": .string(renamed.name),
-                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                return .success(.renamed(info(renamed)))
-            case .categories:
-                return .success(.categories(try store.categories().map { CategoryInfo(name: $0.name, count: $0.count) }))
-            case .setCategory:
-                let changed = try store.setCategory(
-                    id: try id(of: request.target), to: request.none ? nil : request.category ?? "")
-                logger.notice("Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none") for \(peer)",
-                              metadata: ["UTENSIL_ID": .string(changed.id.uuidString), "UTENSIL_NAME": .string(changed.name),
-                                         "UTENSIL_CATEGORY": .string(changed.category ?? ""),
-                                         "PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                return .success(.categorized(info(changed)))
-            case .rejected:
-                return .success(.rejected(store.rejectedFiles().map {
-                    RejectedInfo(file: $0.file, reason: $0.reason, message: $0.message, rejectedAt: $0.rejectedAt, bytes: $0.bytes)
-                }))
-            case .retry:
-                if !request.all {
-                    let moved = try store.retry(request.file ?? "")
-                    logRetried([moved], for: peer)
-                    return .success(.retried([moved]))
-                }
-                // Everything it can; what it cannot is reported beside, file by file.
-                let (moved, failures) = store.retryAll()
-                logRetried(moved, for: peer)
-                if !failures.isEmpty {
-                    logger.warning("Could not move \(failures.count) rejected files back into the inbox for \(peer): \(failures.map { "\($0.file): \($0.message)" }.joined(separator: " "))",
-                                   metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
-                }
-                return .success(.retried(moved, notRetried: failures.map { RetryFailure(file: $0.file, message: $0.message) }))
-            case .check:
-                let report = try store.check()
-                return .success(.check(CheckReport(
-                    integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles,
-                    filesWithoutRows: report.filesWithoutRows)))
-            case .events:
-                return .failure(.badRequest, "events is a stream; it is answered elsewhere.")
+    /// Runs `work` on the blocking pool; what it returns is the reply to `request`, what it
+    /// throws the error reply.
+    private func run<Payload: ControlReplyPayload>(
+        _ request: ControlRequest, _ work: @escaping @Sendable () throws -> Payload
+    ) async -> ControlReply {
+        await pool.run {
+            do {
+                return .success(try work(), for: request.command)
+            } catch let error as StoreError {
+                return .failure(Self.controlError(error))
+            } catch {
+                return .failure(.internal, "Something went wrong: \(error).")
             }
-        } catch {
-            return Self.failure(error)
         }
     }
 
-    /// The reply for a store operation that did not happen (or not completely).
-    static func failure(_ error: StoreError) -> ControlReply {
-        switch error {
-        case .catalog(.notFound): .failure(.notFound, "No utensil has that id or name; `utensilctl list` shows them.")
-        case .catalog(.duplicateName(let existing)):
-            .failure(.duplicateName, "A utensil named \(existing) already exists; choose another name.")
-        case .catalog(.invalidCursor): .failure(.badRequest, "That --after cursor was not handed out by this daemon.")
-        case .catalog(.ambiguousName(let ids)):
-            .failure(.badRequest, "Several utensils have that name; use one of their ids: \(ids.joined(separator: ", ")).")
-        case .catalog(let error): .failure(.busy, "The catalog cannot answer just now (\(error)); try again in a moment.")
-        case .notFound(let message): .failure(.notFound, message)
-        case .invalidName(let message): .failure(.invalidName, message)
-        case .duplicateName(let message): .failure(.duplicateName, message)
-        case .invalidRequest(let message): .failure(.badRequest, message)
-        case .fileSystem(let message), .filesNotRemoved(let message): .failure(.internal, message)
+    /// The daemon's state: the store's count, the scheduler's counters.
+    private func status() async -> ControlReply {
+        let count = await pool.run { [store] in Result { () throws(StoreError) in try store.count() } }
+        let counters = await scheduler.counters
+        switch count {
+        case .failure(let error):
+            return .failure(Self.controlError(error))
+        case .success(let utensils):
+            return .success(StatusInfo(
+                version: UtensildVersion.current, pid: Int(getpid()),
+                uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
+                rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
+                utensils: utensils, queued: counters.queued, inFlight: counters.inFlight, ingested: counters.ingested,
+                rejected: counters.rejected, lastError: counters.lastError, watching: watching,
+                inboxMissing: counters.inboxMissing), for: .status)
         }
+    }
+
+    // MARK: - One store call each, its journal entry, its reply
+
+    private func list(_ options: ListOptions) throws(StoreError) -> UtensilPage {
+        let page = try store.list(
+            search: options.search, category: options.category, addedBy: options.addedBy,
+            sort: options.sort ?? .newestFirst, limit: options.limit ?? 50, after: options.after)
+        return UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)
+    }
+
+    private func delete(_ id: String, now: Bool, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+        let deleted = try store.delete(id: try Self.uuid(id), now: now)
+        if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
+        let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
+        audit.changed("\(how): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: peer)
+        return info(deleted)
+    }
+
+    private func restore(_ id: String, as newName: String?, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+        let restored = try store.restore(id: try Self.uuid(id), as: newName)
+        audit.changed("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash", restored, for: peer)
+        return info(restored)
+    }
+
+    private func rename(_ id: String, to newName: String, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+        let (previous, renamed) = try store.rename(id: try Self.uuid(id), to: newName)
+        audit.changed("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString))", renamed, for: peer)
+        return info(renamed)
+    }
+
+    private func setCategory(_ id: String, to category: String?, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+        let changed = try store.setCategory(id: try Self.uuid(id), to: category)
+        audit.changed(
+            "Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none")",
+            changed, for: peer)
+        return info(changed)
+    }
+
+    private func retry(_ file: String, for peer: PeerCredentials) throws(StoreError) -> RetryOutcome {
+        let moved = try store.retry(file)
+        audit.filesChanged("Moved 1 rejected file back into the inbox", for: peer)
+        return RetryOutcome(retried: [moved])
+    }
+
+    /// Everything it can; what it cannot is reported beside, file by file.
+    private func retryAll(for peer: PeerCredentials) -> RetryOutcome {
+        let (moved, failures) = store.retryAll()
+        audit.filesChanged("Moved \(moved.count) rejected files back into the inbox", for: peer)
+        if !failures.isEmpty {
+            audit.filesChanged(
+                "Could not move \(failures.count) rejected files back into the inbox: \(failures.map { "\($0.file): \($0.message)" }.joined(separator: " "))",
+                for: peer, level: .warning)
+        }
+        return RetryOutcome(retried: moved, notRetried: failures.map { RetryFailure(file: $0.file, message: $0.message) })
     }
 
     /// The utensil id a changing command names (only an id, never a name).
-    private func id(of target: String?) throws(StoreError) -> UUID {
-        guard let target, let id = UUID(uuidString: target) else { throw .catalog(.notFound) }
+    private static func uuid(_ target: String) throws(StoreError) -> UUID {
+        guard let id = UUID(uuidString: target) else { throw .catalog(.notFound) }
         return id
     }
 
-    private func logRetried(_ moved: [String], for peer: PeerCredentials) {
-        logger.notice("Moved \(moved.count) rejected files back into the inbox for \(peer)",
-                      metadata: ["PEER_UID": .stringConvertible(peer.uid), "PEER_PID": .stringConvertible(peer.pid)])
+    /// The control error for a store operation that did not happen (or not completely).
+    static func controlError(_ error: StoreError) -> ControlError {
+        switch error {
+        case .catalog(.notFound): ControlError(.notFound, "No utensil has that id or name; `utensilctl list` shows them.")
+        case .catalog(.duplicateName(let existing)):
+            ControlError(.duplicateName, "A utensil named \(existing) already exists; choose another name.")
+        case .catalog(.invalidCursor): ControlError(.badRequest, "That --after cursor was not handed out by this daemon.")
+        case .catalog(.ambiguousName(let ids)):
+            ControlError(.badRequest, "Several utensils have that name; use one of their ids: \(ids.joined(separator: ", ")).")
+        case .catalog(let error): ControlError(.busy, "The catalog cannot answer just now (\(error)); try again in a moment.")
+        case .notFound(let message): ControlError(.notFound, message)
+        case .invalidName(let message): ControlError(.invalidName, message)
+        case .duplicateName(let message): ControlError(.duplicateName, message)
+        case .invalidRequest(let message): ControlError(.badRequest, message)
+        case .fileSystem(let message), .filesNotRemoved(let message): ControlError(.internal, message)
+        }
     }
 
+    /// A utensil as the protocol shows it; with `preview`, its thumbnail's RGB preview too.
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
         let thumbnailPath = store.thumbnailPath(of: record).description
         var rgbPreview: RGBPreview?
         if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnailPath: thumbnailPath) {
-            rgbPreview = RGBPreview(width: ThumbnailCache.previewSize, height: ThumbnailCache.previewSize, rgb: Data(pixels))
+            rgbPreview = RGBPreview(width: ControlProtocol.previewEdge, height: ControlProtocol.previewEdge, rgb: Data(pixels))
         }
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
@@ -196,30 +196,23 @@ struct ControlRequestHandler: Sendable {
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
             purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview)
     }
+}
 
-    static func encode(_ reply: ControlReply) -> String {
-        (try? LineFraming.encode(reply)).map { String(decoding: $0.dropLast(), as: UTF8.self) }
-            ?? #"{"v":1,"ok":false,"error":{"code":"internal","message":"The reply could not be encoded."}}"#
+extension RejectedInfo {
+    init(_ file: UtensilStore.RejectedFile) {
+        self.init(file: file.file, reason: file.reason, message: file.message, rejectedAt: file.rejectedAt, bytes: file.bytes)
     }
 }
 
-extension ControlReply {
-    var successPayload: ControlPayload? {
-        if case .success(let payload) = result { payload } else { nil }
+extension CategoryInfo {
+    init(_ category: CatalogCategory) {
+        self.init(name: category.name, count: category.count)
     }
 }
 
-extension ControlRequestHandler {
-    /// The error line for problems the server answers itself.
-    static let problemLine: @Sendable (ControlServerProblem) -> String = { problem in
-        switch problem {
-        case .busy:
-            encode(.failure(.busy, "utensild is serving as many clients as it allows; try again in a moment."))
-        case .tooManyForUser(let limit):
-            encode(.failure(.busy, "You already have \(limit) connections to utensild open, the most one user may; close some (an `utensilctl events` left running, say) and try again."))
-        case .requestTooLarge:
-            encode(.failure(.requestTooLarge, "The request is longer than \(ControlProtocol.maximumLineBytes) bytes; send a shorter one."))
-        }
+extension CheckReport {
+    init(_ report: ConsistencyReport) {
+        self.init(integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles, filesWithoutRows: report.filesWithoutRows)
     }
 }
 

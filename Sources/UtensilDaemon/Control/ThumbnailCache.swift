@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 import UtensilCodec
+import UtensilControlProtocol
 
 /// The image repository's in-memory cache (as in the iPhone app): small RGB previews of
-/// thumbnails, most recently used kept, at most `capacity` of them.
+/// thumbnails (`ControlProtocol.previewEdge` square), most recently used kept, at most `capacity` of them.
 final class ThumbnailCache: Sendable {
-    static let previewSize = 48
     let capacity: Int
     /// Each preview with the photo's `sha256` it was made from: a replaced photo misses.
     private let entries = Mutex<(order: [UUID], pixels: [UUID: (photo: String, pixels: [UInt8])])>(([], [:]))
@@ -24,7 +24,7 @@ final class ThumbnailCache: Sendable {
             return cached
         }
         guard let jpeg = FileManager.default.contents(atPath: thumbnailPath) else { return nil }
-        let maker = ThumbnailMaker(request: ThumbnailRequest(size: Self.previewSize, quality: 90))
+        let maker = ThumbnailMaker(request: ThumbnailRequest(size: ControlProtocol.previewEdge, quality: 90))
         guard let pixels = try? jpeg.withUnsafeBytes({ raw in
             Result { () throws(ImageCodecError) in try maker.makeRGBPreview(from: raw) }
         }).get() else { return nil }

@@ -10,19 +10,14 @@ struct WebGalleryBackend: GalleryBackend {
     let handler: ControlRequestHandler
     let settings: IngestSettings
 
-    func answer(_ request: ControlRequest, webUser: String?) async -> ControlReply {
-        do {
-            try request.validate()
-        } catch {
-            return .failure(error)
-        }
-        guard request.command != .events else { return .failure(.badRequest, "events is a stream; follow it instead.") }
-        let changes = [ControlCommand.delete, .rename, .retry].contains(request.command)
-        if changes && webUser == nil {
-            return .failure(.permissionDenied, "Sign in to change utensils.")
+    func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
+        guard call.request != .events else { return .failure(ControlError(.badRequest, "events is a stream; follow it instead.")) }
+        if ChangePolicy.changes(call.request.command) && webUser == nil {
+            return .failure(ControlError(.permissionDenied, "Sign in to change utensils."))
         }
         // A signed-in web user acts with the daemon's own rights; the log names the web user.
-        return await handler.reply(to: request, peer: PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid()))
+        let daemon = PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid())
+        return await handler.reply(to: call.request, peer: daemon).result(as: Reply.self)
     }
 
     func followEvents() -> AsyncStream<EventInfo> { handler.events.follow() }

@@ -29,7 +29,7 @@ extension UtensilStore {
             }
             return deleted
         }
-        return try catalogCall { () throws(CatalogError) in try catalog.trash(id: id) }
+        return try catalogCall { () throws(CatalogError) in try catalog.trash(id: id, at: Date()) }
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.

@@ -24,11 +24,12 @@ import UtensilCore
 /// Operations block (file I/O, a durable commit): run them on threads of their own.
 public struct UtensilStore: Sendable {
     public let settings: IngestSettings
-    public let catalog: Catalog
+    /// The rows, behind the small interface the store needs (SQLite's ``Catalog`` today).
+    public let catalog: any CatalogBackend
     let logger: Logger
     var faults: FaultInjection
 
-    public init(settings: IngestSettings, catalog: Catalog, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
+    public init(settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
         self.settings = settings
         self.catalog = catalog
         self.logger = logger
@@ -85,10 +86,10 @@ public struct UtensilStore: Sendable {
         try catalogCall { () throws(CatalogError) in try catalog.count() }
     }
 
-    /// One page of utensils; see ``Catalog/list(search:category:addedBy:sort:limit:after:)``.
+    /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:sort:limit:after:)``.
     /// `search` is as a person typed it.
     public func list(
-        search: String?, category: String?, addedBy: String?, sort: CatalogSort, limit: Int, after: String?
+        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after: String?
     ) throws(StoreError) -> CatalogPage {
         try catalogCall { () throws(CatalogError) in
             try catalog.list(
@@ -104,7 +105,7 @@ public struct UtensilStore: Sendable {
 
     /// The utensils in the trash, longest there first.
     public func trashed() throws(StoreError) -> [UtensilRecord] {
-        try catalogCall { () throws(CatalogError) in try catalog.trashed() }
+        try catalogCall { () throws(CatalogError) in try catalog.trashed(before: nil) }
     }
 
     /// Where a utensil's original is.

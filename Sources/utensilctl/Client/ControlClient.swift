@@ -18,39 +18,36 @@ struct ControlClient {
         connection = try SocketConnection(path: socketPath, replyTimeoutSeconds: replyTimeoutSeconds)
     }
 
-    /// Sends `request` and returns the payload of its successful reply.
-    func send(_ request: ControlRequest) throws(ClientError) -> ControlPayload {
-        try connection.send(request)
-        return try nextPayload()
+    /// Sends `call`'s request and returns the payload of its successful reply.
+    func send<Reply>(_ call: ControlCall<Reply>) throws(ClientError) -> Reply {
+        try connection.send(call.request)
+        return try next(call.decodeReply)
     }
 
     /// Subscribes to `events` and calls `handle` for each one until the daemon closes.
     func follow(_ handle: (EventInfo) throws(ClientError) -> Void) throws(ClientError) {
-        guard case .subscribed = try send(.events) else {
-            throw .unreadableReply("the daemon did not confirm the subscription")
-        }
+        _ = try send(.events)
         connection.waitIndefinitely()
         while true {
-            let payload = try nextPayload(endOfStream: "the event stream ended; the daemon may be stopping")
-            guard case .event(let event) = payload else {
-                throw .unreadableReply("expected an event, got \"\(payload.key)\"")
-            }
-            try handle(event)
+            try handle(try next(LineFraming.decodeEvent, endOfStream: "the event stream ended; the daemon may be stopping"))
         }
     }
 
-    private func nextPayload(endOfStream: String = "without a reply") throws(ClientError) -> ControlPayload {
+    /// The next reply line, read by `decode`; an error reply becomes `ClientError.failed`.
+    private func next<Payload>(
+        _ decode: ([UInt8]) throws -> Result<Payload, ControlError>, endOfStream: String = "without a reply"
+    ) throws(ClientError) -> Payload {
         guard let line = try connection.readLine() else {
             throw .connectionLost(socket: socketPath, reason: endOfStream)
         }
-        let reply: ControlReply
+        let result: Result<Payload, ControlError>
         do {
-            reply = try LineFraming.decode(ControlReply.self, from: line)
+            result = try decode(line)
         } catch {
             if let failure = Self.decodeFailureLeniently(line) { throw .failed(failure) }
             throw .unreadableReply(LineFraming.describe(error))
         }
-        switch reply.result {
+        switch result {
         case .success(let payload): return payload
         case .failure(let error): throw .failed(error)
         }

@@ -18,7 +18,7 @@ struct Categories: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let categories = try invocation.connect().send(.categories).expect("categories", \.categoryList)
+            let categories = try invocation.connect().send(.categories)
             if invocation.json { return try JSONOutput.print(categories) }
             invocation.print(CategoryListView.render(categories, style: invocation.style))
         }

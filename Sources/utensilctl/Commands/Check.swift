@@ -17,7 +17,7 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let report = try invocation.connect(replyTimeoutSeconds: ControlClient.slowReplyTimeoutSeconds).send(.check).expect("check", \.checkReport)
+            let report = try invocation.connect(replyTimeoutSeconds: ControlClient.slowReplyTimeoutSeconds).send(.check)
             if invocation.json {
                 try JSONOutput.print(report)
             } else {

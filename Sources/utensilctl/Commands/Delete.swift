@@ -26,7 +26,7 @@ struct Delete: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let deleted = try invocation.connect().send(.delete(id, now: now)).expect("deleted", \.deletedUtensil)
+            let deleted = try invocation.connect().send(.delete(id, now: now))
             if invocation.json { return try JSONOutput.print(deleted) }
             let name = TerminalText.escaped(deleted.name)
             if let purgeAt = deleted.purgeAt {

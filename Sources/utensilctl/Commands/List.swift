@@ -1,5 +1,6 @@
 import ArgumentParser
 import UtensilControlProtocol
+import UtensilCore
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,19 +19,6 @@ struct List: ParsableCommand {
               utensilctl list --limit 50 --json | jq -r '.next'
             """)
 
-    enum Sort: String, ExpressibleByArgument, CaseIterable {
-        case name, created
-        case newestFirst = "-created"
-
-        var wire: ListSort {
-            switch self {
-            case .name: .name
-            case .created: .created
-            case .newestFirst: .newestFirst
-            }
-        }
-    }
-
     @Option(parsing: .unconditional, help: ArgumentHelp("Only utensils whose name contains this.", valueName: "text"))
     var search: String?
 
@@ -41,7 +29,7 @@ struct List: ParsableCommand {
     var addedBy: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
-    var sort: Sort?
+    var sort: ListSort?
 
     @Option(help: ArgumentHelp("At most this many utensils.", valueName: "n"))
     var limit: Int?
@@ -59,9 +47,8 @@ struct List: ParsableCommand {
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
             let client = try invocation.connect()
-            let request = ControlRequest.list(
-                search: search, sort: sort?.wire, limit: limit, after: after, category: category, addedBy: addedBy)
-            let page = try client.send(request).expect("list", \.page)
+            let page = try client.send(
+                .list(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
             if invocation.json { return try JSONOutput.print(page) }
             if page.utensils.isEmpty {
                 invocation.print(try emptyMessage(client))
@@ -82,7 +69,9 @@ struct List: ParsableCommand {
     private func emptyMessage(_ client: ControlClient) throws(ClientError) -> [String] {
         if search != nil || category != nil || addedBy != nil { return ["No utensil matches."] }
         if after != nil { return ["No more utensils."] }
-        let inbox = try? client.send(.status).expect("status", \.statusInfo).inbox
+        let inbox = try? client.send(.status).inbox
         return UtensilListView.emptyCatalog(inbox: inbox)
     }
 }
+
+extension ListSort: ExpressibleByArgument {}

@@ -15,7 +15,7 @@ struct Rejected: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let files = try invocation.connect().send(.rejected).expect("rejected", \.rejectedFiles)
+            let files = try invocation.connect().send(.rejected)
             if invocation.json { return try JSONOutput.print(files) }
             invocation.print(RejectedView.render(files, style: invocation.style))
         }

@@ -24,7 +24,7 @@ struct Rename: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let renamed = try invocation.connect().send(.rename(id, to: newName)).expect("renamed", \.renamedUtensil)
+            let renamed = try invocation.connect().send(.rename(id, to: newName))
             if invocation.json { return try JSONOutput.print(renamed) }
             invocation.print(["Renamed \(renamed.id) to \"\(TerminalText.escaped(renamed.name))\"."])
         }

@@ -24,7 +24,7 @@ struct Restore: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let restored = try invocation.connect().send(.restore(id, as: newName)).expect("restored", \.restoredUtensil)
+            let restored = try invocation.connect().send(.restore(id, as: newName))
             if invocation.json { return try JSONOutput.print(restored) }
             invocation.print(["Restored \"\(TerminalText.escaped(restored.name))\" (\(restored.id))."])
         }

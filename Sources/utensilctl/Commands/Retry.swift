@@ -38,22 +38,21 @@ struct Retry: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let request = file.map(ControlRequest.retry(file:)) ?? .retryAll
-            let reply = try invocation.connect().send(request)
-            let retried = try reply.expect("retried", \.retriedFiles)
+            let outcome = try invocation.connect().send(file.map { .retry(file: $0) } ?? .retryAll)
+            let retried = outcome.retried
             if invocation.json {
                 try JSONOutput.print(retried)
-            } else if retried.isEmpty && reply.retryFailures.isEmpty {
+            } else if retried.isEmpty && outcome.notRetried.isEmpty {
                 invocation.print(["No rejected files to retry."])
             } else if !retried.isEmpty {
                 invocation.print(
                     ["Moved \(Formats.count(retried.count, "file")) back into the inbox:"]
                         + retried.map { "  " + TerminalText.escaped($0) })
             }
-            for failure in reply.retryFailures {
+            for failure in outcome.notRetried {
                 StandardStreams.error("utensilctl: not retried: " + TerminalText.escaped(failure.file + ": " + failure.message))
             }
-            if !reply.retryFailures.isEmpty { throw .notAllRetried(count: reply.retryFailures.count) }
+            if !outcome.notRetried.isEmpty { throw .notAllRetried(count: outcome.notRetried.count) }
         }
     }
 }

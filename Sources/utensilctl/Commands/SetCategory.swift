@@ -37,7 +37,6 @@ struct SetCategory: ParsableCommand {
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
             let changed = try invocation.connect().send(.setCategory(id, to: none ? nil : category))
-                .expect("categorized", \.categorizedUtensil)
             if invocation.json { return try JSONOutput.print(changed) }
             let name = TerminalText.escaped(changed.name)
             if let category = changed.category {

@@ -25,7 +25,7 @@ struct Show: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let utensil = try invocation.connect().send(.show(target, preview: preview)).expect("utensil", \.shown)
+            let utensil = try invocation.connect().send(.show(target, preview: preview))
             if invocation.json { return try JSONOutput.print(utensil) }
             invocation.print(UtensilView.render(utensil, style: invocation.style))
             guard preview else { return }

@@ -15,7 +15,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let status = try invocation.connect().send(.status).expect("status", \.statusInfo)
+            let status = try invocation.connect().send(.status)
             if invocation.json {
                 try JSONOutput.print(status)
             } else {

@@ -18,7 +18,7 @@ struct Trash: ParsableCommand {
 
     func run() throws {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let trashed = try invocation.connect().send(.trash).expect("trash", \.trashedUtensils)
+            let trashed = try invocation.connect().send(.trash)
             if invocation.json { return try JSONOutput.print(trashed) }
             invocation.print(TrashView.render(trashed, style: invocation.style))
         }

@@ -1,0 +1,95 @@
+import Foundation
+import UtensilCore
+
+/// What utensild asks of a catalog: exactly the calls the store (`UtensilStore`, and the
+/// ingest engine through it) makes, and nothing of how they are answered.
+///
+/// ``Catalog`` is the implementation, on SQLite through GRDB; everything SQLite-specific —
+/// the schema and its migrations, FTS5 trigram search, PRAGMAs, WAL, busy timeouts, the
+/// mapping of extended result codes and constraint names to ``CatalogError`` — stays inside
+/// it. This protocol is where a second backend plugs in (PostgreSQL through postgres-nio, for
+/// several hosts sharing one catalog): a type in a target of its own conforming to it, chosen
+/// where the daemon opens its catalog (`StartUp`). Its signatures use only the catalog's own
+/// value types (``UtensilRecord``, ``CatalogPage``, ``ListSort``, ``CatalogCategory``,
+/// ``CatalogError``), never a database type.
+///
+/// What every implementation must keep:
+/// - each call is atomic and, once it returns, durable;
+/// - uniqueness is enforced by the database itself, between concurrent writers too: a
+///   record's `nameClaim` and `contentClaim` are unique among rows that have them, and a
+///   refusal is told apart by which claim it hit (``CatalogError/duplicateName(existing:)``,
+///   ``CatalogError/duplicateContent(existing:)``, ``CatalogError/alreadyIngested`` for a
+///   `sourceKey` taken), never by an error message's text;
+/// - a database that cannot answer just now (busy, read-only, unreachable, full) throws
+///   ``CatalogError/unavailable(code:detail:)``: the caller retries later;
+/// - names are compared by the keys the caller computed (`nameKey`, `searchKey`, `sortKey`):
+///   the backend does not fold case or accents itself.
+///
+/// Calls block; callers run them on threads of their own.
+public protocol CatalogBackend: Sendable {
+    // MARK: Ingest
+
+    /// Commits new utensils in one transaction; each is refused on its own (a duplicate among
+    /// them refuses only itself) and the decoder-crash counts of the committed ones' sources
+    /// are forgotten with them.
+    /// - Returns: for each record, in order, nil when it was committed or why it was refused.
+    /// - Throws: when the transaction as a whole failed: nothing was committed.
+    func insert(batch records: [UtensilRecord]) throws(CatalogError) -> [CatalogError?]
+    /// Puts a new photo into an existing utensil (not one in the trash): see
+    /// ``Catalog/replacePhoto(with:)``.
+    func replacePhoto(with photo: UtensilRecord) throws(CatalogError) -> UtensilRecord
+    /// Counts one more decoder crash on the drop with this source key; returns the new count.
+    func recordDecoderCrash(sourceKey: String) throws(CatalogError) -> Int
+    /// How many times the drop with this source key crashed the decoder.
+    func decoderCrashes(sourceKey: String) throws(CatalogError) -> Int
+
+    // MARK: Finding utensils
+
+    func utensil(id: UUID) throws(CatalogError) -> UtensilRecord?
+    /// The utensil committed from exactly this inbox entry (see ``UtensilRecord/sourceKey``).
+    func utensil(sourceKey: String) throws(CatalogError) -> UtensilRecord?
+    /// A utensil that came from the file with this identity under any inbox name.
+    func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord?
+    /// The utensil (not in the trash) with this name key.
+    func utensil(nameKey: String) throws(CatalogError) -> UtensilRecord?
+    /// A utensil (the trash too) with these exact bytes.
+    func utensil(sha256: String) throws(CatalogError) -> UtensilRecord?
+    /// Utensils (not in the trash) with this name key, newest first.
+    func utensils(nameKey: String) throws(CatalogError) -> [UtensilRecord]
+
+    // MARK: Listing
+
+    /// Utensils not in the trash.
+    func count() throws(CatalogError) -> Int
+    /// Every utensil id, the trash too (for reconciling the files with the rows).
+    func allIDs() throws(CatalogError) -> Set<UUID>
+    /// One page of utensils (keyset pagination); `search` is a search key, matched anywhere
+    /// in the name. A `cursor` it did not hand out is ``CatalogError/invalidCursor``.
+    func list(
+        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after cursor: String?
+    ) throws(CatalogError) -> CatalogPage
+    /// Every category of the utensils not in the trash, with its count, in name order.
+    func categories() throws(CatalogError) -> [CatalogCategory]
+    /// The utensils in the trash, longest there first; with `before`, only those trashed earlier.
+    func trashed(before: Date?) throws(CatalogError) -> [UtensilRecord]
+
+    // MARK: Changes
+
+    /// Renames a utensil (not one in the trash); claims the name when `claim` is set.
+    func rename(id: UUID, name: String, nameKey: String, searchKey: String, claim: Bool) throws(CatalogError) -> UtensilRecord
+    /// Sets or (with nil) clears a utensil's category.
+    func setCategory(id: UUID, to category: UtensilName?) throws(CatalogError) -> UtensilRecord
+    /// Moves a utensil to the trash at `date` (its name claim is given up, its content claim kept).
+    func trash(id: UUID, at date: Date) throws(CatalogError) -> UtensilRecord
+    /// Brings a utensil back from the trash, under `newName` if given, claiming its name when asked.
+    func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord
+    /// Deletes a row for good; returns it.
+    func delete(id: UUID) throws(CatalogError) -> UtensilRecord
+
+    // MARK: Health
+
+    /// The database's own consistency check: `["ok"]` when it is sound, else what it found.
+    func integrityCheck() throws(CatalogError) -> [String]
+}
+
+extension Catalog: CatalogBackend {}

@@ -1,0 +1,16 @@
+/// The journald fields utensild writes beside `MESSAGE`, named once (the contract lists the
+/// `UTENSIL_*`, `INBOX_FILE`, `REJECT_REASON` and `DURATION_MS` ones).
+public enum JournalField: String, Sendable, CaseIterable {
+    case messageID = "MESSAGE_ID"
+    case utensilID = "UTENSIL_ID"
+    case utensilName = "UTENSIL_NAME"
+    case utensilCategory = "UTENSIL_CATEGORY"
+    case utensilAddedBy = "UTENSIL_ADDED_BY"
+    case inboxFile = "INBOX_FILE"
+    case rejectReason = "REJECT_REASON"
+    case durationMilliseconds = "DURATION_MS"
+    /// The uid of the control-socket peer a change was made for.
+    case peerUID = "PEER_UID"
+    /// The pid of that peer.
+    case peerPID = "PEER_PID"
+}

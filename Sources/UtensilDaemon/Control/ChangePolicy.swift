@@ -1,0 +1,50 @@
+import Glibc
+import UtensilControlProtocol
+import UtensilControlServer
+
+/// Who may change utensils through the control socket: root, the daemon's own user, and
+/// members of the socket's group. Reading is open to every peer that can connect.
+struct ChangePolicy: Sendable {
+    /// The group owning the control socket.
+    let socketGroup: UInt32
+
+    /// The refusal for `request` from `peer`, or nil when it may go ahead.
+    func refusal(of request: ControlRequest, from peer: PeerCredentials) -> ControlError? {
+        guard Self.changes(request.command), !mayChange(peer) else { return nil }
+        return Self.refused
+    }
+
+    /// The commands that change utensils or files, rather than only read.
+    static func changes(_ command: ControlCommand) -> Bool {
+        switch command {
+        case .delete, .rename, .retry, .setCategory, .restore, .rethumb: true
+        case .status, .list, .show, .rejected, .check, .events, .categories, .trash: false
+        }
+    }
+
+    static let refused = ControlError(
+        .permissionDenied,
+        "Changing utensils needs root or membership in the control socket's group; ask an administrator to add you (usermod -aG utensil $USER).")
+
+    private func mayChange(_ peer: PeerCredentials) -> Bool {
+        if peer.uid == 0 || peer.uid == geteuid() || peer.gid == socketGroup { return true }
+        return Self.groups(ofUser: peer.uid, primary: peer.gid).contains(socketGroup)
+    }
+
+    /// The supplementary groups of a user, from the group database.
+    private static func groups(ofUser uid: UInt32, primary: UInt32) -> [UInt32] {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, let found = result,
+              let name = found.pointee.pw_name
+        else { return [] }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, primary, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            guard getgrouplist(name, primary, &groups, &count) >= 0 else { return [] }
+        }
+        return Array(groups.prefix(Int(count)))
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Logging
+import Testing
+import UtensilCatalog
+@testable import UtensilIngest
+import UtensilTestSupport
+
+/// The store's operations on a real state folder and a real catalog: each keeps rows and
+/// files together, and what it cannot do is reported.
+@Suite("The store's operations")
+struct UtensilStoreTests {
+    /// A world with two ingested utensils, Spoon and Whisk, and the store that owns them.
+    struct Kitchen {
+        let world: TestWorld
+        let store: UtensilStore
+        let images: [Data]
+        let spoon: UtensilRecord
+        let whisk: UtensilRecord
+
+        init(trashDays: Double = 30, logger: Logger = TestWorld.quietLogger) throws {
+            let world = try TestWorld()
+            self.world = world
+            var settings = world.settings()
+            settings.trashDays = trashDays
+            images = try TestImages.make((0..<2).map {
+                TestImages.jpeg(world.root.path + "/k\($0)", width: 120, height: 90, seed: 300 + $0)
+            })
+            let engine = try world.engine(settings)
+            try world.drop("Spoon.jpg", images[0])
+            try world.drop("Whisk.jpg", images[1])
+            _ = try world.ingest("Spoon.jpg", with: engine)
+            _ = try world.ingest("Whisk.jpg", with: engine)
+            store = UtensilStore(settings: settings, catalog: engine.catalog, logger: logger, faults: FaultInjection())
+            spoon = try store.find("Spoon")
+            whisk = try store.find("Whisk")
+        }
+
+        func original(_ record: UtensilRecord) -> URL {
+            world.originals.appendingPathComponent("\(record.id.uuidString).\(record.fileExtension)")
+        }
+
+        func thumbnail(_ record: UtensilRecord) -> URL {
+            world.thumbnails.appendingPathComponent("\(record.id.uuidString).jpeg")
+        }
+
+        func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
+    }
+
+    @Test func trashKeepsTheFilesRestoreBringsItBackDeleteNowRemovesRowAndFiles() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let store = kitchen.store
+
+        let trashed = try store.delete(id: kitchen.spoon.id, now: false)
+        #expect(trashed.trashedAt != nil)
+        #expect(kitchen.exists(kitchen.original(trashed)) && kitchen.exists(kitchen.thumbnail(trashed)))
+        #expect(try store.trashed().map(\.id) == [kitchen.spoon.id])
+        #expect(try store.count() == 1)
+        #expect(throws: StoreError.self, "already in the trash, without --now") {
+            try store.delete(id: kitchen.spoon.id, now: false)
+        }
+
+        let restored = try store.restore(id: kitchen.spoon.id, as: "Old spoon")
+        #expect(restored.name == "Old spoon" && restored.trashedAt == nil)
+        do throws(StoreError) {
+            _ = try store.restore(id: kitchen.spoon.id, as: nil)
+            Issue.record("a utensil not in the trash was restored")
+        } catch {
+            #expect(error == .notFound("Old spoon is not in the trash; `utensilctl trash` lists what is."))
+        }
+
+        let deleted = try store.delete(id: kitchen.whisk.id, now: true)
+        #expect(deleted.id == kitchen.whisk.id)
+        #expect(!kitchen.exists(kitchen.original(deleted)) && !kitchen.exists(kitchen.thumbnail(deleted)))
+        #expect(try store.catalog.utensil(id: kitchen.whisk.id) == nil)
+        try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0]])
+    }
+
+    @Test func restoringUnderATakenNameSuggestsAnotherName() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        _ = try kitchen.store.rename(id: kitchen.whisk.id, to: "spoon")
+        do throws(StoreError) {
+            _ = try kitchen.store.restore(id: kitchen.spoon.id, as: nil)
+            Issue.record("a taken name was restored")
+        } catch {
+            guard case .duplicateName(let message) = error else { throw error }
+            #expect(message.contains("--as NEW-NAME") && message.contains(kitchen.spoon.id.uuidString))
+        }
+    }
+
+    /// A file that cannot be removed (here the thumbnail's name is taken by a folder, so
+    /// `unlinkat` fails for real) is logged and reported; the row is gone all the same, and
+    /// the next start removes what is left.
+    @Test func aFileADeleteCannotRemoveIsReportedNotSwallowed() throws {
+        let lines = CapturedLines()
+        let kitchen = try Kitchen(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { kitchen.world.remove() }
+        let thumbnail = kitchen.thumbnail(kitchen.spoon)
+        try FileManager.default.removeItem(at: thumbnail)
+        try FileManager.default.createDirectory(at: thumbnail.appendingPathComponent("in the way"), withIntermediateDirectories: true)
+
+        do throws(StoreError) {
+            _ = try kitchen.store.delete(id: kitchen.spoon.id, now: true)
+            Issue.record("the delete said nothing of the file it could not remove")
+        } catch {
+            guard case .filesNotRemoved(let message) = error else { throw error }
+            #expect(message.contains("Spoon was deleted for good") && message.contains(thumbnail.lastPathComponent), "\(message)")
+        }
+        #expect(try kitchen.store.catalog.utensil(id: kitchen.spoon.id) == nil)
+        #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
+        #expect(lines.all.contains { $0.contains("Deleted utensil Spoon but cannot remove") }, "\(lines.all)")
+    }
+
+    @Test func renameAndSetCategoryChangeTheRowOnlyAndRefuseBadNames() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let store = kitchen.store
+        let filesBefore = kitchen.world.files(in: kitchen.world.originals) + kitchen.world.files(in: kitchen.world.thumbnails)
+
+        let (previous, renamed) = try store.rename(id: kitchen.spoon.id, to: "  Soup spoon ")
+        #expect(previous.name == "Spoon" && renamed.name == "Soup spoon" && renamed.updatedAt != nil)
+        #expect(throws: StoreError.self) { try store.rename(id: kitchen.spoon.id, to: "whisk") }
+        do throws(StoreError) {
+            _ = try store.rename(id: kitchen.spoon.id, to: "Bell\u{7}")
+            Issue.record("a name with a control character was taken")
+        } catch {
+            guard case .invalidName = error else { throw error }
+        }
+        do throws(StoreError) {
+            _ = try store.rename(id: UUID(), to: "Bell\u{7}")
+            Issue.record("an unknown id was renamed")
+        } catch {
+            #expect(error == .catalog(.notFound), "an unknown id is told before a bad name")
+        }
+
+        #expect(try store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
+        #expect(try store.categories() == [CatalogCategory(name: "Cutlery", count: 1)])
+        #expect(try store.setCategory(id: kitchen.spoon.id, to: nil).category == nil)
+        #expect(throws: StoreError.self) { try store.setCategory(id: kitchen.spoon.id, to: "") }
+
+        let filesAfter = kitchen.world.files(in: kitchen.world.originals) + kitchen.world.files(in: kitchen.world.thumbnails)
+        #expect(filesAfter == filesBefore, "files are named by id: nothing on disk changes")
+        try InvariantChecker(world: kitchen.world).verify(inputs: kitchen.images)
+    }
+
+    @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() throws {
+        let kitchen = try Kitchen(trashDays: 1)
+        defer { kitchen.world.remove() }
+        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        #expect(try kitchen.store.purgeExpired().purged.isEmpty, "not yet a day")
+        let purge = try kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
+        #expect(purge.purged.map(\.id) == [kitchen.spoon.id] && purge.filesNotRemoved.isEmpty)
+        #expect(!kitchen.exists(kitchen.original(kitchen.spoon)) && !kitchen.exists(kitchen.thumbnail(kitchen.spoon)))
+        try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[1]])
+    }
+
+    /// `check` and start-up reconciliation look through one scan: what `check` reports as
+    /// files without rows and rows without files is what reconciliation removes and names.
+    @Test func checkReportsWhatReconciliationMends() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let store = kitchen.store
+        #expect(try store.check() == ConsistencyReport(integrity: ["ok"], rowsWithoutFiles: [], filesWithoutRows: []))
+
+        let orphan = kitchen.world.originals.appendingPathComponent("\(UUID().uuidString).jpg")
+        let temporary = kitchen.world.thumbnails.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: orphan)
+        try Data("y".utf8).write(to: temporary)
+        try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
+
+        let fresh = try store.check()
+        #expect(fresh.filesWithoutRows.isEmpty, "files younger than a minute may be an ingest in flight")
+        #expect(fresh.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
+        let later = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        #expect(later.filesWithoutRows == [orphan.path, temporary.path].sorted())
+
+        let report = try store.reconcile()
+        #expect(report.orphansRemoved == 1 && report.temporariesRemoved == 1)
+        #expect(report.rowsMissingFiles == [kitchen.whisk.id])
+        let after = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        #expect(after.filesWithoutRows.isEmpty && after.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
+    }
+}
