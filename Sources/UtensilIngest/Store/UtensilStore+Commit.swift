@@ -120,7 +120,7 @@ extension UtensilStore {
         } catch {
             logger.error(
                 "The photo of \(old.name) was replaced in the catalog but its new files could not be moved into place (\(error)); restarting utensild finishes the move",
-                metadata: ["UTENSIL_ID": .string(old.id.uuidString)])
+                metadata: .journal([.utensilID: .string(old.id.uuidString)]))
             return .failed(TransientFailure(error))
         }
     }

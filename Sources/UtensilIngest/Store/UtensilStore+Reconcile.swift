@@ -97,7 +97,7 @@ extension UtensilStore {
             report.decoderCrashesRecorded += 1
             logger.error(
                 "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
-                metadata: ["MESSAGE_ID": .string(MessageID.decoderCrash.rawValue), "SOURCE_KEY": .string(key)])
+                metadata: .journal([.messageID: .id(.decoderCrash), .sourceKey: .string(key)]))
         }
 
         let (originals, thumbnails) = try folders()
@@ -128,7 +128,7 @@ extension UtensilStore {
         if report.changedAnything {
             logger.notice(
                 "Reconciled the state folder: removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
-                metadata: ["MESSAGE_ID": .string(MessageID.reconciled.rawValue)])
+                metadata: .journal([.messageID: .id(.reconciled)]))
         }
         // A few by name; past that one summary, so that a lost folder does not flood the journal.
         let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)

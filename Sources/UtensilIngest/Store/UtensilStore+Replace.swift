@@ -68,7 +68,7 @@ extension UtensilStore {
                 thumbnails: thumbnails)
             logger.notice(
                 "Finished replacing the photo of \(record.name), which had been committed before an interruption",
-                metadata: ["UTENSIL_ID": .string(id.uuidString)])
+                metadata: .journal([.utensilID: .string(id.uuidString)]))
             finished += 1
         }
         return finished
