@@ -9,6 +9,14 @@ public enum JournalField: String, Sendable, CaseIterable {
     case inboxFile = "INBOX_FILE"
     case rejectReason = "REJECT_REASON"
     case durationMilliseconds = "DURATION_MS"
+    /// Where a rejected drop went in `rejected/` (its name there).
+    case rejectedAs = "REJECTED_AS"
+    /// Why a drop was left for a retry (`RetryReason`).
+    case retryReason = "RETRY_REASON"
+    /// The drop a decoder crash was recorded for (the crash guard's key).
+    case sourceKey = "SOURCE_KEY"
+    /// How many utensils the trash purger deleted for good.
+    case purgedCount = "PURGED_COUNT"
     /// The uid of the control-socket peer a change was made for.
     case peerUID = "PEER_UID"
     /// The pid of that peer.

@@ -65,7 +65,7 @@ final class InboxFeeder: Sendable {
         } catch {
             logger.error(
                 "Cannot watch the inbox \(settings.inbox): \(error)",
-                metadata: ["MESSAGE_ID": .string(MessageID.inboxUnavailable.rawValue)])
+                metadata: .journal([.messageID: .id(.inboxUnavailable)]))
             await scheduler.noteInbox(missing: true, error: "cannot watch the inbox: \(error)")
         }
         await scanAll(reason: "start-up")
@@ -108,17 +108,17 @@ final class InboxFeeder: Sendable {
             let seconds = rescanSeconds.withLock { $0 }
             logger.warning(
                 "Part of the inbox is not watched: \(problem) (now every \(Int(seconds.rounded())) seconds)",
-                metadata: ["MESSAGE_ID": .string(MessageID.inboxPartlyWatched.rawValue)])
+                metadata: .journal([.messageID: .id(.inboxPartlyWatched)]))
             await scheduler.noteError("part of the inbox is not watched: \(problem)")
         case .inboxGone:
             logger.error(
                 "The inbox \(settings.inbox) is gone (deleted, moved or unmounted); waiting for it to come back",
-                metadata: ["MESSAGE_ID": .string(MessageID.inboxUnavailable.rawValue)])
+                metadata: .journal([.messageID: .id(.inboxUnavailable)]))
             await scheduler.noteInbox(missing: true, error: "the inbox \(settings.inbox) is missing")
         case .inboxBack:
             logger.notice(
                 "The inbox \(settings.inbox) is back; rescanning it",
-                metadata: ["MESSAGE_ID": .string(MessageID.inboxUnavailable.rawValue)])
+                metadata: .journal([.messageID: .id(.inboxUnavailable)]))
             await scheduler.noteInbox(missing: false, error: nil)
             await scanAll(reason: "inbox back")
         }
@@ -146,7 +146,7 @@ final class InboxFeeder: Sendable {
         case .failure(let error):
             logger.error(
                 "Cannot scan the inbox \(settings.inbox): \(error)",
-                metadata: ["MESSAGE_ID": .string(MessageID.inboxUnavailable.rawValue)])
+                metadata: .journal([.messageID: .id(.inboxUnavailable)]))
             await scheduler.noteInbox(missing: error.isNotFound, error: "cannot scan the inbox: \(error)")
         }
     }

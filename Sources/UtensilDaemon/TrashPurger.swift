@@ -31,7 +31,7 @@ struct TrashPurger: Sendable {
                     ? "" : "; \(purge.filesNotRemoved.count) of their files could not be removed and wait for the next start"
                 logger.notice(
                     "Purged \(purged.count) utensils kept in the trash for \(store.settings.trashDays) days: \(names)\(more)\(leftovers)",
-                    metadata: ["PURGED_COUNT": .stringConvertible(purged.count)])
+                    metadata: .journal([.purgedCount: .stringConvertible(purged.count)]))
             case .success:
                 break
             case .failure(let error):

@@ -146,7 +146,7 @@ public final class IngestEngine: Sendable {
         if let existing = try catalogCall({ try catalog.utensil(sameFileAs: status.versionKey) }) {
             logger.notice(
                 "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
-                metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "UTENSIL_ID": .string(existing.id.uuidString)])
+                metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .utensilID: .string(existing.id.uuidString)]))
         }
 
         // 3. The name, the extension, the size.
@@ -415,7 +415,7 @@ public final class IngestEngine: Sendable {
     func refuse(_ drop: Drop, _ why: String) {
         logger.warning(
             "Left \(drop) alone: \(why)",
-            metadata: ["INBOX_FILE": .string(drop.inboxPath.lossyString), "MESSAGE_ID": .string(MessageID.leftAlone.rawValue)])
+            metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .messageID: .id(.leftAlone)]))
     }
 
     /// Runs a catalog read; a catalog that cannot answer is a transient failure.

@@ -36,7 +36,8 @@ struct ReplaceEndToEndTests {
         #expect(world.files(in: world.originals) == ["\(before.id.uuidString).png"])
         #expect(try Data(contentsOf: world.originals.appendingPathComponent("\(before.id.uuidString).png")) == images[1])
         #expect(try Data(contentsOf: thumbnailPath) != oldThumbnail, "the thumbnail is the new photo's")
-        #expect(daemon.log.contains("Replaced the photo of utensil Spoon"), "\(daemon.log)")
+        // The journal entry follows the inbox's emptying; wait for it rather than race it.
+        try daemon.waitUntil("the replacement's log line") { daemon.log.contains("Replaced the photo of utensil Spoon") }
 
         // The same photo again is still a duplicate of its content; another JPEG replaces it again.
         try world.drop("Spoon.png", images[1])

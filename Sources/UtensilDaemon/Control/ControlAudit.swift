@@ -2,6 +2,7 @@ import Logging
 import UtensilCatalog
 import UtensilControlServer
 import UtensilCore
+import UtensilIngest
 
 /// The journal entries of changes made through the control socket (and the web gallery,
 /// which acts as the daemon's own user): one notice per change, naming the peer, with the
@@ -12,9 +13,9 @@ struct ControlAudit: Sendable {
     /// `message` about `utensil`, changed for `peer`.
     func changed(_ message: String, _ utensil: UtensilRecord, for peer: PeerCredentials) {
         var metadata = Self.fields(of: peer)
-        metadata[JournalField.utensilID.rawValue] = .string(utensil.id.uuidString)
-        metadata[JournalField.utensilName.rawValue] = .string(utensil.name)
-        metadata[JournalField.utensilCategory.rawValue] = .string(utensil.category ?? "")
+        metadata[.utensilID] = .string(utensil.id.uuidString)
+        metadata[.utensilName] = .string(utensil.name)
+        metadata[.utensilCategory] = .string(utensil.category ?? "")
         logger.notice("\(message) for \(peer)", metadata: metadata)
     }
 
@@ -30,6 +31,6 @@ struct ControlAudit: Sendable {
     }
 
     private static func fields(of peer: PeerCredentials) -> Logger.Metadata {
-        [JournalField.peerUID.rawValue: .stringConvertible(peer.uid), JournalField.peerPID.rawValue: .stringConvertible(peer.pid)]
+        .journal([.peerUID: .stringConvertible(peer.uid), .peerPID: .stringConvertible(peer.pid)])
     }
 }

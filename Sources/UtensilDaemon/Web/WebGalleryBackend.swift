@@ -15,7 +15,7 @@ struct WebGalleryBackend: GalleryBackend {
         if ChangePolicy.changes(call.request.command) && webUser == nil {
             return .failure(ControlError(.permissionDenied, "Sign in to change utensils."))
         }
-        // A signed-in web user acts with the daemon's own rights; the log names the web user.
+        // A signed-in web user acts with the daemon's own rights (the journal names the daemon as the peer).
         let daemon = PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid())
         return await handler.reply(to: call.request, peer: daemon).result(as: Reply.self)
     }

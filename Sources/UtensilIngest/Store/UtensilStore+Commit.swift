@@ -117,7 +117,7 @@ extension UtensilStore {
         } catch {
             logger.error(
                 "\(pending.record.name) was committed but its files could not be moved into place (\(error)); restarting utensild finishes the move",
-                metadata: ["UTENSIL_ID": .string(pending.record.id.uuidString)])
+                metadata: .journal([.utensilID: .string(pending.record.id.uuidString)]))
             return .failed(TransientFailure(error))
         }
     }

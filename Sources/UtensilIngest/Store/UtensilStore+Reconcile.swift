@@ -112,7 +112,7 @@ extension UtensilStore {
             report.decoderCrashesRecorded += 1
             logger.error(
                 "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
-                metadata: ["MESSAGE_ID": .string(MessageID.decoderCrash.rawValue), "SOURCE_KEY": .string(key)])
+                metadata: .journal([.messageID: .id(.decoderCrash), .sourceKey: .string(key)]))
         }
 
         if !FileOps.exists(settings.staging) {
@@ -131,7 +131,7 @@ extension UtensilStore {
         if report.changedAnything {
             logger.notice(
                 "Reconciled the state folder: finished \(report.rolledForward) and undid \(report.rolledBack) interrupted operations, removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
-                metadata: ["MESSAGE_ID": .string(MessageID.reconciled.rawValue)])
+                metadata: .journal([.messageID: .id(.reconciled)]))
         }
         // A few by name; past that one summary, so that a lost folder does not flood the journal.
         let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)
@@ -217,32 +217,19 @@ extension UtensilStore {
         return removed
     }
 
-    /// Start-up's writability probes (`.tmp-probe-…`, made by the configuration's folder
-    /// preparation) are left in the state folder and the inbox by a `kill -9` at the wrong
-    /// instant (one moved to `rejected/` goes with that folder's temporaries). Only regular
-    /// files are removed; in the inbox only names of probes, directly in it.
+    /// Start-up's writability probe (`.tmp-probe-…`, made by the configuration's folder
+    /// preparation) is left in the state folder itself by a `kill -9` at the wrong instant
+    /// (the preparation itself removes those of killed runs from the inbox and `rejected/`).
     private func removeProbes() throws -> Int {
-        var removed = try Self.removeRegularFiles(in: try HeldFolder.open(settings.stateDirectory), named: FileOps.temporaryPrefix)
-        // A missing inbox is waited for by the daemon.
-        if let inbox = try? HeldFolder.open(settings.inbox) {
-            removed += try Self.removeRegularFiles(in: inbox, named: Self.probePrefix)
-        }
-        return removed
-    }
-
-    /// Removes the regular files directly in `folder` whose names start with `prefix`.
-    private static func removeRegularFiles(in folder: HeldFolder, named prefix: String) throws(SystemError) -> Int {
+        let state = try HeldFolder.open(settings.stateDirectory)
         var removed = 0
-        for name in try folder.list() where name.starts(with: Array(prefix.utf8)) {
-            guard let status = try? folder.status(of: name), status.kind == .regular else { continue }
-            try folder.unlink(name)
+        for name in try state.list() where name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+            guard let status = try? state.status(of: name), status.kind == .regular else { continue }
+            try state.unlink(name)
             removed += 1
         }
         return removed
     }
-
-    /// The names of the configuration's writability probes.
-    static let probePrefix = FileOps.temporaryPrefix + "probe-"
 
     /// Temporaries and sidecars without their file in `rejected/`. Group members can write
     /// there: only a regular file is utensild's leftover, and one that cannot be removed is

@@ -114,7 +114,7 @@ extension UtensilStore {
         for problem in problems {
             logger.error(
                 "Deleted utensil \(record.name) but cannot \(problem); restarting utensild removes it",
-                metadata: ["UTENSIL_ID": .string(record.id.uuidString)])
+                metadata: .journal([.utensilID: .string(record.id.uuidString)]))
         }
         return (deleted, problems)
     }

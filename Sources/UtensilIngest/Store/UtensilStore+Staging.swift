@@ -97,7 +97,7 @@ extension UtensilStore {
             } catch {
                 logger.error(
                     "Cannot put \(error.path) of utensil \(record.name) back into place (\(error)); restarting utensild does it",
-                    metadata: ["UTENSIL_ID": .string(record.id.uuidString)])
+                    metadata: .journal([.utensilID: .string(record.id.uuidString)]))
             }
         }
     }
@@ -143,7 +143,7 @@ extension UtensilStore {
                 try withoutFaults.moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys))
                 logger.notice(
                     "Put the files of utensil \(record.name) into place, whose change had been committed (or whose delete had not) before an interruption",
-                    metadata: ["UTENSIL_ID": .string(record.id.uuidString)])
+                    metadata: .journal([.utensilID: .string(record.id.uuidString)]))
                 counts.forward += 1
             } else {
                 for name in [files.original, files.thumbnail] {
