@@ -158,7 +158,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "UtensildTests",
-            dependencies: ["UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport"]),
+            dependencies: [
+                "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
+                "UtensilControlProtocol", "UtensilControlServer",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,7 +40,7 @@ enum PathRules {
     ///
     /// Nothing may live in the inbox (it would be ingested); nothing but rejections in `rejected`
     /// (`utensilctl retry --all` moves its content into the inbox); and neither the inbox nor
-    /// `rejected` inside the files the daemon owns (`originals/`, `thumbnails/`).
+    /// `rejected` inside the files the daemon owns (`originals/`, `thumbnails/`, `staging/`).
     static func conflict(in c: UtensilConfiguration) -> (key: ConfigKey, problem: String)? {
         let inbox = TOMLText.quoted(c.inbox), rejected = TOMLText.quoted(c.rejected)
         if isSameOrInside(c.rejected, c.inbox) {
@@ -61,7 +61,7 @@ enum PathRules {
         if isSameOrInside(c.controlSocket, c.rejected) {
             return (.controlSocket, "is inside rejected \(rejected); choose a path outside it")
         }
-        for owned in ["originals", "thumbnails"] {
+        for owned in ["originals", "thumbnails", "staging"] {
             let folder = c.stateDir + "/" + owned
             if isSameOrInside(c.inbox, folder) {
                 return (.inbox, "is inside \(TOMLText.quoted(folder)), which only the daemon may write; choose another folder")

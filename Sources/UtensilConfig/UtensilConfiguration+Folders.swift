@@ -7,8 +7,8 @@ extension UtensilConfiguration {
     /// (another file system or mount point), or the socket path is taken by something other than a socket.
     ///
     /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
-    /// invisible to the daemon, and removed by start-up reconciliation if a `kill -9` leaves one
-    /// in the state folder), because root ignores permission bits
+    /// invisible to the daemon; one a `kill -9` left behind is removed by the next start, here
+    /// for every folder probed and by start-up reconciliation in the state folder), because root ignores permission bits
     /// but not a read-only mount. New folders get mode 0755 (0700 under state_dir: it is the daemon's alone), minus the umask;
     /// ownership and group access are left to systemd-tmpfiles and the unit.
     public func prepareFolders() throws(ConfigurationError) {
@@ -45,12 +45,36 @@ enum FolderPreparation {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw unusable("it exists but is not a folder; remove it or choose another path")
         }
+        removeStaleProbes(in: path)
         try probeWritable(path, unusable: unusable)
     }
 
+    /// Removes the probes of runs killed while probing (a `kill -9` at the wrong instant):
+    /// empty regular files named `.tmp-probe-<pid>-…` owned by this user (no one else can
+    /// have made them) whose process is gone. Anything else is left alone.
+    static func removeStaleProbes(in folder: String) {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        let prefix = Array(probePrefix.utf8)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard name.starts(with: prefix),
+                  let pid = Int32(String(decoding: name[prefix.count...].prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)),
+                  pid > 0, kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let path = folder + "/" + String(decoding: name, as: UTF8.self)
+            var info = stat()
+            guard String(validating: name, as: UTF8.self) != nil, lstat(path, &info) == 0,
+                  info.st_mode & S_IFMT == S_IFREG, info.st_size == 0, info.st_uid == geteuid() else { continue }
+            unlink(path)
+        }
+    }
+
+    private static let probePrefix = ".tmp-probe-"
+
+
     /// A hidden probe file's name (`.tmp-probe-…`), invisible to the daemon.
     private static func probeName() -> String {
-        ".tmp-probe-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        "\(probePrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
 
     /// Creates the empty probe file `path`, or throws what `unusable` makes of the refusal.

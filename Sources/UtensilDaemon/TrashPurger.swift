@@ -21,7 +21,7 @@ struct TrashPurger: Sendable {
         guard store.settings.trashDays > 0 else { return }  // Deletes happen at once.
         while !Task.isCancelled {
             let store = self.store
-            let result = await pool.run { Result { () throws(CatalogError) in try store.purgeExpired() } }
+            let result = await pool.run { Result { () throws(StoreError) in try store.purgeExpired() } }
             switch result {
             case .success(let purge) where !purge.purged.isEmpty:
                 let purged = purge.purged

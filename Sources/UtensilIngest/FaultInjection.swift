@@ -18,21 +18,22 @@ public struct FaultInjection: Sendable {
         case dropRemoved = "drop-removed"
         case sidecarWritten = "sidecar-written"
         case rejectionMoved = "rejection-moved"
-        /// A replacement (`duplicate_names = "replace"`), after its commit: the new thumbnail
-        /// is in place, then the new original.
-        case replaceThumbnailMoved = "replace-thumbnail-moved"
-        case replaceOriginalMoved = "replace-original-moved"
-        /// Deleting a utensil for good (`delete --now`, a purge of the trash): its row's
-        /// removal is committed, then each of its two files is removed.
+        /// After the commit, the new thumbnail is moved from `staging/` into place, then the
+        /// new original.
+        case thumbnailMoved = "thumbnail-moved"
+        case originalMoved = "original-moved"
+        /// Deleting a utensil for good (`delete --now`, a purge of the trash): its files are
+        /// moved into `staging/`, its row's removal is committed, then each staged file is removed.
+        case deleteFilesStaged = "delete-files-staged"
         case deleteCommitted = "delete-committed"
         case deleteFileRemoved = "delete-file-removed"
         /// A rename is committed.
         case renameCommitted = "rename-committed"
 
-        /// The steps only a replacement reaches.
-        public static let replacementOnly: Set<Step> = [.replaceThumbnailMoved, .replaceOriginalMoved]
         /// The steps of store operations other than an ingest.
-        public static let notOfAnIngest: Set<Step> = [.deleteCommitted, .deleteFileRemoved, .renameCommitted]
+        public static let notOfAnIngest: Set<Step> = [
+            .deleteFilesStaged, .deleteCommitted, .deleteFileRemoved, .renameCommitted,
+        ]
     }
 
     /// `UTENSIL_FAULT_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.

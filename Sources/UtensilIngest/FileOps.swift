@@ -136,6 +136,12 @@ enum FileOps {
         }
     }
 
+    /// Whether anything (a link included) is at `path`.
+    static func exists(_ path: RawPath) -> Bool {
+        var raw = stat()
+        return path.withCString { Glibc.lstat($0, &raw) } == 0
+    }
+
     static func makeDirectory(_ path: RawPath, mode: mode_t = StatePermissions.folderMode) throws(SystemError) {
         let result = path.withCString { mkdir($0, mode) }
         guard result == 0 || errno == EEXIST else { throw SystemError("create folder", path) }

@@ -98,6 +98,21 @@ public final class HeldFolder: Sendable {
         guard result == 0 else { throw SystemError("rename", path.appending(name)) }
     }
 
+    /// Removes an entry; one already gone is fine.
+    func unlinkIfPresent(_ name: [UInt8]) throws(SystemError) {
+        guard Self.withCString(name, { unlinkat(descriptor, $0, 0) }) == 0 || errno == ENOENT else {
+            throw SystemError("remove", path.appending(name))
+        }
+    }
+
+    /// Renames an entry of this folder into `target` (replacing), if it is there.
+    func renameIfPresent(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
+        let result = Self.withCString(name) { from in
+            Self.withCString(newName) { renameat(descriptor, from, target.descriptor, $0) }
+        }
+        guard result == 0 || errno == ENOENT else { throw SystemError("rename", path.appending(name)) }
+    }
+
     /// Renames an entry of this folder into `target` without ever replacing a file (EEXIST).
     public func renameNoReplace(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
         let result = Self.withCString(name) { from in

@@ -40,6 +40,8 @@ public struct IngestSettings: Sendable {
     public var originals: RawPath { stateDirectory.appending("originals") }
     /// `state_dir/thumbnails`
     public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
+    /// `state_dir/staging`: the files of the store's operations in flight (see `UtensilStore`).
+    public var staging: RawPath { stateDirectory.appending("staging") }
     /// Appended to by the fatal-signal handler with the drop being decoded.
     public var crashLog: RawPath { stateDirectory.appending("decoder-crashes.log") }
 

@@ -19,6 +19,24 @@ private func isFolder(_ path: String) -> Bool {
 }
 
 @Suite struct FolderTests {
+    @Test func probesLeftByAKilledRunAreRemovedAndNothingElse() throws {
+        let folder = try TemporaryFolder()
+        let config = configuration(under: folder.path)
+        try config.prepareFolders()
+        // No process has the pid `pid_max`: its probe is a killed run's.
+        let pidMax = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let stale = ".tmp-probe-\(pidMax)-1", live = ".tmp-probe-\(getpid())-2", full = ".tmp-probe-\(pidMax)-3"
+        let link = ".tmp-probe-\(pidMax)-4"
+        for name in [stale, live] { _ = FileManager.default.createFile(atPath: folder.file("inbox/" + name), contents: Data()) }
+        _ = FileManager.default.createFile(atPath: folder.file("inbox/" + full), contents: Data("mine".utf8))
+        #expect(symlink("/etc/passwd", folder.file("inbox/" + link)) == 0)
+        _ = FileManager.default.createFile(atPath: folder.file("state/" + stale), contents: Data())
+        try config.prepareFolders()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("inbox")).sorted() == [full, live, link].sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("state")).sorted() == ["originals", "thumbnails"])
+    }
+
     @Test func createsEveryFolderAndLeavesNoProbe() throws {
         let folder = try TemporaryFolder()
         let config = configuration(under: folder.path)

@@ -24,9 +24,7 @@ struct CrashSafetyTests {
         return images
     }
 
-    @Test(arguments: FaultInjection.Step.allCases.filter {
-        !FaultInjection.Step.replacementOnly.contains($0) && !FaultInjection.Step.notOfAnIngest.contains($0)
-    })
+    @Test(arguments: FaultInjection.Step.allCases.filter { !FaultInjection.Step.notOfAnIngest.contains($0) })
     func killedAtEveryStepThenRestarted(step: FaultInjection.Step) throws {
         let world = try TestWorld()
         defer { world.remove() }

@@ -55,25 +55,6 @@ struct ReconcilerStateFolderTests {
         #expect(FileManager.default.fileExists(atPath: folderNamedLikeOne.path))
         #expect(FileManager.default.fileExists(atPath: settings.catalogPath))
     }
-
-    /// The probe of the inbox, too (a `kill -9` of `--oneshot` just after its start left one
-    /// there, which the invariant check then counted as a drop); other hidden files stay.
-    @Test func aProbeLeftInTheInboxIsRemovedAndOtherHiddenFilesStay() throws {
-        let world = try TestWorld()
-        defer { world.remove() }
-        let settings = world.settings()
-        let catalog = try Catalog(path: settings.catalogPath)
-        let probe = world.inbox.appendingPathComponent(".tmp-probe-4242-18")
-        let hidden = world.inbox.appendingPathComponent(".tmp-notes")
-        try Data().write(to: probe)
-        try Data("mine".utf8).write(to: hidden)
-
-        let report = try UtensilStore(settings: settings, catalog: catalog, logger: Logger(label: "test")).reconcile()
-
-        #expect(report.temporariesRemoved == 1)
-        #expect(!FileManager.default.fileExists(atPath: probe.path))
-        #expect(FileManager.default.fileExists(atPath: hidden.path))
-    }
 }
 
 /// Log lines captured in a test.

@@ -12,7 +12,7 @@ import UtensilTestSupport
 struct ReplaceCrashSafetyTests {
     static let steps: [FaultInjection.Step] = [
         .opened, .originalWritten, .thumbnailWritten, .filesDurable, .committed,
-        .replaceThumbnailMoved, .replaceOriginalMoved, .dropRemoved,
+        .thumbnailMoved, .originalMoved, .dropRemoved,
     ]
 
     @Test(arguments: steps, ["png", "jpg"])
@@ -45,8 +45,8 @@ struct ReplaceCrashSafetyTests {
         #expect(after.sha256 == sha256Hex(images[1]) && after.fileExtension == newExtension && after.updatedAt != nil)
     }
 
-    /// Reconciliation on its own: a committed replacement's temporaries roll forward, an
-    /// uncommitted one's roll back, and an old original of another extension goes.
+    /// Reconciliation on its own: a committed replacement's staged files roll forward (and the
+    /// old original of another extension goes), an uncommitted one's roll back.
     @Test func reconciliationFinishesCommittedReplacementsAndUndoesTheOthers() throws {
         let world = try TestWorld()
         defer { world.remove() }
@@ -73,15 +73,17 @@ struct ReplaceCrashSafetyTests {
         committed.sha256 = sha256Hex(images[2])
         committed.bytes = images[2].count
         _ = try catalog.replacePhoto(with: committed)
-        try images[2].write(to: world.originals.appendingPathComponent(".tmp-replace-\(whisk.id.uuidString).png"))
-        try thumbnail.write(to: world.thumbnails.appendingPathComponent(".tmp-replace-\(whisk.id.uuidString).jpeg"))
-        try images[2].write(to: world.originals.appendingPathComponent(".tmp-replace-\(tongs.id.uuidString).png"))
-        try thumbnail.write(to: world.thumbnails.appendingPathComponent(".tmp-replace-\(tongs.id.uuidString).jpeg"))
+        let staging = world.state.appendingPathComponent("staging")
+        for id in [whisk.id, tongs.id] {
+            let operation = UUID().uuidString
+            try images[2].write(to: staging.appendingPathComponent("\(id.uuidString).\(operation).original.png"))
+            try thumbnail.write(to: staging.appendingPathComponent("\(id.uuidString).\(operation).thumbnail.jpeg"))
+        }
 
-        let report = try UtensilStore(settings: world.settings(), catalog: engine.catalog, logger: TestWorld.quietLogger).reconcile()
-        #expect(report.replacementsFinished == 1)
-        #expect(report.orphansRemoved == 1, "the Whisk's old JPEG")
-        #expect(report.temporariesRemoved == 2, "the Tongs' temporaries")
+        let report = try UtensilStore(settings: world.settings(), catalog: catalog, logger: TestWorld.quietLogger).reconcile()
+        #expect(report.rolledForward == 1 && report.rolledBack == 1)
+        #expect(!report.lookedThroughEverything)
+        #expect(world.files(in: staging).isEmpty)
         #expect(world.files(in: world.originals) == ["\(tongs.id.uuidString).jpg", "\(whisk.id.uuidString).png"].sorted())
         try InvariantChecker(world: world).verify(inputs: [images[1], images[2]])
     }

@@ -106,7 +106,7 @@ struct UtensilStoreTests {
             Issue.record("the delete said nothing of the file it could not remove")
         } catch {
             guard case .filesNotRemoved(let message) = error else { throw error }
-            #expect(message.contains("Spoon was deleted for good") && message.contains(thumbnail.lastPathComponent), "\(message)")
+            #expect(message.contains("Spoon was deleted for good") && message.contains(kitchen.spoon.id.uuidString), "\(message)")
         }
         #expect(try kitchen.store.catalog.utensil(id: kitchen.spoon.id) == nil)
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
@@ -156,9 +156,11 @@ struct UtensilStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[1]])
     }
 
-    /// `check` and start-up reconciliation look through one scan: what `check` reports as
-    /// files without rows and rows without files is what reconciliation removes and names.
-    @Test func checkReportsWhatReconciliationMends() throws {
+    /// `check` looks through everything, start-up reconciliation only through `staging/` —
+    /// except for a state folder without `staging/` (one of an earlier version), where it
+    /// looks through everything once, on the same scan as `check`: what `check` reports as
+    /// files without rows and rows without files is what that reconciliation removes and names.
+    @Test func checkReportsWhatTheLookThroughEverythingMends() throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
@@ -171,15 +173,45 @@ struct UtensilStoreTests {
         try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
 
         let fresh = try store.check()
-        #expect(fresh.filesWithoutRows.isEmpty, "files younger than a minute may be an ingest in flight")
+        #expect(fresh.filesWithoutRows.isEmpty, "files younger than a minute may be an operation in flight")
         #expect(fresh.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
         let later = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(later.filesWithoutRows == [orphan.path, temporary.path].sorted())
 
+        let usual = try store.reconcile()
+        #expect(!usual.lookedThroughEverything && usual.orphansRemoved == 0, "a start looks only at staging/")
+        #expect(kitchen.exists(orphan))
+
+        try FileManager.default.removeItem(at: kitchen.world.state.appendingPathComponent("staging"))
         let report = try store.reconcile()
+        #expect(report.lookedThroughEverything)
         #expect(report.orphansRemoved == 1 && report.temporariesRemoved == 1)
         #expect(report.rowsMissingFiles == [kitchen.whisk.id])
+        #expect(kitchen.exists(kitchen.world.state.appendingPathComponent("staging")))
         let after = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(after.filesWithoutRows.isEmpty && after.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
+    }
+
+    /// What a crash leaves in `staging/`: a delete not yet committed goes back into place, a
+    /// committed one's files go; `check` lists staged files meanwhile.
+    @Test func stagedFilesOfDeletesAreFinishedOrUndoneAtStart() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let store = kitchen.store
+        let folders = try store.stateFolders()
+        _ = try store.stageOut(kitchen.spoon, in: folders)  // Then "killed" before the commit.
+        _ = try store.stageOut(kitchen.whisk, in: folders)
+        _ = try store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
+        let staging = kitchen.world.state.appendingPathComponent("staging")
+        #expect(kitchen.world.files(in: staging).count == 4)
+        #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
+        let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        #expect(check.filesWithoutRows.count == 4 && check.rowsWithoutFiles == [kitchen.spoon.id.uuidString])
+
+        let report = try store.reconcile()
+        #expect(report.rolledForward == 1 && report.rolledBack == 1 && !report.lookedThroughEverything)
+        #expect(kitchen.world.files(in: staging).isEmpty)
+        #expect(kitchen.exists(kitchen.original(kitchen.spoon)) && kitchen.exists(kitchen.thumbnail(kitchen.spoon)))
+        try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0]])
     }
 }

@@ -149,6 +149,8 @@ public struct InvariantChecker {
             thumbnails == expectedThumbnails,
             "thumbnails/ and the rows disagree: \(thumbnails.symmetricDifference(expectedThumbnails).sorted().prefix(5))",
             sourceLocation: sourceLocation)
+        let staged = world.files(in: world.state.appendingPathComponent("staging"))
+        #expect(staged.isEmpty, "files left in staging/: \(staged.prefix(5))", sourceLocation: sourceLocation)
     }
 
     private func checkRejections(seen: inout [String: Int], report: inout Report, sourceLocation: SourceLocation) throws {

@@ -12,8 +12,12 @@ public final class RunningDaemon: @unchecked Sendable {
     private let logLock = NSLock()
     private var logData = Data()
 
-    /// Starts utensild (settle time 0.2 s unless `extra` says otherwise) and waits for READY=1.
-    public init(world: TestWorld, extra: [String] = [], environment: [String: String] = [:], waitForReady: Bool = true) throws {
+    /// Starts utensild (settle time 0.2 s unless `extra` says otherwise; through `launcher`, see
+    /// `UtensildProcess.start`) and waits for READY=1.
+    public init(
+        world: TestWorld, extra: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
+        waitForReady: Bool = true
+    ) throws {
         self.world = world
         notifications = try NotifyListener(folder: world.root)
         var env = environment
@@ -22,7 +26,7 @@ public final class RunningDaemon: @unchecked Sendable {
         if !extra.contains("--settle-seconds") {
             arguments += ["--settle-seconds", "0.2"]
         }
-        let (process, _, errors) = try UtensildProcess.start(arguments, environment: env)
+        let (process, _, errors) = try UtensildProcess.start(arguments, environment: env, launcher: launcher)
         self.process = process
         self.errors = errors
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in

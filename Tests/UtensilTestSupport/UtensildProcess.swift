@@ -40,10 +40,19 @@ public struct UtensildProcess {
         ] + (extra.contains("--web-listen") ? [] : ["--web-listen", ""]) + extra
     }
 
-    public static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts utensild; with a `launcher` (a program and its arguments, which must end by
+    /// running the binary and arguments it is given, as `unshare … --` does), through it.
+    public static func start(
+        _ arguments: [String], environment: [String: String] = [:], launcher: [String] = []
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = try binary
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [try binary.path] + arguments
+        } else {
+            process.executableURL = try binary
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("UTENSILD_") }
         env["SWIFT_BACKTRACE"] = "enable=no"
         env["SYSTEMD_LOG_TARGET"] = "console"  // Logs on stderr, even while a test runs journald.

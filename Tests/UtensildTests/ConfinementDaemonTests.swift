@@ -114,4 +114,30 @@ struct ConfinementDaemonTests {
         #expect(try daemon.terminate() == 0)
         try InvariantChecker(world: world).verify(inputs: images + [notes], inbox: .mustBeEmpty)
     }
+
+    /// Where inotify's watch limit runs out, the daemon watches what it can, says which
+    /// folder it could not watch and what to raise (in the log with its `MESSAGE_ID`, and in
+    /// `status`), and the rescans find the drops in the rest. The limit is made real, and
+    /// small, in a user namespace of the daemon's own (`/proc/sys/user/max_inotify_watches`).
+    @Test func aWatchLimitLeavesFoldersToTheRescansAndSaysSo() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let folders = (0..<12).map { String(format: "Shelf %02d", $0) }
+        for folder in folders { #expect(mkdir(world.inbox.path + "/" + folder, 0o755) == 0) }
+        let images = try TestImages.make(folders.indices.map {
+            TestImages.jpeg(world.root.appendingPathComponent("photo\($0)").path, seed: 20 + $0)
+        })
+        // The inbox and four shelves can be watched; the other eight cannot.
+        let limited = ["/usr/bin/unshare", "--user", "--map-root-user", "--", "/bin/sh", "-c",
+                       "echo 5 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\""]
+        let daemon = try RunningDaemon(world: world, extra: ["--rescan-seconds", "2"], launcher: limited)
+        for (folder, bytes) in zip(folders, images) { try world.drop("\(folder)/Photo of \(folder).jpg", bytes) }
+        try daemon.waitForUtensils(folders.count, seconds: 60)
+        #expect(daemon.log.contains("Part of the inbox is not watched: inotify watch limit reached while watching \(world.inbox.path)/Shelf 04"))
+        #expect(daemon.log.contains("MESSAGE_ID=dc30006a3e914558bafb92863fbe1984"))
+        let status = try Utensilctl.run(["status", "--json"], socket: world.root.appendingPathComponent("control.sock").path)
+        #expect((status.json?["lastError"] as? String)?.contains("part of the inbox is not watched") == true)
+        #expect(try daemon.terminate() == 0)
+        try InvariantChecker(world: world).verify(inputs: images, inbox: .mustBeEmpty)
+    }
 }

@@ -65,7 +65,28 @@ enum HostileEntries {
             try FileManager.default.createDirectory(at: away.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.moveItem(at: folder, to: away)
             try check(symlink(away.path, target), "symlink")
+        case .pausedWriter(let bytes):
+            let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw TestFailure("create \(item.shownName): \(String(cString: strerror(errno)))") }
+            let half = bytes.count / 2
+            guard writeAll(fd, bytes.prefix(half)) else {
+                close(fd)
+                throw TestFailure("write \(item.shownName): \(String(cString: strerror(errno)))")
+            }
+            // The writer's own pace, not a synchronisation: it rests, then finishes on its own
+            // while the test goes on (the wave waits for the drop to leave the inbox).
+            let rest = bytes.suffix(from: half)
+            Thread.detachNewThread {
+                usleep(1_000_000)
+                _ = writeAll(fd, rest)
+                close(fd)
+            }
         }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 
     /// Where a `.folderSwappedForLink` case's folder went (outside the inbox).

@@ -43,6 +43,9 @@ struct HostileFilesTests {
         /// moved out of the inbox and replaced by a symbolic link to where it went: the photo
         /// is refused, never read through the link; the link itself is rejected.
         case folderSwappedForLink(Data)
+        /// A photo whose writer creates it in place, writes half, rests a second (five times
+        /// `settle_seconds`) still holding it open, then writes the rest and closes it.
+        case pausedWriter(Data)
     }
 
     struct Case: Sendable {
@@ -79,7 +82,7 @@ struct HostileFilesTests {
         var shownName: String { String(decoding: name, as: UTF8.self).debugDescription }
         var bytes: Data? {
             switch entry {
-            case .file(let data), .hardLink(_, let data): data
+            case .file(let data), .hardLink(_, let data), .pausedWriter(let data): data
             default: nil
             }
         }
@@ -113,6 +116,7 @@ struct HostileFilesTests {
                 Case("a symlink to itself", "Loop.jpg", .symlink(to: "Loop.jpg"), .rejected(.notARegularFile)),
                 Case("a folder named x.jpg", "x.jpg", .folder, .rejected(.notARegularFile)),
                 Case("a sub-folder swapped for a link while its photo waits", "Swapped", .folderSwappedForLink(try fx("photo6.jpg")), .rejected(.notARegularFile)),
+                Case("a photo whose writer rests past the settle time holding it open", "Paused.jpg", .pausedWriter(try fx("photo7.jpg")), .utensil),
             ]
         case .damagedData:
             let jpeg = try fx("photo1.jpg"), png = try fx("photo1.png")

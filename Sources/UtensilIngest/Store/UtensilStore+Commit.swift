@@ -1,29 +1,22 @@
 import Foundation
 import UtensilCatalog
 
-/// The commit of an ingest: a new utensil's files written, made durable, then its row
-/// committed — or, for a photo replacement, its new files written under temporary names,
-/// the row's photo committed, then the files moved into place (see `UtensilStore+Replace`).
+/// The commit of an ingest, a new utensil or a new photo for one (`duplicate_names =
+/// "replace"`): its files written into `staging/`, made durable, its row committed, then its
+/// files moved into place (see `UtensilStore+Staging`).
 extension UtensilStore {
-    /// Writes a utensil's original and thumbnail for `record` (not yet durable: see
-    /// ``commit(_:)``). For a replacement of `replacing`'s photo they are written under
-    /// temporary names beside its files. Nothing is left behind when this throws.
+    /// Writes a utensil's original and thumbnail for `record` into `staging/` (not yet
+    /// durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace.
+    /// Nothing is left behind when this throws.
     func write(original: [UInt8], thumbnail: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?)
         throws(SystemError) -> PendingUtensil
     {
-        let (originals, thumbnails) = try folders()
-        let files = StoredFiles(
-            originals: originals,
-            original: replacing == nil
-                ? Self.originalName(id: record.id, fileExtension: record.fileExtension)
-                : Self.replacementName(id: record.id, fileExtension: record.fileExtension),
-            thumbnails: thumbnails,
-            thumbnail: replacing == nil
-                ? Self.thumbnailName(id: record.id) : Self.replacementName(id: record.id, fileExtension: "jpeg"))
+        let files = StagedFiles(
+            folders: try stateFolders(), utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
         do throws(SystemError) {
-            try FileOps.writeThroughTemporary(original, in: files.originals, as: files.original, durable: false)
+            try FileOps.writeThroughTemporary(original, in: files.folders.staging, as: files.original, durable: false)
             faults.reached(.originalWritten)
-            try FileOps.writeThroughTemporary(thumbnail, in: files.thumbnails, as: files.thumbnail, durable: false)
+            try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: false)
             faults.reached(.thumbnailWritten)
         } catch {
             discard(files)
@@ -37,26 +30,25 @@ extension UtensilStore {
         case committed(UtensilRecord)
         /// SQLite refused the row (or the whole transaction failed); its files are removed.
         case refused(CatalogError)
-        /// Its files could not be made durable (they are removed), or a committed
-        /// replacement's files could not be moved into place (start-up reconciliation finishes it).
+        /// Its files could not be made durable (they are removed), or a committed utensil's
+        /// files could not be moved into place (start-up reconciliation finishes it).
         case failed(TransientFailure)
     }
 
     /// Commits any number of pending utensils at once: their files are made durable together
-    /// (each file, then each folder once), the new rows are committed in one transaction (one
-    /// WAL commit), each replacement on its own, and then its files are moved into place. A row
-    /// that SQLite refuses refuses only its own utensil.
+    /// (each file, then `staging/` once), the new rows are committed in one transaction (one
+    /// WAL commit), each replacement on its own, and then each one's files are moved into
+    /// place. A row that SQLite refuses refuses only its own utensil.
     ///
     /// - Returns: one result per pending utensil, in the same order.
     func commit(_ batch: [PendingUtensil]) -> [CommitResult] {
-        // Make the files durable: each file, then each folder once for the whole group.
+        // Make the files durable: each file, then each staging folder once for the whole group.
         do throws(SystemError) {
             for pending in batch {
                 try pending.files.sync()
             }
             var synced = Set<FileIdentity>()
-            for folder in batch.flatMap({ [$0.files.originals, $0.files.thumbnails] })
-            where synced.insert(folder.identity).inserted {
+            for folder in batch.map(\.files.folders.staging) where synced.insert(folder.identity).inserted {
                 try folder.sync()
             }
             faults.reached(.filesDurable)
@@ -83,69 +75,60 @@ extension UtensilStore {
         for index in batch.indices where batch[index].replacing != nil {
             results[index] = commitReplacement(batch[index])
         }
-        for (pending, result) in zip(batch, results) {
-            if case .refused = result { discard(pending.files) }
+        for (index, pending) in batch.enumerated() {
+            switch results[index] {
+            case .refused: discard(pending.files)
+            case .committed: results[index] = placeFiles(of: pending, committed: results[index])
+            case .failed: break
+            }
         }
         return results
     }
 
     /// Removes the files of a utensil that will not be committed. One that cannot be removed
-    /// is logged; having no row, it is removed by start-up reconciliation.
-    func discard(_ files: StoredFiles) {
-        for (folder, name) in [(files.originals, files.original), (files.thumbnails, files.thumbnail)] {
+    /// is logged; start-up reconciliation removes it.
+    func discard(_ files: StagedFiles) {
+        for name in [files.original, files.thumbnail] {
             do {
-                try folder.unlink(name)
-            } catch where !error.isNotFound {
+                try files.folders.staging.unlinkIfPresent(name)
+            } catch {
                 logger.warning("Cannot \(error); it has no row, so restarting utensild removes it")
-            } catch {}
+            }
         }
     }
 
-    /// Commits a replacement's row (its files are durable under their temporary names), then
-    /// moves its files into place. A failure of the move is finished by start-up reconciliation.
+    /// Commits a replacement's row (its files are durable in `staging/`).
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {
-        guard let old = pending.replacing else { return .refused(.notFound) }
-        let record: UtensilRecord
         do {
-            record = try catalog.replacePhoto(with: pending.record)
+            let record = try catalog.replacePhoto(with: pending.record)
+            faults.reached(.committed)
+            return .committed(record)
         } catch {
             return .refused(error)
         }
-        faults.reached(.committed)
+    }
+
+    /// After the commit: the files into place (and a replaced original of another type
+    /// out). A failure is finished by start-up reconciliation.
+    private func placeFiles(of pending: PendingUtensil, committed: CommitResult) -> CommitResult {
         do throws(SystemError) {
-            try moveReplacementIntoPlace(
-                id: old.id, fileExtension: pending.record.fileExtension, oldExtension: old.fileExtension,
-                originals: pending.files.originals, thumbnails: pending.files.thumbnails)
-            return .committed(record)
+            try moveIntoPlace(pending.files, otherExtensions: pending.replacing.map { [$0.fileExtension] } ?? [])
+            return committed
         } catch {
             logger.error(
-                "The photo of \(old.name) was replaced in the catalog but its new files could not be moved into place (\(error)); restarting utensild finishes the move",
-                metadata: .journal([.utensilID: .string(old.id.uuidString)]))
+                "\(pending.record.name) was committed but its files could not be moved into place (\(error)); restarting utensild finishes the move",
+                metadata: .journal([.utensilID: .string(pending.record.id.uuidString)]))
             return .failed(TransientFailure(error))
         }
     }
 }
 
-/// A utensil whose files are written beneath the state folder (not yet durable) and whose
-/// row is not yet committed: waiting for ``UtensilStore/commit(_:)``. If it is never
-/// committed (the process dies), start-up reconciliation removes its files.
+/// A utensil whose files are written into `staging/` (not yet durable) and whose row is not
+/// yet committed: waiting for ``UtensilStore/commit(_:)``. If it is never committed (the
+/// process dies), start-up reconciliation removes its files.
 struct PendingUtensil: Sendable {
     let record: UtensilRecord
     /// The utensil whose photo this replaces (`duplicate_names = "replace"`), as it was.
     let replacing: UtensilRecord?
-    let files: StoredFiles
-}
-
-/// A pending utensil's original and thumbnail, by name in their held folders.
-struct StoredFiles: Sendable {
-    let originals: HeldFolder
-    let original: [UInt8]
-    let thumbnails: HeldFolder
-    let thumbnail: [UInt8]
-
-    /// Makes both files durable (their folders are synced by the caller).
-    func sync() throws(SystemError) {
-        try FileOps.fsyncFile(original, in: originals)
-        try FileOps.fsyncFile(thumbnail, in: thumbnails)
-    }
+    let files: StagedFiles
 }

@@ -7,11 +7,18 @@ import UtensilCore
 public struct ReconcileReport: Sendable, Equatable {
     /// Half-written files of an interrupted ingest or rejection.
     public var temporariesRemoved = 0
-    /// Originals and thumbnails whose row was never committed, and originals a replacement
-    /// by a photo of another extension left behind.
+    /// Originals and thumbnails without a row, and originals a replacement by a photo of
+    /// another extension left behind (found only by a look through everything).
     public var orphansRemoved = 0
-    /// Photo replacements committed before an interruption whose new files were moved into place.
-    public var replacementsFinished = 0
+    /// Operations whose staged files were put into place: committed ingests and photo
+    /// replacements, and deletes that were not committed.
+    public var rolledForward = 0
+    /// Operations whose staged files were removed: ingests that were not committed, and
+    /// deletes that were.
+    public var rolledBack = 0
+    /// Whether `originals/` and `thumbnails/` were looked through against every row (only
+    /// when `staging/` did not exist yet: a state folder of an earlier version, or a new one).
+    public var lookedThroughEverything = false
     /// Sidecars whose drop never reached `rejected/` (the drop is still in the inbox).
     public var sidecarsRemoved = 0
     /// Decoder crashes recorded by the fatal-signal handler of the previous run.
@@ -22,7 +29,7 @@ public struct ReconcileReport: Sendable, Equatable {
     public init() {}
 
     public var changedAnything: Bool {
-        temporariesRemoved + orphansRemoved + sidecarsRemoved + decoderCrashesRecorded + replacementsFinished > 0
+        temporariesRemoved + orphansRemoved + sidecarsRemoved + decoderCrashesRecorded + rolledForward + rolledBack > 0
     }
 }
 
@@ -49,6 +56,8 @@ struct StateScan {
 
     /// Half-written files (`.tmp-…`).
     var temporaries: [Entry] = []
+    /// Files of operations in flight, or left by a crash for the next start.
+    var staged: [Entry] = []
     /// Files named like a utensil's whose row is not in the catalog.
     var orphans: [Entry] = []
     /// Names that are not utensild's.
@@ -58,7 +67,10 @@ struct StateScan {
     /// Rows whose original or thumbnail is missing, in id order.
     var rowsMissingFiles: [UUID] = []
 
-    init(ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder) throws(SystemError) {
+    init(ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder, staging: HeldFolder? = nil) throws(SystemError) {
+        if let staging {
+            for name in try staging.list() { staged.append(Entry(folder: staging, name: name)) }
+        }
         var filesSeen: [UUID: Int] = [:]
         var originalsSeen = Set<UUID>()
         for folder in [originals, thumbnails] {
@@ -83,9 +95,12 @@ struct StateScan {
 
 extension UtensilStore {
     /// Brings the state folder back to the invariant after any interruption, `kill -9`
-    /// included: every file in `originals/` and `thumbnails/` has its row, committed photo
-    /// replacements are finished, and nothing half-written remains. Runs before any ingest
-    /// starts, when no ingest can be in flight.
+    /// included: every file in `originals/` and `thumbnails/` has its row, every row has its
+    /// files (unless a person removed them), and nothing half-written remains. Only what was
+    /// in flight can have been left, and that is all in `staging/` (see `UtensilStore+Staging`):
+    /// so only `staging/` is looked at, not every file and every row — except once, for a
+    /// state folder without `staging/` yet. Runs before any ingest starts, when no operation
+    /// can be in flight.
     public func reconcile() throws -> ReconcileReport {
         var report = ReconcileReport()
         try FileOps.makeDirectory(settings.originals)
@@ -100,9 +115,43 @@ extension UtensilStore {
                 metadata: .journal([.messageID: .id(.decoderCrash), .sourceKey: .string(key)]))
         }
 
-        let (originals, thumbnails) = try folders()
-        report.replacementsFinished = try withoutFaults.finishReplacements(originals: originals, thumbnails: thumbnails)
+        if !FileOps.exists(settings.staging) {
+            try lookThroughEverything(&report)
+            try FileOps.makeDirectory(settings.staging)  // Only after: a crash before it looks again.
+        }
+        let rolled = try reconcileStaging(try stateFolders())
+        report.rolledForward = rolled.forward
+        report.rolledBack = rolled.back
 
+        report.temporariesRemoved += try removeProbes()
+        let (temporaries, sidecars) = removeRejectedLeftovers()
+        report.temporariesRemoved += temporaries
+        report.sidecarsRemoved += sidecars
+
+        if report.changedAnything {
+            logger.notice(
+                "Reconciled the state folder: finished \(report.rolledForward) and undid \(report.rolledBack) interrupted operations, removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
+                metadata: .journal([.messageID: .id(.reconciled)]))
+        }
+        // A few by name; past that one summary, so that a lost folder does not flood the journal.
+        let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)
+        for id in named {
+            logger.error("Utensil \(id.uuidString) is missing its original or thumbnail; `utensilctl check` lists it")
+        }
+        if report.rowsMissingFiles.count > named.count {
+            logger.error(
+                "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original or thumbnail; `utensilctl check` lists them all")
+        }
+        return report
+    }
+
+    /// The look through `originals/` and `thumbnails/` against every row, for a state folder
+    /// of a version that wrote files there before their rows: temporaries and files without a
+    /// row are removed, rows without files named.
+    private func lookThroughEverything(_ report: inout ReconcileReport) throws {
+        report.lookedThroughEverything = true
+        let originals = try HeldFolder.open(settings.originals)
+        let thumbnails = try HeldFolder.open(settings.thumbnails)
         let scan = try StateScan(ids: try catalog.allIDs(), originals: originals, thumbnails: thumbnails)
         for entry in scan.temporaries {
             try entry.folder.unlink(entry.name)
@@ -119,43 +168,23 @@ extension UtensilStore {
         try thumbnails.sync()
         report.orphansRemoved += try removeReplacedOriginals(of: scan.severalOriginals, in: originals)
         report.rowsMissingFiles = scan.rowsMissingFiles
-
-        report.temporariesRemoved += try removeProbes()
-        let (temporaries, sidecars) = removeRejectedLeftovers()
-        report.temporariesRemoved += temporaries
-        report.sidecarsRemoved += sidecars
-
-        if report.changedAnything {
-            logger.notice(
-                "Reconciled the state folder: removed \(report.temporariesRemoved) temporary files, \(report.orphansRemoved) files without a row and \(report.sidecarsRemoved) sidecars without a file",
-                metadata: .journal([.messageID: .id(.reconciled)]))
-        }
-        // A few by name; past that one summary, so that a lost folder does not flood the journal.
-        let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)
-        for id in named {
-            logger.error("Utensil \(id.uuidString) is missing its original or thumbnail; `utensilctl check` lists it")
-        }
-        if report.rowsMissingFiles.count > named.count {
-            logger.error(
-                "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original or thumbnail; `utensilctl check` lists them all")
-        }
-        return report
     }
 
     /// `utensilctl check`: the database's integrity, rows whose files are missing, files
-    /// without rows. Files younger than ``checkGraceSeconds`` are left out: an ingest in
-    /// flight writes its files just before its row. Changes nothing.
+    /// without rows (and files left in `staging/`), looking through everything. Files younger
+    /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
     public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
         let integrity = try catalogCall { () throws(CatalogError) in try catalog.integrityCheck() }
         let ids = try catalogCall { () throws(CatalogError) in try catalog.allIDs() }
         let scan: StateScan
         do throws(SystemError) {
-            let (originals, thumbnails) = try folders()
-            scan = try StateScan(ids: ids, originals: originals, thumbnails: thumbnails)
+            let folders = try stateFolders()
+            scan = try StateScan(
+                ids: ids, originals: folders.originals, thumbnails: folders.thumbnails, staging: folders.staging)
         } catch {
             throw .fileSystem("Cannot look through the state folder: \(error).")
         }
-        let filesWithoutRows = (scan.temporaries + scan.orphans + scan.foreign).filter { entry in
+        let filesWithoutRows = (scan.temporaries + scan.orphans + scan.foreign + scan.staged).filter { entry in
             guard let status = try? entry.folder.status(of: entry.name) else { return false }  // Gone meanwhile.
             let modified = Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9)
             return now.timeIntervalSince(modified) >= Self.checkGraceSeconds
@@ -188,32 +217,19 @@ extension UtensilStore {
         return removed
     }
 
-    /// Start-up's writability probes (`.tmp-probe-…`, made by the configuration's folder
-    /// preparation) are left in the state folder and the inbox by a `kill -9` at the wrong
-    /// instant (one moved to `rejected/` goes with that folder's temporaries). Only regular
-    /// files are removed; in the inbox only names of probes, directly in it.
+    /// Start-up's writability probe (`.tmp-probe-…`, made by the configuration's folder
+    /// preparation) is left in the state folder itself by a `kill -9` at the wrong instant
+    /// (the preparation itself removes those of killed runs from the inbox and `rejected/`).
     private func removeProbes() throws -> Int {
-        var removed = try Self.removeRegularFiles(in: try HeldFolder.open(settings.stateDirectory), named: FileOps.temporaryPrefix)
-        // A missing inbox is waited for by the daemon.
-        if let inbox = try? HeldFolder.open(settings.inbox) {
-            removed += try Self.removeRegularFiles(in: inbox, named: Self.probePrefix)
-        }
-        return removed
-    }
-
-    /// Removes the regular files directly in `folder` whose names start with `prefix`.
-    private static func removeRegularFiles(in folder: HeldFolder, named prefix: String) throws(SystemError) -> Int {
+        let state = try HeldFolder.open(settings.stateDirectory)
         var removed = 0
-        for name in try folder.list() where name.starts(with: Array(prefix.utf8)) {
-            guard let status = try? folder.status(of: name), status.kind == .regular else { continue }
-            try folder.unlink(name)
+        for name in try state.list() where name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+            guard let status = try? state.status(of: name), status.kind == .regular else { continue }
+            try state.unlink(name)
             removed += 1
         }
         return removed
     }
-
-    /// The names of the configuration's writability probes.
-    static let probePrefix = FileOps.temporaryPrefix + "probe-"
 
     /// Temporaries and sidecars without their file in `rejected/`. Group members can write
     /// there: only a regular file is utensild's leftover, and one that cannot be removed is

@@ -4,10 +4,11 @@ import UtensilCore
 
 /// Deleting utensils — to the trash, back from it, and for good.
 ///
-/// Crash safety: the row is always committed first. Moving to or from the trash changes only
-/// the row (the files stay). Deleting for good commits the row's removal, then removes both
-/// files; a crash in between leaves files without a row, which start-up reconciliation
-/// removes. So no step leaves a row without its files. A file that cannot be removed is
+/// Crash safety: moving to or from the trash changes only the row (the files stay). Deleting
+/// for good moves both files into `staging/` (durably), commits the row's removal, then
+/// removes them: a crash before the commit has the next start put them back, one after it
+/// has it remove them (see `UtensilStore+Staging`). So no step leaves a row without its
+/// files, nor a file without its row outside `staging/`. A file that cannot be removed is
 /// logged and reported to the caller, never passed over.
 extension UtensilStore {
     /// `delete`: to the trash, or for good when `now` is set or `trash_days` is 0.
@@ -22,7 +23,7 @@ extension UtensilStore {
                 "\(record.name) is already in the trash; delete it for good with `utensilctl delete --now \(record.id.uuidString)`.")
         }
         if now || settings.trashDays == 0 {
-            let (deleted, problems) = try catalogCall { () throws(CatalogError) in try deleteForGood(id: id) }
+            let (deleted, problems) = try deleteForGood(record)
             if !problems.isEmpty {
                 throw .filesNotRemoved(
                     "\(deleted.name) was deleted for good, but not all its files could be removed (\(problems.map(\.description).joined(separator: "; "))); restarting utensild removes what is left, and `utensilctl check` lists it meanwhile.")
@@ -71,54 +72,50 @@ extension UtensilStore {
     }
 
     /// Deletes for good every utensil that has been in the trash for `trash_days`.
-    public func purgeExpired(now: Date = Date()) throws(CatalogError) -> Purge {
-        let due = try catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
+    public func purgeExpired(now: Date = Date()) throws(StoreError) -> Purge {
+        let due = try catalogCall { () throws(CatalogError) in
+            try catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
+        }
         var purge = Purge()
         for record in due {
             do {
-                let (purged, problems) = try deleteForGood(id: record.id)
+                let (purged, problems) = try deleteForGood(record)
                 purge.purged.append(purged)
                 purge.filesNotRemoved += problems.map(\.path)
-            } catch .notFound {
+            } catch .catalog(.notFound) {
                 continue  // Restored or deleted meanwhile.
             }
         }
         return purge
     }
 
-    /// Removes the row, then the original and the thumbnail.
+    /// Moves the files out into `staging/`, removes the row, then removes the staged files.
     /// - Returns: the row as it was, and the files that could not be removed (logged).
-    func deleteForGood(id: UUID) throws(CatalogError) -> (UtensilRecord, [SystemError]) {
-        let record = try catalog.delete(id: id)
-        faults.reached(.deleteCommitted)
-        return (record, removeFiles(of: record))
-    }
-
-    /// Removes a deleted utensil's files (one already gone is fine); logs and returns those
-    /// that cannot be.
-    private func removeFiles(of record: UtensilRecord) -> [SystemError] {
-        var problems: [SystemError] = []
+    func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
+        let staged: StagedFiles
         do throws(SystemError) {
-            let (originals, thumbnails) = try folders()
-            for (folder, name) in [
-                (originals, Self.originalName(id: record.id, fileExtension: record.fileExtension)),
-                (thumbnails, Self.thumbnailName(id: record.id)),
-            ] {
-                do {
-                    try folder.unlink(name)
-                } catch where !error.isNotFound {
-                    problems.append(error)
-                } catch {}
-                faults.reached(.deleteFileRemoved)
-            }
+            staged = try stageOut(record, in: try stateFolders())
         } catch {
-            problems.append(error)
+            throw .fileSystem("\(record.name) was not deleted: its files cannot be moved aside (\(error)); nothing was changed.")
         }
+        let deleted: UtensilRecord
+        switch Result(catching: { () throws(CatalogError) in try catalog.delete(id: record.id) }) {
+        case .success(let row):
+            deleted = row
+        case .failure(.notFound):
+            _ = removeStaged(staged)  // Deleted meanwhile: what was staged has no row.
+            throw .catalog(.notFound)
+        case .failure(let error):
+            putBack(staged, of: record)
+            throw .catalog(error)
+        }
+        faults.reached(.deleteCommitted)
+        let problems = removeStaged(staged)
         for problem in problems {
             logger.error(
                 "Deleted utensil \(record.name) but cannot \(problem); restarting utensild removes it",
                 metadata: .journal([.utensilID: .string(record.id.uuidString)]))
         }
-        return problems
+        return (deleted, problems)
     }
 }

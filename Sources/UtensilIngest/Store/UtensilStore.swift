@@ -14,11 +14,12 @@ import UtensilCore
 /// gallery, the trash purger — decode, authorise and call; none of them touches the state
 /// folder or writes the catalog itself.
 ///
-/// Crash safety, the same everywhere: files a new row needs are durable before the row is
-/// committed; files a removed row leaves are removed only after it is committed. So a
-/// `kill -9` at any instant leaves at most files without a row (or a replacement's
-/// temporaries), which ``reconcile()`` mends at the next start; never a row without its
-/// files. Every name below the state folder and `rejected/` is resolved beneath a held
+/// Crash safety, the same everywhere: files a new row needs are durable in `staging/` before
+/// the row is committed, and moved into place after; files a removed row leaves are moved
+/// into `staging/` before it is committed, and removed after (`UtensilStore+Staging`). So a
+/// `kill -9` at any instant leaves at most files in `staging/`, which ``reconcile()`` puts
+/// into place or removes at the next start, looking at nothing else; never a row without
+/// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
 /// Operations block (file I/O, a durable commit): run them on threads of their own.
@@ -59,11 +60,6 @@ public struct UtensilStore: Sendable {
     static func utensilID(fromFileName name: [UInt8]) -> UUID? {
         guard let dot = name.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         return UUID(uuidString: name[..<dot].lossyString)
-    }
-
-    /// `originals/` and `thumbnails/`, held open for one operation.
-    func folders() throws(SystemError) -> (originals: HeldFolder, thumbnails: HeldFolder) {
-        (try HeldFolder.open(settings.originals), try HeldFolder.open(settings.thumbnails))
     }
 
     // MARK: Reading
