@@ -47,6 +47,19 @@ extension UtensilStore {
         return (utensil, operation, parts[2], parts[3])
     }
 
+    /// Runs `body` while no other operation of this process moves the files of utensil `id`
+    /// (a delete and a replacement of the same utensil at once would otherwise leave the
+    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
+    static func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
+        let lock = changing[Int(id.uuid.15) % changing.count]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
+    private static let changing = (0..<64).map { _ in NSLock() }
+
     /// Moves staged files into place: the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
