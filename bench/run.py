@@ -2,12 +2,15 @@
 """make bench: utensild beside vipsthumbnail and the decode floor, on the same photos, in one run.
 
     bench/run.py --bin .build/release --corpus bench/corpus [--profile full|smoke] [--out bench/results]
+                 [--scale-rows N] [--only scale]
 
 Prints one table (anchors, utensild, ratio, target, PASS/MISS) and writes it as JSON to
 OUT/bench-<profile>-<UTC time>.json and OUT/latest-<profile>.json. Every phase runs the real
 programs: the release utensild (a fresh state folder each phase, settle_seconds = 0, two
 workers), utensilctl, vipsthumbnail, and utensil-bench for the in-process figures.
 The smoke profile (make test) checks only that every phase runs and yields numbers.
+The scale phase serves a generated state folder of --scale-rows utensils (100,000 unless
+given; BENCH_SCALE=1m gives 1,000,000) with both files of each; --only scale runs it alone.
 """
 
 import argparse
@@ -28,9 +31,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
-                 daemon_search_repeats=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
+                 daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
+                 scale_cold=True, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
-                  daemon_search_repeats=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
+                  daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
+                  scale_cold=False, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
 }
 
 # The targets of issue 6.
@@ -42,6 +47,12 @@ TARGETS = {
     "idle_wakeups": 0.0,   # per second beyond the watchdog, at most
     "idle_rss": 30.0,      # MB, at most
     "search_p99": 50.0,    # ms, below
+    # The targets of issue 13, at 1,000,000 utensils (the 100,000 run is judged by them too).
+    "scale_ready": 3.0,        # s from start to READY=1, below
+    "scale_start_rss": 150.0,  # MB peak by READY=1, below
+    "scale_rest_rss": 100.0,   # MB at rest, below
+    "scale_query_p99": 50.0,   # ms through the socket, below
+    "scale_check": 60.0,       # s, below
 }
 
 # memory_budget's default (MiB): the decoding-bomb burst must peak below idle RSS plus this.
@@ -88,6 +99,7 @@ class Daemon:
         env.pop("WATCHDOG_USEC", None)
         env.pop("JOURNAL_STREAM", None)
         self.stderr = open(os.path.join(root, "utensild.log"), "ab")
+        started = time.monotonic()
         self.process = subprocess.Popen(
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
@@ -98,6 +110,7 @@ class Daemon:
         if not self.ready.wait(120):
             self.stop()
             raise SystemExit(f"bench: utensild did not become ready; see {root}/utensild.log")
+        self.ready_seconds = time.monotonic() - started
 
     def _drain_notify(self):
         while True:
@@ -423,6 +436,113 @@ def search(binaries, bench, catalog, profile):
     return result
 
 
+def drop_caches(state):
+    """Evicts what can be evicted of the state folder from the page cache; returns how cold.
+
+    As root with a writable /proc/sys/vm/drop_caches, everything (the folders' directory
+    blocks too); otherwise only the catalog's pages (posix_fadvise DONTNEED), a lukewarm start.
+    """
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return "cold"
+    except OSError:
+        pass
+    for name in os.listdir(state):
+        if name.startswith("utensils.sqlite"):
+            fd = os.open(os.path.join(state, name), os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+    return "catalog evicted, folders cached"
+
+
+def scale(binaries, bench, corpus, work, rows, profile):
+    """A daemon over `rows` utensils with their files: start, memory, queries, check (issue 13)."""
+    source = photos(os.path.join(corpus, "jpeg12"))[0]
+    folder = os.path.join(corpus, f"scale-{rows}")
+    os.makedirs(folder, exist_ok=True)
+    original, thumbnail = os.path.join(folder, "original.jpg"), os.path.join(folder, "thumbnail.jpeg")
+    if not os.path.exists(thumbnail):
+        subprocess.run([sys.executable, "-c", (
+            "import sys; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGB'); "
+            "im.resize((1024, 768)).save(sys.argv[2], quality=85); im.resize((180, 180)).save(sys.argv[3], quality=85)"),
+            source, original, thumbnail], check=True)
+    state = os.path.join(folder, "state")
+    out = subprocess.run([bench, "scale", "--state", state, "--rows", str(rows), "--original", original,
+                          "--thumbnail", thumbnail], check=True, capture_output=True, text=True)
+    result = dict(rows=rows, built=json.loads(out.stdout), starts=[])
+    for start in range(profile["scale_starts"]):
+        cache = drop_caches(state) if profile["scale_cold"] else "warm"
+        daemon = Daemon(binaries, os.path.join(work, f"scale-{start}"), state=state)
+        try:
+            entry = dict(cache=cache, ready_s=round(daemon.ready_seconds, 2), peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1))
+            if start < profile["scale_starts"] - 1:
+                result["starts"].append(entry)
+                continue
+            time.sleep(profile["scale_rest_seconds"])  # measuring rest: the daemon has nothing to do
+            entry["rest_rss_mb"] = round(daemon.status("VmRSS") / 1024, 1)
+            result["starts"].append(entry)
+            result["queries"] = scale_queries(daemon, rows, profile["scale_repeats"])
+            connection = daemon.connect()
+            connection.settimeout(600)
+            started = time.monotonic()
+            reply = daemon.request(connection, {"command": "check"})
+            result["check_s"] = round(time.monotonic() - started, 1)
+            connection.close()
+            if not reply.get("ok"):
+                raise SystemExit(f"bench: check failed: {reply}")
+            result["check_peak_rss_mb"] = round(daemon.status("VmHWM") / 1024, 1)
+            report = reply.get("check") or reply
+            result["check_problems"] = len(report.get("rowsWithoutFiles", [])) + len(report.get("filesWithoutRows", []))
+        finally:
+            daemon.stop()
+    result["ready_s"] = max(s["ready_s"] for s in result["starts"])
+    result["start_peak_rss_mb"] = max(s["peak_rss_mb"] for s in result["starts"])
+    result["rest_rss_mb"] = result["starts"][-1]["rest_rss_mb"]
+    return result
+
+
+def scale_queries(daemon, rows, repeats):
+    """Each kind of request through the socket, `repeats` times; request to reply on one connection.
+
+    Each request is sent once first, untimed in the percentiles: right after a start its pages
+    come from the disk, not the page cache (that first time is reported as `first_max_ms`)."""
+    middle = rows // 2
+    sparse = f"{middle}"  # the number of one name (and of the few holding it in a longer number)
+    kinds = {
+        "list": [{"command": "list", "sort": sort} for sort in ["-created", "name"]],
+        "list --category": [{"command": "list", "category": "Knives", "sort": sort} for sort in ["-created", "name"]],
+        "list --search dense": [{"command": "list", "search": term, "sort": sort}
+                                for term in ["steel", "whisk"] for sort in ["-created", "name"]],
+        "list --search sparse": [{"command": "list", "search": term, "sort": sort}
+                                 for term in [sparse, "zzqx"] for sort in ["-created", "name"]],
+        "categories": [{"command": "categories"}],
+    }
+    connection = daemon.connect()
+    reader = connection.makefile("rb")
+    result = {}
+    def timed(request):
+        started = time.monotonic()
+        connection.sendall((json.dumps(dict(request, v=1)) + "\n").encode())
+        reply = json.loads(reader.readline())
+        if not reply.get("ok"):
+            raise SystemExit(f"bench: {request} failed: {reply}")
+        return (time.monotonic() - started) * 1000
+
+    for kind, requests in kinds.items():
+        times, first = [], []
+        for request in requests:
+            first.append(timed(request))
+            times += [timed(request) for _ in range(repeats)]
+        result[kind] = dict(samples=len(times), p50_ms=round(percentile(times, 50), 2),
+                            p99_ms=round(percentile(times, 99), 2), first_max_ms=round(max(first), 1))
+    connection.close()
+    return result
+
+
 # ---------------------------------------------------------------- the table
 
 
@@ -434,6 +554,44 @@ def table(results):
         # that every phase ran, and are judged against nothing.
         return "(smoke)" if smoke else ("PASS" if ok else "MISS")
 
+    if "throughput" not in results:  # --only scale
+        rows = []
+    else:
+        rows = base_rows(results, verdict)
+    rows += scale_rows(results, verdict)
+    header = ("measure", "anchor", "utensild", "ratio", "target", "")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(header)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def scale_rows(results, verdict):
+    if "scale" not in results:
+        return []
+    s = results["scale"]
+    n = f"{s['rows']:,}"
+    q = s["queries"]
+    rows = [
+        (f"{n} utensils: start to READY=1, slowest of {len(s['starts'])}", s["starts"][0]["cache"], f"{s['ready_s']:.2f} s",
+         " ".join(f"{x['ready_s']:.2f}" for x in s["starts"]), f"< {TARGETS['scale_ready']:.0f} s",
+         verdict(s["ready_s"] < TARGETS["scale_ready"])),
+        (f"{n} utensils: peak RSS by READY=1", "", f"{s['start_peak_rss_mb']:.0f} MB", "",
+         f"< {TARGETS['scale_start_rss']:.0f} MB", verdict(s["start_peak_rss_mb"] < TARGETS["scale_start_rss"])),
+        (f"{n} utensils: RSS at rest", "", f"{s['rest_rss_mb']:.0f} MB", "",
+         f"< {TARGETS['scale_rest_rss']:.0f} MB", verdict(s["rest_rss_mb"] < TARGETS["scale_rest_rss"])),
+    ]
+    for kind, figures in q.items():
+        rows.append((f"{n} utensils: {kind} p99", f"first {figures['first_max_ms']:.0f} ms", f"{figures['p99_ms']:.1f} ms",
+                     f"p50 {figures['p50_ms']:.1f} ms",
+                     f"< {TARGETS['scale_query_p99']:.0f} ms", verdict(figures["p99_ms"] < TARGETS["scale_query_p99"])))
+    rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.1f} s",
+                 f"{s['check_problems']} problems", f"< {TARGETS['scale_check']:.0f} s", verdict(s["check_s"] < TARGETS["scale_check"])))
+    return rows
+
+
+def base_rows(results, verdict):
     t, c, lat, png, idle, s, bombs = (results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search", "bombs"])
     jpeg = c["jpeg12"]
     rows = [
@@ -480,17 +638,19 @@ def table(results):
                          f"{b['utensild_cpu_ms']:.1f}", f"{b['utensild_cpu_ms'] / b['vips_cpu_ms']:.2f}×", "", ""))
             rows.append((f"  images/s in that burst", f"vips {b['vips_per_second']:.1f}",
                          f"{b['utensild_per_second']:.1f}", f"{b['ratio']:.2f}×", "", ""))
-    header = ("measure", "anchor", "utensild", "ratio", "target", "")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    lines = ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(header)) + " |",
-             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    lines += ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(r)) + " |" for r in rows]
-    return "\n".join(lines)
+    return rows
 
 
 def check_numbers(results):
     """Every figure the table shows is a positive, finite number (what the smoke run asserts)."""
-    figures = {
+    figures = {}
+    if "scale" in results:
+        s = results["scale"]
+        figures.update({"scale READY s": s["ready_s"], "scale start RSS MB": s["start_peak_rss_mb"],
+                        "scale rest RSS MB": s["rest_rss_mb"], "scale check s": s["check_s"]})
+        figures.update({f"scale {kind} p99 ms": q["p99_ms"] for kind, q in s["queries"].items()})
+    scale_only = "throughput" not in results
+    figures.update({} if scale_only else {
         "vipsthumbnail images/s": results["throughput"]["vips_per_second"],
         "utensild images/s": results["throughput"]["utensild_per_second"],
         "decode floor ms": results["cpu"]["jpeg12"]["floorCPUms"],
@@ -505,10 +665,10 @@ def check_numbers(results):
         "idle RSS MB": results["idle"]["rss_after_work_mb"],
         "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
         "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
-    }
+    })
     bad = [name for name, value in figures.items()
            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0]
-    if results["idle"]["wakeups_per_second"] < 0:
+    if not scale_only and results["idle"]["wakeups_per_second"] < 0:
         bad.append("idle wakeups/s")
     if bad:
         raise SystemExit(f"bench: no usable figure for: {', '.join(bad)}")
@@ -523,8 +683,12 @@ def main():
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--scale-rows", type=int, help="utensils of the scale phase (the profile's by default)")
+    parser.add_argument("--only", choices=["scale"], help="run this phase alone")
     args = parser.parse_args()
-    profile = PROFILES[args.profile]
+    profile = dict(PROFILES[args.profile])
+    if args.scale_rows:
+        profile["scale_rows"] = args.scale_rows
     binaries = os.path.abspath(args.bin)
     bench = os.path.join(binaries, "utensil-bench")
     began = time.monotonic()
@@ -549,28 +713,10 @@ def main():
                                                    ("heic12", heic12), ("webp12", webp12)]},
                    targets=TARGETS)
     try:
-        log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
-        results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
-        log(f"throughput: {len(progressive)} progressive JPEGs as shipped")
-        results["progressive_throughput"] = throughput(binaries, progressive, work, profile["rounds"])
-        log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")
-        results["heic_throughput"] = throughput(binaries, heic12, work, profile["rounds"])
-        results["webp_throughput"] = throughput(binaries, webp12, work, profile["rounds"])
-        log("engine CPU, codec and decode floor (utensil-bench cpu)")
-        out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
-                              f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],
-                             check=True, capture_output=True, text=True)
-        results["cpu"] = json.loads(out.stdout)
-        log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
-        latency_files = jpeg12[: profile["latency_drops"]]
-        results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
-        log(f"memory: {len(png24)} large PNGs at once")
-        results["png"] = png_burst(binaries, png24, work)
-        log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")
-        results["bombs"] = bomb_burst(binaries, work, profile)
-        log(f"search: list --search over {profile['search_rows']:,} utensils")
-        catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
-        results["search"] = search(binaries, bench, catalog, profile)
+        if args.only != "scale":
+            base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12)
+        log(f"scale: {profile['scale_rows']:,} utensils with their files: start, memory, queries, check")
+        results["scale"] = scale(binaries, bench, corpus, work, profile["scale_rows"], profile)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     check_numbers(results)
@@ -583,11 +729,38 @@ def main():
           f"at start, {results['machine']['load_at_end']:.2f} at end ({results['machine']['cores']} cores).")
     os.makedirs(args.out, exist_ok=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    for name in [f"bench-{args.profile}-{stamp}.json", f"latest-{args.profile}.json"]:
+    kind = args.profile + ("-scale" if args.only else "")
+    for name in [f"bench-{kind}-{stamp}.json", f"latest-{kind}.json"]:
         with open(os.path.join(args.out, name), "w") as f:
             json.dump(results, f, indent=2, sort_keys=True)
             f.write("\n")
-    log(f"results: {os.path.join(args.out, f'bench-{args.profile}-{stamp}.json')}")
+    log(f"results: {os.path.join(args.out, f'bench-{kind}-{stamp}.json')}")
+
+
+def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12):
+    """The phases of issue 6 (every row of the table but the scale rows)."""
+    log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
+    results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
+    log(f"throughput: {len(progressive)} progressive JPEGs as shipped")
+    results["progressive_throughput"] = throughput(binaries, progressive, work, profile["rounds"])
+    log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")
+    results["heic_throughput"] = throughput(binaries, heic12, work, profile["rounds"])
+    results["webp_throughput"] = throughput(binaries, webp12, work, profile["rounds"])
+    log("engine CPU, codec and decode floor (utensil-bench cpu)")
+    out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
+                          f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],
+                         check=True, capture_output=True, text=True)
+    results["cpu"] = json.loads(out.stdout)
+    log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
+    latency_files = jpeg12[: profile["latency_drops"]]
+    results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
+    log(f"memory: {len(png24)} large PNGs at once")
+    results["png"] = png_burst(binaries, png24, work)
+    log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")
+    results["bombs"] = bomb_burst(binaries, work, profile)
+    log(f"search: list --search over {profile['search_rows']:,} utensils")
+    catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
+    results["search"] = search(binaries, bench, catalog, profile)
 
 
 if __name__ == "__main__":

@@ -220,6 +220,10 @@ void utensil_return_large_allocations(void) {
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
 
+void utensil_return_free_memory(void) {
+    malloc_trim(0);
+}
+
 int utensil_set_xattr(int fd, const char *name, const char *value) {
     return fsetxattr(fd, name, value, strlen(value), 0);
 }

@@ -91,6 +91,56 @@ public final class Catalog: Sendable {
             try db.create(index: "utensil_on_categoryKey", on: "utensil", columns: ["categoryKey", "trashedAt", "category"])
             try db.create(index: "utensil_on_trashedAt", on: "utensil", columns: ["trashedAt"])
         }
+        migrator.registerMigration("v4-million-utensils") { db in
+            // Fast at a million utensils. An index on trashedAt made SQLite gather every row
+            // not in the trash and sort them for each page: only the trash is indexed now, and
+            // a category's pages walk (categoryKey, sort column) indexes. `categories` and
+            // `count` read counts kept by triggers in the same transactions as the rows. A
+            // category shows as the utensil that opened it spells it.
+            try db.execute(sql: """
+                DROP INDEX utensil_on_trashedAt;
+                DROP INDEX utensil_on_categoryKey;
+                CREATE INDEX utensil_in_trash ON utensil(trashedAt) WHERE trashedAt IS NOT NULL;
+                CREATE INDEX utensil_on_categoryKey_createdAt ON utensil(categoryKey, createdAt);
+                CREATE INDEX utensil_on_categoryKey_sortKey ON utensil(categoryKey, sortKey);
+                CREATE TABLE utensilCount(utensils INTEGER NOT NULL);
+                INSERT INTO utensilCount SELECT count(*) FROM utensil WHERE trashedAt IS NULL;
+                CREATE TRIGGER utensilCountInsert AFTER INSERT ON utensil WHEN new.trashedAt IS NULL BEGIN
+                    UPDATE utensilCount SET utensils = utensils + 1;
+                END;
+                CREATE TRIGGER utensilCountDelete AFTER DELETE ON utensil WHEN old.trashedAt IS NULL BEGIN
+                    UPDATE utensilCount SET utensils = utensils - 1;
+                END;
+                CREATE TRIGGER utensilCountUpdate AFTER UPDATE OF trashedAt ON utensil
+                WHEN (old.trashedAt IS NULL) != (new.trashedAt IS NULL) BEGIN
+                    UPDATE utensilCount SET utensils = utensils + (CASE WHEN new.trashedAt IS NULL THEN 1 ELSE -1 END);
+                END;
+                CREATE TABLE categoryCount(
+                    categoryKey TEXT PRIMARY KEY, category TEXT NOT NULL, utensils INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO categoryCount(categoryKey, category, utensils)
+                    SELECT categoryKey, category, count(*) FROM utensil
+                    WHERE categoryKey IS NOT NULL AND trashedAt IS NULL GROUP BY categoryKey;
+                CREATE TRIGGER categoryCountInsert AFTER INSERT ON utensil
+                WHEN new.categoryKey IS NOT NULL AND new.trashedAt IS NULL BEGIN
+                    INSERT INTO categoryCount(categoryKey, category, utensils) VALUES (new.categoryKey, new.category, 1)
+                        ON CONFLICT(categoryKey) DO UPDATE SET utensils = utensils + 1;
+                END;
+                CREATE TRIGGER categoryCountDelete AFTER DELETE ON utensil
+                WHEN old.categoryKey IS NOT NULL AND old.trashedAt IS NULL BEGIN
+                    UPDATE categoryCount SET utensils = utensils - 1 WHERE categoryKey = old.categoryKey;
+                    DELETE FROM categoryCount WHERE categoryKey = old.categoryKey AND utensils <= 0;
+                END;
+                CREATE TRIGGER categoryCountUpdate AFTER UPDATE OF categoryKey, trashedAt ON utensil BEGIN
+                    UPDATE categoryCount SET utensils = utensils - 1
+                        WHERE old.categoryKey IS NOT NULL AND old.trashedAt IS NULL AND categoryKey = old.categoryKey;
+                    DELETE FROM categoryCount WHERE categoryKey = old.categoryKey AND utensils <= 0;
+                    INSERT INTO categoryCount(categoryKey, category, utensils)
+                        SELECT new.categoryKey, new.category, 1 WHERE new.categoryKey IS NOT NULL AND new.trashedAt IS NULL
+                        ON CONFLICT(categoryKey) DO UPDATE SET utensils = utensils + 1;
+                END;
+                """)
+        }
         return migrator
     }
 
@@ -238,17 +288,22 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Utensils in the catalog, not counting the trash.
+    /// Utensils in the catalog, not counting the trash (counted as rows change, not when asked).
     public func count() throws(CatalogError) -> Int {
-        try read { db in try UtensilRecord.filter(UtensilRecord.Columns.trashedAt == nil).fetchCount(db) }
+        try read { db in try Int.fetchOne(db, sql: "SELECT utensils FROM utensilCount") ?? 0 }
     }
 
     /// Every utensil id (the trash too: its files are kept), for reconciling the files on disk
     /// with the rows.
     public func allIDs() throws(CatalogError) -> Set<UUID> {
         try read { db in
-            let strings = try String.fetchAll(db, sql: "SELECT id FROM utensil")
-            return Set(strings.compactMap(UUID.init(uuidString:)))
+            // Streamed into the set: a million ids never sit in memory twice, as text and as UUIDs.
+            var ids = Set<UUID>(minimumCapacity: try UtensilRecord.fetchCount(db))
+            let cursor = try String.fetchCursor(db, sql: "SELECT id FROM utensil")
+            while let text = try cursor.next() {
+                if let id = UUID(uuidString: text) { ids.insert(id) }
+            }
+            return ids
         }
     }
 
@@ -323,6 +378,8 @@ extension Catalog {
         let rows = try read { db in
             var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
+            var denseSearch: String?
+            var searchArgument = 0
             if let category {
                 conditions.append("categoryKey = ?")
                 arguments.append(UtensilName.uniquenessKey(for: category))
@@ -335,16 +392,10 @@ extension Catalog {
                 if search.unicodeScalars.count >= 3 {
                     // Trigram index: the whole text as one phrase matches it anywhere in the name.
                     let phrase = "\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    if try Self.isDense(phrase, db) {
-                        // So many names match that walking the sort order and testing each name
-                        // fills a page after about limit / density rows, long before gathering
-                        // and sorting every match would.
-                        conditions.append("instr(searchKey, ?) > 0")
-                        arguments.append(search)
-                    } else {
-                        conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
-                        arguments.append(phrase)
-                    }
+                    if try Self.isDense(phrase, db) { denseSearch = search }
+                    searchArgument = arguments.count
+                    conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
+                    arguments.append(phrase)
                 } else {
                     conditions.append("searchKey LIKE ? ESCAPE '\\'")
                     arguments.append("%" + Self.escapedForLike(search) + "%")
@@ -356,10 +407,29 @@ extension Catalog {
                 arguments.append(cursorCondition.id)
             }
             let direction = descending ? "DESC" : "ASC"
+            let order = "ORDER BY \(column) \(direction), id \(direction)"
+            if let denseSearch {
+                // So many names match that walking the sort order and testing each name usually
+                // fills a page after about limit / density rows, long before gathering and
+                // sorting every match would. The walk stops after ``denseWalkRows`` rows (the
+                // matches may all sit further on): then the matches are gathered after all.
+                var walkConditions = conditions
+                var walkArguments = arguments
+                walkConditions.removeAll { $0.hasPrefix("rowid IN (SELECT rowid FROM utensilSearch") }
+                walkArguments.remove(at: searchArgument)
+                let walk = """
+                    SELECT *, \(column) AS cursorValue FROM (
+                        SELECT * FROM utensil WHERE \(walkConditions.joined(separator: " AND "))
+                        \(order) LIMIT \(Self.denseWalkRows)
+                    ) WHERE instr(searchKey, ?) > 0 \(order) LIMIT \(limit + 1)
+                    """
+                let rows = try Row.fetchAll(db, sql: walk, arguments: StatementArguments(walkArguments + [denseSearch]))
+                if rows.count > limit { return rows }
+            }
             let sql = """
                 SELECT *, \(column) AS cursorValue FROM utensil
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-                ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)
+                \(order) LIMIT \(limit + 1)
                 """
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
         }
@@ -423,14 +493,12 @@ extension Catalog {
     }
 
     /// Every category of the utensils not in the trash, with how many it has, in name order.
-    /// Spellings that differ only in case are one category, shown as one of its utensils spells it.
+    /// Spellings that differ only in case are one category, shown as one of its utensils spells
+    /// it. (Counted as rows change, not when asked: see the migration `v4-category-counts`.)
     public func categories() throws(CatalogError) -> [CatalogCategory] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT category, count(*) AS utensils FROM utensil
-                WHERE categoryKey IS NOT NULL AND trashedAt IS NULL
-                GROUP BY categoryKey ORDER BY categoryKey
-                """).map { CatalogCategory(name: $0["category"], count: $0["utensils"]) }
+            try Row.fetchAll(db, sql: "SELECT category, utensils FROM categoryCount ORDER BY categoryKey")
+                .map { CatalogCategory(name: $0["category"], count: $0["utensils"]) }
         }
     }
 
@@ -550,6 +618,8 @@ extension Catalog {
 
     /// Matches at or above which a search walks the sort order instead of sorting its matches.
     static let denseMatches = 2000
+    /// Rows a dense search walks in the sort order before it gathers its matches instead.
+    static let denseWalkRows = 5000
 
     /// Whether the trigram `phrase` matches at least ``denseMatches`` names (counting stops there).
     static func isDense(_ phrase: String, _ db: Database) throws -> Bool {
@@ -592,4 +662,24 @@ public final class CatalogObservation: Sendable {
     init(_ cancellable: AnyDatabaseCancellable) { self.cancellable = cancellable }
 
     public func cancel() { cancellable.cancel() }
+}
+
+extension Catalog {
+    /// Up to `limit` utensil ids (the trash too) in id order, after `id`: a walk over the whole
+    /// catalog in pages that never holds more than one page.
+    public func ids(after id: UUID?, limit: Int) throws(CatalogError) -> [UUID] {
+        try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM utensil WHERE id > ? ORDER BY id LIMIT ?",
+                arguments: [id?.uuidString ?? "", limit]
+            ).compactMap(UUID.init(uuidString:))
+        }
+    }
+}
+
+extension Catalog {
+    /// Utensils in the catalog, the trash too.
+    public func countAll() throws(CatalogError) -> Int {
+        try read { db in try UtensilRecord.fetchCount(db) }
+    }
 }

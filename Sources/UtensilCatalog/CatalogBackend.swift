@@ -63,6 +63,11 @@ public protocol CatalogBackend: Sendable {
     func count() throws(CatalogError) -> Int
     /// Every utensil id, the trash too (for reconciling the files with the rows).
     func allIDs() throws(CatalogError) -> Set<UUID>
+    /// Utensils, the trash too.
+    func countAll() throws(CatalogError) -> Int
+    /// Up to `limit` utensil ids (the trash too) in id order after `id`: a walk over the whole
+    /// catalog a page at a time (`rethumb`).
+    func ids(after id: UUID?, limit: Int) throws(CatalogError) -> [UUID]
     /// One page of utensils (keyset pagination); `search` is a search key, matched anywhere
     /// in the name. A `cursor` it did not hand out is ``CatalogError/invalidCursor``.
     func list(

@@ -1,15 +1,17 @@
 import Foundation
 
-/// One live event of `events`: a drop became a utensil, or was rejected.
+/// One live event of `events`: a drop became a utensil, or was rejected, or a `rethumb` run
+/// started, went on or finished.
 public struct EventInfo: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case ingested
         case rejected
+        case rethumb
     }
 
     public var kind: Kind
     public var at: Date
-    /// Where the drop was, relative to the inbox.
+    /// Where the drop was, relative to the inbox (`""` for `rethumb`).
     public var inboxFile: String
     /// `ingested` only: the new utensil.
     public var utensil: UtensilInfo?
@@ -17,10 +19,12 @@ public struct EventInfo: Codable, Sendable, Equatable {
     public var reason: String?
     /// `rejected` only: one sentence a person understands.
     public var message: String?
+    /// `rethumb` only: the run as it is now.
+    public var rethumb: RethumbInfo?
 
     public init(
         kind: Kind, at: Date, inboxFile: String, utensil: UtensilInfo? = nil, reason: String? = nil,
-        message: String? = nil
+        message: String? = nil, rethumb: RethumbInfo? = nil
     ) {
         self.kind = kind
         self.at = at
@@ -28,6 +32,11 @@ public struct EventInfo: Codable, Sendable, Equatable {
         self.utensil = utensil
         self.reason = reason
         self.message = message
+        self.rethumb = rethumb
+    }
+
+    public static func rethumb(_ run: RethumbInfo, at: Date) -> EventInfo {
+        EventInfo(kind: .rethumb, at: at, inboxFile: "", rethumb: run)
     }
 
     public static func ingested(_ utensil: UtensilInfo, inboxFile: String, at: Date) -> EventInfo {

@@ -26,6 +26,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var watching: String
     /// Whether the inbox folder is missing right now (the daemon waits for it).
     public var inboxMissing: Bool
+    /// The latest `rethumb` run since the daemon started, running or finished; nil (left out
+    /// of the JSON) when there was none.
+    public var rethumb: RethumbInfo?
 
     public init(
         version: String, pid: Int, uptimeSeconds: Int, inbox: String, rejectedDir: String,
@@ -46,11 +49,12 @@ public struct StatusInfo: Codable, Sendable, Equatable {
         self.lastError = lastError
         self.watching = watching
         self.inboxMissing = inboxMissing
+        self.rethumb = nil
     }
 
     enum CodingKeys: String, CodingKey {
         case version, pid, uptimeSeconds, inbox, rejectedDir, stateDir, utensils, queued, inFlight
-        case ingested, rejected, lastError, watching, inboxMissing
+        case ingested, rejected, lastError, watching, inboxMissing, rethumb
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +73,7 @@ public struct StatusInfo: Codable, Sendable, Equatable {
         lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
         watching = try c.decode(String.self, forKey: .watching)
         inboxMissing = try c.decode(Bool.self, forKey: .inboxMissing)
+        rethumb = try c.decodeIfPresent(RethumbInfo.self, forKey: .rethumb)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -87,5 +92,6 @@ public struct StatusInfo: Codable, Sendable, Equatable {
         try c.encode(lastError, forKey: .lastError)
         try c.encode(watching, forKey: .watching)
         try c.encode(inboxMissing, forKey: .inboxMissing)
+        try c.encodeIfPresent(rethumb, forKey: .rethumb)
     }
 }

@@ -18,4 +18,8 @@ public enum MessageID: String, Sendable, CaseIterable {
     case inboxPartlyWatched = "dc30006a3e914558bafb92863fbe1984"
     /// Start-up reconciliation removed leftovers of an interrupted run.
     case reconciled = "73ffb29a8cef4c3ea3a7f69b1b390a66"
+    /// A `rethumb` run began making thumbnails again from the originals.
+    case rethumbStarted = "3d444234d1b64778a80b80d87edff2b9"
+    /// A `rethumb` run finished: how many thumbnails were made again, how many could not be.
+    case rethumbFinished = "1834f9bc30784de4a1ebec6951c9c85c"
 }

@@ -10,6 +10,12 @@ import UtensilWatch
 ///
 /// Keyed by (device, inode): however many events arrive for a file, it is one entry.
 actor DropScheduler {
+    /// What a worker does next: a drop, or, while no drop is ready, a thumbnail to make again.
+    enum Work: Sendable {
+        case ingest(Job)
+        case rethumb(UUID)
+    }
+
     /// A drop handed to an ingest worker.
     struct Job: Sendable {
         var drop: Drop
@@ -48,7 +54,13 @@ actor DropScheduler {
     private var entries: [FileIdentity: Entry] = [:]
     private var readyQueue: [FileIdentity] = []
     private var readyHead = 0
-    private var takers: [CheckedContinuation<Job?, Never>] = []
+    private var takers: [CheckedContinuation<Work?, Never>] = []
+    /// Utensils whose thumbnail is to be made again (`rethumb`), handed out only when no drop
+    /// is ready: ingests keep priority.
+    private var rethumbQueue: [UUID] = []
+    private var rethumbHead = 0
+    /// Feeders of ``rethumbQueue`` waiting for it to shrink below their backlog.
+    private var rethumbFeeders: [(backlog: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     private var timerWaiter: CheckedContinuation<Void, Never>?
     private var changeObservers: [UUID: AsyncStream<DaemonCounters>.Continuation] = [:]
     private var stopping = false
@@ -208,12 +220,43 @@ actor DropScheduler {
 
     // MARK: Workers
 
-    /// The next drop to ingest; nil once the scheduler stops.
-    func take() async -> Job? {
+    /// The next drop to ingest, or else the next thumbnail to make again; nil once the scheduler stops.
+    func take() async -> Work? {
         if stopping { return nil }
-        if let job = nextJob() { return job }
+        if let work = nextWork() { return work }
         return await withCheckedContinuation { continuation in
             takers.append(continuation)
+        }
+    }
+
+    private func nextWork() -> Work? {
+        if let job = nextJob() { return .ingest(job) }
+        guard rethumbHead < rethumbQueue.count else { return nil }
+        let id = rethumbQueue[rethumbHead]
+        rethumbHead += 1
+        if rethumbHead == rethumbQueue.count {
+            rethumbQueue.removeAll(keepingCapacity: false)
+            rethumbHead = 0
+        }
+        let waiting = rethumbQueue.count - rethumbHead
+        rethumbFeeders.removeAll { feeder in
+            guard waiting < feeder.backlog else { return false }
+            feeder.continuation.resume(returning: true)
+            return true
+        }
+        return .rethumb(id)
+    }
+
+    /// Queues thumbnails to make again behind every ready drop; returns once fewer than
+    /// `backlog` wait (so a feeder walking a million utensils holds a page at a time), false
+    /// when the scheduler stops.
+    func queueRethumbs(_ ids: [UUID], backlog: Int) async -> Bool {
+        if stopping { return false }
+        rethumbQueue += ids
+        handOut()
+        if rethumbQueue.count - rethumbHead < backlog { return true }
+        return await withCheckedContinuation { continuation in
+            rethumbFeeders.append((backlog, continuation))
         }
     }
 
@@ -235,8 +278,8 @@ actor DropScheduler {
     }
 
     private func handOut() {
-        while !takers.isEmpty, let job = nextJob() {
-            takers.removeFirst().resume(returning: job)
+        while !takers.isEmpty, let work = nextWork() {
+            takers.removeFirst().resume(returning: work)
         }
     }
 
@@ -341,6 +384,10 @@ actor DropScheduler {
         stopping = true
         for taker in takers { taker.resume(returning: nil) }
         takers.removeAll()
+        for feeder in rethumbFeeders { feeder.continuation.resume(returning: false) }
+        rethumbFeeders.removeAll()
+        rethumbQueue.removeAll()
+        rethumbHead = 0
         wakeTimer()
         for observer in changeObservers.values { observer.finish() }
         changeObservers.removeAll()

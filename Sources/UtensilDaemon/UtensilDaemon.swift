@@ -43,6 +43,7 @@ public struct UtensilDaemon: Service {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
         let catalog = try StartUp.prepare(settings: settings, logger: logger)
+        MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
         let writers = OpenWriters()
@@ -69,8 +70,9 @@ public struct UtensilDaemon: Service {
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger)
+        let rethumbing = Rethumbing(engines: engines, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
-            store: store, scheduler: scheduler, events: events, pool: pool, startedAt: Date(),
+            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: Date(),
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
             audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache())
         let gallery = GalleryServer(
@@ -113,7 +115,7 @@ public struct UtensilDaemon: Service {
                         workers.addTask {
                             await Self.runWorker(
                                 scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
-                                handler: handler)
+                                handler: handler, rethumbing: rethumbing)
                         }
                     }
                 }
@@ -132,14 +134,30 @@ public struct UtensilDaemon: Service {
 
     /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a
     /// blocking thread, then hands it to the group committer and takes the next drop at once;
-    /// each outcome is reported once its commit is durable.
+    /// each outcome is reported once its commit is durable. While no drop is ready it makes
+    /// the thumbnails `rethumb` queued, one at a time.
     static func runWorker(
         scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, committer: GroupCommitter,
-        events: EventBroadcaster, handler: ControlRequestHandler
+        events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing
     ) async {
         await withDiscardingTaskGroup { commits in
-            while let job = await scheduler.take() {
+            while let work = await scheduler.take() {
                 let engine = engines.current
+                guard case .ingest(let job) = work else {
+                    if case .rethumb(let id) = work {
+                        let error = await pool.run { () -> RethumbError? in
+                            do throws(RethumbError) {
+                                try engine.store.rethumb(id: id, memory: engine.memory)
+                                return nil
+                            } catch {
+                                return error
+                            }
+                        }
+                        handler.thumbnailCache.remove(id)
+                        await rethumbing.finished(id, error)
+                    }
+                    continue
+                }
                 let step = await pool.run { () -> IngestStep in
                     if job.neverSettled {
                         return .finished(engine.reject(job.drop, SettlePolicy.neverSettled))

@@ -29,6 +29,12 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
         utensil_return_large_allocations()
     }
 
+    /// Gives the system back the free pages of many small allocations (after start-up
+    /// reconciliation and `check`, which hold an entry per file for a moment).
+    public static func returnFreeMemoryToTheSystem() {
+        utensil_return_free_memory()
+    }
+
     /// Blocks the calling (non-cooperative) thread until `count` bytes fit, then holds them.
     func acquire(_ count: Int) {
         changed.lock()

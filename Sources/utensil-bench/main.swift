@@ -6,6 +6,8 @@ import Foundation
 ///         decode floor, codec, SHA-256 and engine CPU ms per image for each set of photos
 ///     utensil-bench search --catalog DIR [--rows N] [--repeats N]
 ///         `list --search` latency through the real catalog code (the catalog is built once)
+///     utensil-bench scale --state DIR --rows N --original JPEG --thumbnail JPEG
+///         a state folder of N utensils with both files of each (built once; see ScaleCatalog)
 ///
 /// Each prints one JSON document on standard output.
 func main() throws {
@@ -38,8 +40,13 @@ func main() throws {
         try printJSON(try SearchLatency(
             folder: folder, rows: Int(options["rows"] ?? "100000") ?? 100_000,
             repeats: Int(options["repeats"] ?? "20") ?? 20).run())
+    case "scale":
+        guard let state = options["state"], let rows = options["rows"].flatMap({ Int($0) }),
+              let original = options["original"], let thumbnail = options["thumbnail"]
+        else { throw BenchError("scale needs --state DIR --rows N --original JPEG --thumbnail JPEG") }
+        try printJSON(try ScaleCatalog(state: state, rows: rows, original: original, thumbnail: thumbnail).run())
     default:
-        throw BenchError("unknown command \(command); use cpu or search")
+        throw BenchError("unknown command \(command); use cpu, search or scale")
     }
 }
 

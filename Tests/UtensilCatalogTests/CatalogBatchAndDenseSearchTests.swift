@@ -83,4 +83,21 @@ struct CatalogBatchAndDenseSearchTests {
             }
         }
     }
+
+    /// A dense term whose matches all sit past the rows the walk looks at is gathered instead.
+    @Test func aDenseTermMatchingOnlyFarAlongTheSortOrderStillFillsItsPage() throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        var rows: [UtensilRecord] = []
+        for index in 0..<(Catalog.denseWalkRows + 100) {
+            rows.append(record("Apple corer \(index)", at: start.addingTimeInterval(Double(index))))
+        }
+        for index in 0..<(Catalog.denseMatches + 10) {
+            rows.append(record("Zinc whisk \(index)", at: start.addingTimeInterval(Double(index))))
+        }
+        #expect(try catalog.insert(batch: rows).allSatisfy { $0 == nil })
+        let page = try catalog.list(search: "whisk", sort: .name, limit: 50, after: nil)
+        let expected = rows.filter { $0.name.hasPrefix("Zinc") }.sorted { $0.sortKey < $1.sortKey }.prefix(50)
+        #expect(page.utensils.map(\.id) == expected.map(\.id))
+        #expect(page.next != nil)
+    }
 }

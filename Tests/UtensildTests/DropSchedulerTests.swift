@@ -34,7 +34,42 @@ struct DropSchedulerTests {
             await scheduler.stop()
         }
         defer { deadline.cancel() }
-        return try #require(await scheduler.take(), "the scheduler handed out nothing within 10 s")
+        let work = try #require(await scheduler.take(), "the scheduler handed out nothing within 10 s")
+        guard case .ingest(let job) = work else { throw SchedulerTestError.notADrop(work) }
+        return job
+    }
+
+    private enum SchedulerTestError: Error {
+        case notADrop(DropScheduler.Work)
+    }
+
+    @Test func readyDropsGoBeforeThumbnailsToMakeAgain() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        let ids = [UUID(), UUID()]
+        #expect(await scheduler.queueRethumbs(ids, backlog: 10))
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let first = try await nextJob(scheduler)
+        #expect(first.drop.fileName == Array("Spoon.jpg".utf8))
+        var rethumbs: [UUID] = []
+        for _ in ids {
+            if case .rethumb(let id) = try #require(await scheduler.take()) { rethumbs.append(id) }
+        }
+        #expect(rethumbs == ids)
+    }
+
+    @Test func aRethumbFeederWaitsUntilItsBacklogShrinks() async throws {
+        let scheduler = DropScheduler(settleSeconds: 0)
+        let fed = Task { await scheduler.queueRethumbs([UUID(), UUID(), UUID()], backlog: 2) }
+        // Two taken leave one waiting, below the backlog: the feeder returns true.
+        for _ in 0..<2 {
+            guard case .rethumb = try #require(await scheduler.take()) else {
+                Issue.record("a drop was handed out where only thumbnails wait")
+                return
+            }
+        }
+        #expect(await fed.value)
     }
 
     @Test func aFileSeenOnTheSameInodeDuringAnIngestIsScheduledAfterIt() async throws {

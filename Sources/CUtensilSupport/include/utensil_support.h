@@ -45,6 +45,11 @@ int utensil_start_writeback(int fd);
 /// keeps whole photos' worth of memory in its arenas after a burst).
 void utensil_return_large_allocations(void);
 
+/// Gives the kernel back every whole free page in glibc's heaps (malloc_trim): after work
+/// that made many small allocations at once, such as start-up reconciliation of a million
+/// rows, the daemon at rest does not keep their peak.
+void utensil_return_free_memory(void);
+
 /// `fsetxattr(fd, name, value, strlen(value), 0)` (sys/xattr.h is not in Swift's Glibc module).
 int utensil_set_xattr(int fd, const char *name, const char *value);
 

@@ -12,6 +12,7 @@ import UtensilIngest
 struct ControlRequestHandler: Sendable {
     let store: UtensilStore
     let scheduler: DropScheduler
+    let rethumbing: Rethumbing
     let events: EventBroadcaster
     let pool: BlockingPool
     let startedAt: Date
@@ -59,12 +60,17 @@ struct ControlRequestHandler: Sendable {
         case .rejected: return await run(request) { store.rejectedFiles().map(RejectedInfo.init) }
         case .retry(let file): return await run(request) { try retry(file, for: peer) }
         case .retryAll: return await run(request) { retryAll(for: peer) }
-        case .check: return await run(request) { CheckReport(try store.check()) }
+        case .check:
+            return await run(request) {
+                let report = CheckReport(try store.check())
+                MemoryBudget.returnFreeMemoryToTheSystem()  // The scan held an entry per file.
+                return report
+            }
         case .categories: return await run(request) { try store.categories().map(CategoryInfo.init) }
         case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: peer) }
         case .trash: return await run(request) { try store.trashed().map { info($0) } }
         case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: peer) }
-        case .rethumb: return .failure(.badRequest, "This utensild cannot regenerate thumbnails yet; update it.")
+        case .rethumb(let selection): return await startRethumb(selection, for: peer)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         }
     }
@@ -93,14 +99,51 @@ struct ControlRequestHandler: Sendable {
         case .failure(let error):
             return .failure(Self.controlError(error))
         case .success(let utensils):
-            return .success(StatusInfo(
+            var status = StatusInfo(
                 version: UtensildVersion.current, pid: Int(getpid()),
                 uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
                 rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
                 utensils: utensils, queued: counters.queued, inFlight: counters.inFlight, ingested: counters.ingested,
                 rejected: counters.rejected, lastError: counters.lastError, watching: watching,
-                inboxMissing: counters.inboxMissing), for: .status)
+                inboxMissing: counters.inboxMissing)
+            status.rethumb = await rethumbing.latest
+            return .success(status, for: .status)
         }
+    }
+
+    /// `rethumb`: finds the utensils (each id must name one; `missing` looks at every
+    /// thumbnail), starts the run in the background and answers how many it queued.
+    private func startRethumb(_ selection: RethumbSelection, for peer: PeerCredentials) async -> ControlReply {
+        let store = self.store
+        let found = await pool.run { () -> Result<(RethumbInfo.Selection, [UUID], Int), StoreError> in
+            Result { () throws(StoreError) in
+                switch selection {
+                case .all:
+                    return (.all, [], try store.countAll())
+                case .missing:
+                    let ids = try store.missingThumbnails()
+                    return (.missing, ids, ids.count)
+                case .utensils(let targets):
+                    var ids: [UUID] = []
+                    for target in targets { ids.append(try store.find(target, byIDOnly: true).id) }
+                    return (.ids, ids, ids.count)
+                }
+            }
+        }
+        let (kind, ids, total): (RethumbInfo.Selection, [UUID], Int)
+        switch found {
+        case .success(let selected): (kind, ids, total) = selected
+        case .failure(.catalog(.notFound)):
+            return .failure(.notFound, "Not every id names a utensil; `utensilctl list` and `utensilctl trash` show the ids.")
+        case .failure(let error): return .failure(Self.controlError(error))
+        }
+        guard let run = await rethumbing.start(kind, ids: ids, total: total) else {
+            let running = await rethumbing.latest
+            return .failure(.busy,
+                "A rethumb is running already (\(running?.done ?? 0) of \(running?.total ?? 0) done); wait for it to finish (`utensilctl status` shows how far it is), then run this one.")
+        }
+        audit.filesChanged("Started making \(run.total) thumbnails again (rethumb \(kind.rawValue))", for: peer)
+        return .success(RethumbReport(queued: run.total), for: .rethumb)
     }
 
     // MARK: - One store call each, its journal entry, its reply

@@ -15,6 +15,8 @@ enum EventLine {
             let reason = TerminalText.escaped(event.reason ?? "rejected")
             let message = event.message.map { ": " + TerminalText.escaped($0) } ?? ""
             return "\(time)  \(style.red("rejected"))  \(file)  \(reason)\(message)"
+        case .rethumb:
+            return "\(time)  \(style.bold("rethumb"))  " + (event.rethumb.map(RethumbLine.render) ?? "?")
         }
     }
 }

@@ -12,6 +12,7 @@ enum StatusView {
         list.add("queued", "\(status.queued), \(status.inFlight) in flight")
         list.add("since start", "\(status.ingested) ingested, \(status.rejected) rejected")
         list.add("last error", status.lastError ?? "none")
+        if let run = status.rethumb { list.add("rethumb", RethumbLine.render(run)) }
         let title = "utensild \(status.version), pid \(status.pid), up \(Formats.duration(seconds: status.uptimeSeconds))"
         return [style.bold(TerminalText.escaped(title))] + list.render(style: style, indent: "  ")
     }

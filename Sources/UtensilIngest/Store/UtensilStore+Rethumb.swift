@@ -1,0 +1,43 @@
+import Foundation
+import UtensilCatalog
+
+/// `rethumb`: thumbnails made again from the originals (see ``ThumbnailRegenerator``).
+extension UtensilStore {
+    /// Makes utensil `id`'s thumbnail again at the current thumbnail settings, replacing the
+    /// old one atomically; decoding counts against `memory` like an ingest's.
+    public func rethumb(id: UUID, memory: MemoryBudget) throws(RethumbError) {
+        try ThumbnailRegenerator(settings: settings, catalog: catalog, memory: memory).regenerate(id)
+    }
+
+    /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the
+    /// ones whose thumbnail file is missing: a walk over the whole catalog for `rethumb
+    /// --missing` (or, taking every id, `--all`) that holds one page at a time.
+    public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
+        let ids = try catalogCall { () throws(CatalogError) in try catalog.ids(after: id, limit: limit) }
+        let thumbnails: HeldFolder
+        do throws(SystemError) {
+            thumbnails = try HeldFolder.open(settings.thumbnails)
+        } catch {
+            throw .fileSystem("Cannot look into \(settings.thumbnails): \(error).")
+        }
+        let missing = ids.filter { (try? thumbnails.status(of: Self.thumbnailName(id: $0))) == nil }
+        return (ids, missing)
+    }
+
+    /// Every utensil (the trash too) whose thumbnail file is missing, in id order.
+    public func missingThumbnails() throws(StoreError) -> [UUID] {
+        var missing: [UUID] = []
+        var after: UUID?
+        while true {
+            let page = try rethumbPage(after: after, limit: 1000)
+            guard let last = page.ids.last else { return missing }
+            missing += page.missing
+            after = last
+        }
+    }
+
+    /// Utensils in the catalog, the trash too.
+    public func countAll() throws(StoreError) -> Int {
+        try catalogCall { () throws(CatalogError) in try catalog.countAll() }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import UtensilCatalog
+import UtensilCodec
+
+/// Why a utensil's thumbnail could not be made again.
+public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The utensil was deleted meanwhile.
+    case gone(UUID)
+    /// Its original is missing or unreadable.
+    case originalMissing(UUID, SystemError)
+    /// Its original is not the photo its row describes (another hash).
+    case originalChanged(UUID)
+    /// Decoding would need more than the whole `memory_budget`.
+    case tooLarge(UUID, bytes: Int)
+    /// The codec refused the original.
+    case undecodable(UUID, ImageCodecError)
+    /// Writing the new thumbnail failed (disk full …); the old one stays.
+    case write(UUID, SystemError)
+
+    public var description: String {
+        switch self {
+        case .gone(let id):
+            "Utensil \(id.uuidString) was deleted meanwhile; nothing to do."
+        case .originalMissing(let id, let error):
+            "The original of \(id.uuidString) cannot be read (\(error)); `utensilctl check` lists what is missing, restore it from a backup."
+        case .originalChanged(let id):
+            "The original of \(id.uuidString) is not the photo its row describes; restore it from a backup, then rethumb it again."
+        case .tooLarge(let id, let bytes):
+            "Decoding the original of \(id.uuidString) takes \(bytes >> 20) MiB, more than memory_budget; raise memory_budget and rethumb it again."
+        case .undecodable(let id, let error):
+            "The original of \(id.uuidString) could not be decoded (\(error)); replace its photo by dropping a new one of the same name."
+        case .write(let id, let error):
+            "The thumbnail of \(id.uuidString) could not be written (\(error)); the old one stays; free some space and rethumb it again."
+        }
+    }
+}
+
+/// Makes a utensil's thumbnail again from its original with the current thumbnail settings
+/// (`rethumb`), replacing the old one atomically: the new thumbnail is written and fsynced
+/// under a temporary name beside it, then renamed over it, then the folder is fsynced. A
+/// crash leaves the old thumbnail or the new one, and perhaps a temporary that start-up
+/// reconciliation removes. Blocking; safe to call from several threads at once.
+public struct ThumbnailRegenerator: Sendable {
+    let settings: IngestSettings
+    let catalog: any CatalogBackend
+    let maker: ThumbnailMaker
+    let memory: MemoryBudget
+
+    public init(settings: IngestSettings, catalog: any CatalogBackend, memory: MemoryBudget) {
+        self.settings = settings
+        self.catalog = catalog
+        self.maker = ThumbnailMaker(request: settings.thumbnail)
+        self.memory = memory
+    }
+
+    /// Makes the thumbnail of utensil `id` again. A photo replaced while this ran (its row's
+    /// hash changed) is done once more from the new original.
+    public func regenerate(_ id: UUID) throws(RethumbError) {
+        var attempts = 0
+        while true {
+            attempts += 1
+            guard let record = try? catalog.utensil(id: id) else { throw .gone(id) }
+            try regenerate(record)
+            guard let now = try? catalog.utensil(id: id) else { return }
+            if now.sha256 == record.sha256 || attempts >= 3 { return }
+        }
+    }
+
+    private func regenerate(_ record: UtensilRecord) throws(RethumbError) {
+        let id = record.id
+        let path = settings.originalPath(id: id.uuidString, fileExtension: record.fileExtension)
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        guard fd >= 0 else { throw .originalMissing(id, SystemError("open", path)) }
+        defer { close(fd) }
+        let size: Int
+        do throws(SystemError) {
+            size = try FileOps.fstat(fd, path: path).size
+        } catch {
+            throw .originalMissing(id, error)
+        }
+        let header: [UInt8]
+        do throws(SystemError) {
+            header = try FileOps.readPrefix(fd, count: min(size, IngestEngine.headerBytes), path: path)
+        } catch {
+            throw .originalMissing(id, error)
+        }
+        let cost = size + (header.withUnsafeBytes { try? maker.decodeCost(of: $0) } ?? 0)
+        guard cost <= memory.bytes else { throw .tooLarge(id, bytes: cost) }
+        memory.acquire(cost)
+        defer { memory.release(cost) }
+        let read: [UInt8]?
+        do throws(SystemError) {
+            read = try FileOps.readAll(fd, size: size, path: path)
+        } catch {
+            throw .originalMissing(id, error)
+        }
+        guard let bytes = read, ContentHash.sha256(of: bytes) == record.sha256 else {
+            // A replacement moved a new original into place meanwhile: its row says so.
+            if let now = try? catalog.utensil(id: id), now.sha256 != record.sha256 { return }
+            throw .originalChanged(id)
+        }
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try bytes.withUnsafeBytes { raw in
+                Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+            }.get()
+        } catch {
+            throw .undecodable(id, error)
+        }
+        do throws(SystemError) {
+            let folder = try HeldFolder.open(settings.thumbnails)
+            try FileOps.writeThroughTemporary(
+                thumbnail.jpeg, in: folder, as: Array("\(id.uuidString).jpeg".utf8), durable: true)
+            try folder.sync()
+        } catch {
+            throw .write(id, error)
+        }
+    }
+}

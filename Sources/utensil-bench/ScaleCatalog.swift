@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import UtensilCatalog
+import UtensilCore
+
+/// A state folder as the daemon keeps it, at scale: `rows` utensils in a catalog made by the
+/// real ``Catalog`` (its migrations, its record encoding) with both files of each on disk.
+///
+/// The rows go in through ``Catalog/insert(batch:)`` 10,000 at a time, and every original and thumbnail is a hard link to
+/// one small photo and its thumbnail (a fresh copy every ``linksPerCopy`` links: ext4 allows
+/// 65,000 links to a file). Start-up and `check` look at names, not contents; `rethumb` reads
+/// the photo, which is real. Names are ``SearchLatency/name(_:)``'s; one utensil in
+/// ``uncategorisedEvery`` has no category, the others one of ``categories``.
+struct ScaleCatalog {
+    let state: String
+    let rows: Int
+    let original: String
+    let thumbnail: String
+
+    static let categories = [
+        "Knives", "Whisks", "Spoons", "Pans", "Pots", "Boards", "Bowls", "Graters", "Peelers", "Ladles",
+        "Spatulas", "Tongs", "Sieves", "Scales", "Timers", "Jars", "Cups", "Trays", "Mills", "Kettles",
+    ]
+    static let uncategorisedEvery = 7
+    static let linksPerCopy = 50_000
+
+    /// Builds the folder unless it is there already (`state/.complete` marks a finished build).
+    func run() throws -> [String: Any] {
+        let complete = state + "/.complete"
+        if FileManager.default.fileExists(atPath: complete) {
+            // Migrated here, not in the daemon's first timed start, when the catalog is older.
+            let started = Measure.wallms()
+            _ = try Catalog(path: "\(state)/utensils.sqlite")
+            return ["rows": rows, "builtNow": false, "openSeconds": Measure.rounded((Measure.wallms() - started) / 1000)]
+        }
+        let started = Measure.wallms()
+        try? FileManager.default.removeItem(atPath: state)
+        for folder in ["originals", "thumbnails"] {
+            try FileManager.default.createDirectory(atPath: "\(state)/\(folder)", withIntermediateDirectories: true)
+        }
+        let path = "\(state)/utensils.sqlite"
+        let ids = try insertRows(path)
+        let rowsMs = Measure.wallms() - started
+        try link(ids, from: original, into: "\(state)/originals", fileExtension: "jpg")
+        try link(ids, from: thumbnail, into: "\(state)/thumbnails", fileExtension: "jpeg")
+        guard FileManager.default.createFile(atPath: complete, contents: Data()) else {
+            throw BenchError("cannot write \(complete)")
+        }
+        return [
+            "rows": rows, "builtNow": true, "rowsSeconds": Measure.rounded(rowsMs / 1000),
+            "seconds": Measure.rounded((Measure.wallms() - started) / 1000),
+        ]
+    }
+
+    private func insertRows(_ path: String) throws -> [UUID] {
+        let catalog = try Catalog(path: path)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        var ids: [UUID] = []
+        ids.reserveCapacity(rows)
+        var batch: [UtensilRecord] = []
+        for row in 0..<rows {
+            let name = SearchLatency.name(row)
+            let key = UtensilName.uniquenessKey(for: name)
+            let hex = String(row, radix: 16)
+            let sha = String(repeating: "0", count: 64 - hex.count) + hex
+            let id = UUID()
+            ids.append(id)
+            batch.append(UtensilRecord(
+                id: id, name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name),
+                fileExtension: "jpg", createdAt: start.addingTimeInterval(Double(row) * 37), width: 1024,
+                height: 768, bytes: 100_000 + row, sha256: sha, sourceKey: "bench:\(row)", nameClaim: key,
+                contentClaim: sha,
+                category: row % Self.uncategorisedEvery == 0 ? nil : Self.categories[row % Self.categories.count],
+                addedBy: "bench"))
+            if batch.count == 10_000 || row == rows - 1 {
+                let refused = try catalog.insert(batch: batch)
+                if let first = refused.compactMap({ $0 }).first { throw BenchError("catalog refused a row: \(first)") }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        return ids
+    }
+
+    /// `<id>.<ext>` in `folder` for every id, each a hard link to a copy of `source`.
+    private func link(_ ids: [UUID], from source: String, into folder: String, fileExtension: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        var copy = ""
+        for (index, id) in ids.enumerated() {
+            if index % Self.linksPerCopy == 0 {
+                copy = "\(state)/.source-\(fileExtension)-\(index / Self.linksPerCopy)"
+                try bytes.write(to: URL(fileURLWithPath: copy))
+            }
+            let target = "\(folder)/\(id.uuidString).\(fileExtension)"
+            guard Glibc.link(copy, target) == 0 else {
+                throw BenchError("cannot link \(target): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
