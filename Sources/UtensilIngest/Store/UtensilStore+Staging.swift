@@ -76,6 +76,28 @@ extension UtensilStore {
         faults.reached(.originalMoved)
     }
 
+    /// Puts a new thumbnail of utensil `id` in place of its old one (`rethumb`): written and
+    /// made durable in `staging/`, then — while no delete of it runs, and only if its row is
+    /// still there — renamed over the old one, and `thumbnails/` made durable. A crash leaves
+    /// the old thumbnail or the new one; a staged thumbnail without its original is removed
+    /// at start.
+    func replaceThumbnail(of id: UUID, with jpeg: [UInt8]) throws(SystemError) {
+        let files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
+        do throws(SystemError) {
+            try FileOps.writeThroughTemporary(jpeg, in: files.folders.staging, as: files.thumbnail, durable: true)
+            try files.folders.staging.sync()
+            try Self.whileChanging(id) { () throws(SystemError) in
+                guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
+                try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
+                try files.folders.thumbnails.sync()
+            }
+        } catch {
+            discard(files)
+            throw error
+        }
+        discard(files)  // Nothing left when it was moved; the new thumbnail when the utensil went.
+    }
+
     /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail;
     /// one already missing is passed over) and makes that durable. What was moved goes back
     /// if the rest cannot be done.
