@@ -37,20 +37,21 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Makes a utensil's thumbnail again from its original with the current thumbnail settings
-/// (`rethumb`), replacing the old one atomically: the new thumbnail is written and fsynced
-/// under a temporary name beside it, then renamed over it, then the folder is fsynced. A
-/// crash leaves the old thumbnail or the new one, and perhaps a temporary that start-up
-/// reconciliation removes. Blocking; safe to call from several threads at once.
-public struct ThumbnailRegenerator: Sendable {
-    let settings: IngestSettings
-    let catalog: any CatalogBackend
+/// (`rethumb`), replacing the old one atomically through the store's `staging/` (see
+/// ``UtensilStore/replaceThumbnail(of:with:)``): a crash leaves the old thumbnail or the new
+/// one, and perhaps a staged file that start-up reconciliation removes. Blocking; safe to
+/// call from several threads at once.
+struct ThumbnailRegenerator: Sendable {
+    let store: UtensilStore
     let maker: ThumbnailMaker
     let memory: MemoryBudget
 
-    public init(settings: IngestSettings, catalog: any CatalogBackend, memory: MemoryBudget) {
-        self.settings = settings
-        self.catalog = catalog
-        self.maker = ThumbnailMaker(request: settings.thumbnail)
+    var settings: IngestSettings { store.settings }
+    var catalog: any CatalogBackend { store.catalog }
+
+    init(store: UtensilStore, memory: MemoryBudget) {
+        self.store = store
+        self.maker = ThumbnailMaker(request: store.settings.thumbnail)
         self.memory = memory
     }
 
@@ -109,10 +110,7 @@ public struct ThumbnailRegenerator: Sendable {
             throw .undecodable(id, error)
         }
         do throws(SystemError) {
-            let folder = try HeldFolder.open(settings.thumbnails)
-            try FileOps.writeThroughTemporary(
-                thumbnail.jpeg, in: folder, as: Array("\(id.uuidString).jpeg".utf8), durable: true)
-            try folder.sync()
+            try store.replaceThumbnail(of: id, with: thumbnail.jpeg)
         } catch {
             throw .write(id, error)
         }

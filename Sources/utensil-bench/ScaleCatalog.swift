@@ -35,7 +35,8 @@ struct ScaleCatalog {
         }
         let started = Measure.wallms()
         try? FileManager.default.removeItem(atPath: state)
-        for folder in ["originals", "thumbnails"] {
+        // With staging/ the state folder is of this version: its first start looks only there.
+        for folder in ["originals", "thumbnails", "staging"] {
             try FileManager.default.createDirectory(atPath: "\(state)/\(folder)", withIntermediateDirectories: true)
         }
         let path = "\(state)/utensils.sqlite"

@@ -72,14 +72,14 @@ extension UtensilStore {
             }
             faults.reached(.committed)
         }
-        for index in batch.indices where batch[index].replacing != nil {
-            results[index] = commitReplacement(batch[index])
-        }
-        for (index, pending) in batch.enumerated() {
-            switch results[index] {
-            case .refused: discard(pending.files)
-            case .committed: results[index] = placeFiles(of: pending, committed: results[index])
-            case .failed: break
+        for index in batch.indices {
+            let pending = batch[index]
+            if pending.replacing != nil {
+                results[index] = Self.whileChanging(pending.record.id) { commitReplacement(pending) }
+            } else if case .refused = results[index] {
+                discard(pending.files)
+            } else {
+                results[index] = placeFiles(of: pending, committed: results[index])
             }
         }
         return results
@@ -97,13 +97,15 @@ extension UtensilStore {
         }
     }
 
-    /// Commits a replacement's row (its files are durable in `staging/`).
+    /// Commits a replacement's row (its files are durable in `staging/`), then moves its
+    /// files into place; or, refused, removes them.
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {
         do {
             let record = try catalog.replacePhoto(with: pending.record)
             faults.reached(.committed)
-            return .committed(record)
+            return placeFiles(of: pending, committed: .committed(record))
         } catch {
+            discard(pending.files)
             return .refused(error)
         }
     }

@@ -92,6 +92,10 @@ extension UtensilStore {
     /// Moves the files out into `staging/`, removes the row, then removes the staged files.
     /// - Returns: the row as it was, and the files that could not be removed (logged).
     func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
+        try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+    }
+
+    private func deleteForGoodNow(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
         let staged: StagedFiles
         do throws(SystemError) {
             staged = try stageOut(record, in: try stateFolders())

@@ -6,7 +6,7 @@ extension UtensilStore {
     /// Makes utensil `id`'s thumbnail again at the current thumbnail settings, replacing the
     /// old one atomically; decoding counts against `memory` like an ingest's.
     public func rethumb(id: UUID, memory: MemoryBudget) throws(RethumbError) {
-        try ThumbnailRegenerator(settings: settings, catalog: catalog, memory: memory).regenerate(id)
+        try ThumbnailRegenerator(store: self, memory: memory).regenerate(id)
     }
 
     /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the

@@ -47,6 +47,19 @@ extension UtensilStore {
         return (utensil, operation, parts[2], parts[3])
     }
 
+    /// Runs `body` while no other operation of this process moves the files of utensil `id`
+    /// (a delete and a replacement of the same utensil at once would otherwise leave the
+    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
+    static func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
+        let lock = changing[Int(id.uuid.15) % changing.count]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
+    private static let changing = (0..<64).map { _ in NSLock() }
+
     /// Moves staged files into place: the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
@@ -61,6 +74,28 @@ extension UtensilStore {
             files.original, to: files.folders.originals,
             as: Self.originalName(id: files.utensil, fileExtension: files.fileExtension))
         faults.reached(.originalMoved)
+    }
+
+    /// Puts a new thumbnail of utensil `id` in place of its old one (`rethumb`): written and
+    /// made durable in `staging/`, then — while no delete of it runs, and only if its row is
+    /// still there — renamed over the old one, and `thumbnails/` made durable. A crash leaves
+    /// the old thumbnail or the new one; a staged thumbnail without its original is removed
+    /// at start.
+    func replaceThumbnail(of id: UUID, with jpeg: [UInt8]) throws(SystemError) {
+        let files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
+        do throws(SystemError) {
+            try FileOps.writeThroughTemporary(jpeg, in: files.folders.staging, as: files.thumbnail, durable: true)
+            try files.folders.staging.sync()
+            try Self.whileChanging(id) { () throws(SystemError) in
+                guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
+                try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
+                try files.folders.thumbnails.sync()
+            }
+        } catch {
+            discard(files)
+            throw error
+        }
+        discard(files)  // Nothing left when it was moved; the new thumbnail when the utensil went.
     }
 
     /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail;
