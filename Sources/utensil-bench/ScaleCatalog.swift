@@ -28,8 +28,11 @@ struct ScaleCatalog {
     func run() throws -> [String: Any] {
         let complete = state + "/.complete"
         if FileManager.default.fileExists(atPath: complete) {
-            // Migrated here, not in the daemon's first timed start, when the catalog is older.
+            // Migrated here, not in the daemon's first timed start, when the catalog is older;
+            // and staging/ made, which a folder built before it existed lacks (nothing of a
+            // crash is in it: it was built here).
             let started = Measure.wallms()
+            try FileManager.default.createDirectory(atPath: "\(state)/staging", withIntermediateDirectories: true)
             _ = try Catalog(path: "\(state)/utensils.sqlite")
             return ["rows": rows, "builtNow": false, "openSeconds": Measure.rounded((Measure.wallms() - started) / 1000)]
         }
