@@ -490,7 +490,7 @@ def scale(binaries, bench, corpus, work, rows, profile):
             connection.settimeout(600)
             started = time.monotonic()
             reply = daemon.request(connection, {"command": "check"})
-            result["check_s"] = round(time.monotonic() - started, 1)
+            result["check_s"] = round(time.monotonic() - started, 3)
             connection.close()
             if not reply.get("ok"):
                 raise SystemExit(f"bench: check failed: {reply}")
@@ -586,7 +586,7 @@ def scale_rows(results, verdict):
         rows.append((f"{n} utensils: {kind} p99", f"first {figures['first_max_ms']:.0f} ms", f"{figures['p99_ms']:.1f} ms",
                      f"p50 {figures['p50_ms']:.1f} ms",
                      f"< {TARGETS['scale_query_p99']:.0f} ms", verdict(figures["p99_ms"] < TARGETS["scale_query_p99"])))
-    rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.1f} s",
+    rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.2f} s",
                  f"{s['check_problems']} problems", f"< {TARGETS['scale_check']:.0f} s", verdict(s["check_s"] < TARGETS["scale_check"])))
     return rows
 
