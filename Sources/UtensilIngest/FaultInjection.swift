@@ -29,10 +29,13 @@ public struct FaultInjection: Sendable {
         case deleteFileRemoved = "delete-file-removed"
         /// A rename is committed.
         case renameCommitted = "rename-committed"
+        /// `rethumb`: the new thumbnail is durable in `staging/`, then renamed over the old one.
+        case rethumbStaged = "rethumb-staged"
+        case rethumbMoved = "rethumb-moved"
 
         /// The steps of store operations other than an ingest.
         public static let notOfAnIngest: Set<Step> = [
-            .deleteFilesStaged, .deleteCommitted, .deleteFileRemoved, .renameCommitted,
+            .deleteFilesStaged, .deleteCommitted, .deleteFileRemoved, .renameCommitted, .rethumbStaged, .rethumbMoved,
         ]
     }
 

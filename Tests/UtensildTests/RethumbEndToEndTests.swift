@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import UtensilTestSupport
 
@@ -63,6 +64,39 @@ struct RethumbEndToEndTests {
 
         #expect(try daemon.terminate() == 0)
         try InvariantChecker(world: world, thumbnailSize: 96).verify(inputs: images, inbox: .mustBeEmpty)
+    }
+
+    /// A `kill -9` in the middle of a run (with the new thumbnail staged, or just moved into
+    /// place) leaves every thumbnail whole and nothing staged after the next start; the run
+    /// asked again finishes the job.
+    @Test(arguments: ["rethumb-staged", "rethumb-moved"])
+    func aRunKilledMidwayLeavesWholeThumbnailsAndIsRunAgain(step: String) throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let root = world.root.path
+        let images = try TestImages.make((0..<6).map { index in
+            TestImages.jpeg(root + "/photo\(index)", width: 800, height: 600, seed: 500 + index)
+        })
+        for index in 0..<6 { try world.drop("Utensil \(index).jpg", images[index]) }
+        var daemon = try RunningDaemon(world: world)
+        try daemon.waitForUtensils(6)
+        #expect(try daemon.terminate() == 0)
+
+        daemon = try RunningDaemon(
+            world: world, extra: ["--thumbnail-size", "64"], environment: ["UTENSIL_FAULT_KILL_AT": step])
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let started = try Utensilctl.run(["rethumb", "--all", "--json"], socket: socket)
+        #expect(started.json?["queued"] as? Int == 6)
+        try daemon.waitUntil("utensild to kill itself at \(step)") { !daemon.process.isRunning }
+        #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == SIGKILL)
+
+        daemon = try RunningDaemon(world: world, extra: ["--thumbnail-size", "64"])
+        #expect(world.files(in: world.state.appendingPathComponent("staging")).isEmpty, "start-up removed what was staged")
+        let again = try Utensilctl.run(["rethumb", "--all", "--json"], socket: socket)
+        #expect(again.status == 0, "\(again.errors)")
+        _ = try waitForFinishedRun(daemon, socket: socket, total: 6)
+        #expect(try daemon.terminate() == 0)
+        try InvariantChecker(world: world, thumbnailSize: 64).verify(inputs: images, inbox: .mustBeEmpty)
     }
 
     @Test func rethumbRefusesUnknownIdsAndAmbiguousSelections() throws {

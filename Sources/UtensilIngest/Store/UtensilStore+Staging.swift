@@ -86,10 +86,12 @@ extension UtensilStore {
         do throws(SystemError) {
             try FileOps.writeThroughTemporary(jpeg, in: files.folders.staging, as: files.thumbnail, durable: true)
             try files.folders.staging.sync()
+            faults.reached(.rethumbStaged)
             try Self.whileChanging(id) { () throws(SystemError) in
                 guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
                 try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
                 try files.folders.thumbnails.sync()
+                faults.reached(.rethumbMoved)
             }
         } catch {
             discard(files)
