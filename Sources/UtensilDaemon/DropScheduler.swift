@@ -66,25 +66,27 @@ actor DropScheduler {
     private var stopping = false
     private(set) var counters = DaemonCounters()
 
-    private var settle: Duration
-    let neverSettledAfter: Duration
+    /// When a drop has settled, and when it never will (`SettlePolicy` is the rule's one home).
+    private var policy: SettlePolicy
+    private var neverSettledAfter: Duration { .milliseconds(Int64(policy.giveUpAfterSeconds * 1000)) }
     private let writers: OpenWriters
     private let clock = ContinuousClock()
     /// What a drop is now (the daemon resolves it beneath the held inbox).
     private let statusOf: @Sendable (Drop) throws -> FileStatus
 
     init(
-        settleSeconds: Double, neverSettledAfter: Duration = .seconds(3600), writers: OpenWriters = OpenWriters(),
+        settleSeconds: Double, neverSettledAfter: Duration? = nil, writers: OpenWriters = OpenWriters(),
         statusOf: @escaping @Sendable (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
     ) {
-        self.settle = .milliseconds(Int64(settleSeconds * 1000))
-        self.neverSettledAfter = neverSettledAfter
+        var policy = SettlePolicy(settleSeconds: settleSeconds)
+        if let neverSettledAfter { policy.giveUpAfterSeconds = Double(neverSettledAfter / .milliseconds(1)) / 1000 }
+        self.policy = policy
         self.writers = writers
         self.statusOf = statusOf
     }
 
     func setSettleSeconds(_ seconds: Double) {
-        settle = .milliseconds(Int64(seconds * 1000))
+        policy.settleSeconds = seconds
     }
 
     // MARK: Feeding
@@ -118,12 +120,9 @@ actor DropScheduler {
         publish()
     }
 
-    /// When a file with this status will have been unchanged for `settle`.
+    /// When a file with this status will have been unchanged for `settle_seconds`.
     private func dueTime(for status: FileStatus) -> ContinuousClock.Instant {
-        let modified = Double(status.modificationNanoseconds) / 1e9
-        let age = Date().timeIntervalSince1970 - modified
-        let remaining = max(0, settle / .seconds(1) - age)
-        return clock.now + .milliseconds(Int64(remaining * 1000))
+        clock.now + .milliseconds(Int64(policy.secondsUntilSettled(status) * 1000))
     }
 
     // MARK: The timer
@@ -156,7 +155,7 @@ actor DropScheduler {
     }
 
     /// Looks again at every drop whose time has come: one whose size and modification time
-    /// have not changed since the last look, and are older than `settle`, becomes ready, unless
+    /// have not changed since the last look, and are older than `settle_seconds`, becomes ready, unless
     /// a writer still holds it open.
     func promoteDue() {
         let now = clock.now
@@ -190,7 +189,7 @@ actor DropScheduler {
             let unchanged = status.kind == before.kind && status.size == before.size
                 && status.modificationNanoseconds == before.modificationNanoseconds
             updated.drop.status = status
-            let settled = unchanged && isSettled(status)
+            let settled = unchanged && policy.isSettled(status)
             let held = settled && writers.holdsOpen(entry.drop.inboxPath)
             if status.kind != .regular || (settled && !held) {
                 updated.phase = .ready
@@ -207,11 +206,6 @@ actor DropScheduler {
         }
         handOut()
         publish()
-    }
-
-    private func isSettled(_ status: FileStatus) -> Bool {
-        let modified = Double(status.modificationNanoseconds) / 1e9
-        return Date().timeIntervalSince1970 - modified >= settle / .seconds(1)
     }
 
     private func currentStatus(of drop: Drop) throws -> FileStatus {

@@ -345,6 +345,19 @@ struct IngestEngineTests {
         try InvariantChecker(world: world).verify(inputs: [images[1]], inbox: .mustBeEmpty)
     }
 
+    @Test func aDropSettlesOnceUnchangedForSettleSeconds() throws {
+        defer { world.remove() }
+        let url = try world.drop("Quiet.jpg", Data("x".utf8))
+        let now = Date()
+        try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-1)], ofItemAtPath: url.path)
+        let status = try world.found("Quiet.jpg").status
+        let policy = SettlePolicy(settleSeconds: 3)
+        #expect(abs(policy.secondsUntilSettled(status, now: now) - 2) < 0.01)
+        #expect(!policy.isSettled(status, now: now))
+        #expect(policy.secondsUntilSettled(status, now: now.addingTimeInterval(2.1)) == 0)
+        #expect(policy.isSettled(status, now: now.addingTimeInterval(2.1)))
+    }
+
     @Test func neverSettledWhenTheFileKeepsChanging() throws {
         defer { world.remove() }
         let url = try world.drop("Growing.jpg", Data("x".utf8))
