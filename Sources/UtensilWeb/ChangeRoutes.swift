@@ -3,8 +3,8 @@ import Hummingbird
 import UtensilControlProtocol
 import UtensilWebUsers
 
-/// Signing in and out, and every change: rename, delete, upload. Each change needs a
-/// signed-in user and a same-site request (``Access``).
+/// Signing in and out, and every change: rename, change category, delete, restore, upload.
+/// Each change needs a signed-in user and a same-site request (``Access``).
 struct ChangeRoutes: Sendable {
     let backend: any GalleryBackend
     let access: Access
@@ -58,6 +58,23 @@ struct ChangeRoutes: Sendable {
             let id = try Self.id(context)
             let form = try await Self.form(request, context: context)
             _ = try await backend.answer(.rename(id.text, to: form["name"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+        }
+        router.post("/utensils/:id/category") { request, context in
+            let user = try access.requireUser(request)
+            let id = try Self.id(context)
+            let form = try await Self.form(request, context: context)
+            // An empty field takes the utensil out of any category (`set-category ID --none`).
+            let category = form["category"].flatMap { $0.isEmpty ? nil : $0 }
+            _ = try await backend.answer(.setCategory(id.text, to: category), webUser: user).payload()
+            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+        }
+        router.post("/utensils/:id/restore") { request, context in
+            let user = try access.requireUser(request)
+            let id = try Self.id(context)
+            let form = try await Self.form(request, context: context)
+            let newName = form["as"].flatMap { $0.isEmpty ? nil : $0 }
+            _ = try await backend.answer(.restore(id.text, as: newName), webUser: user).payload()
             return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
         }
         router.post("/utensils/:id/delete") { request, context in

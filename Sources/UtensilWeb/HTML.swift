@@ -61,10 +61,10 @@ enum HTML {
     static func header(user: String?, extra: String = "") -> String {
         let account = user.map {
             """
-            <div class="account">Signed in as <strong>\(escape($0))</strong> \
+            <div class="account"><a href="/trash">Trash</a> · Signed in as <strong>\(escape($0))</strong> \
             <form method="post" action="/logout" class="inline"><button type="submit">Sign out</button></form></div>
             """
-        } ?? "<div class=\"account\"><a href=\"/login\">Sign in</a></div>"
+        } ?? "<div class=\"account\"><a href=\"/trash\">Trash</a> · <a href=\"/login\">Sign in</a></div>"
         return "<header class=\"top\">\n<h1><a href=\"/\">Utensils</a></h1>\n\(extra)\(account)\n</header>\n"
     }
 

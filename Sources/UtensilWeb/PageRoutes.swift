@@ -19,6 +19,10 @@ struct PageRoutes: Sendable {
             let utensil = try await GalleryReads(backend: backend).utensil(id)
             return HTML.response(UtensilDetailPage(utensil: utensil, user: access.user(request)).render())
         }
+        router.get("/trash") { request, _ in
+            let utensils = try await backend.answer(.trash, webUser: nil).payload()
+            return HTML.response(TrashPage(utensils: utensils, user: access.user(request)).render())
+        }
         router.get("/static/gallery.js") { request, _ in
             StaticAssets.response(StaticAssets.script, contentType: "text/javascript; charset=utf-8", request: request)
         }

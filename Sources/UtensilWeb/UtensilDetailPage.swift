@@ -1,7 +1,8 @@
 import UtensilControlProtocol
 
 /// `GET /utensils/{id}`: the larger picture (the original, scaled by the browser) and the
-/// utensil's facts.
+/// utensil's facts; for signed-in users, rename, change category and delete (restore is on
+/// the trash page).
 struct UtensilDetailPage: Sendable {
     let utensil: UtensilInfo
     let user: String?
@@ -24,6 +25,10 @@ struct UtensilDetailPage: Sendable {
         <form method="post" action="/utensils/\(utensil.id)/rename" class="inline">
         <label>New name <input name="name" value="\(name)" required maxlength="100"></label>
         <button type="submit">Rename</button>
+        </form>
+        <form method="post" action="/utensils/\(utensil.id)/category" class="inline">
+        <label>Category <input name="category" value="\(HTML.escape(utensil.category ?? ""))" maxlength="100" placeholder="none"></label>
+        <button type="submit">Change category</button>
         </form>
         <form method="post" action="/utensils/\(utensil.id)/delete" class="inline">
         <button type="submit" class="danger">Delete</button>

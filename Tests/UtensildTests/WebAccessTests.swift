@@ -99,6 +99,8 @@ struct WebAccessTests {
         // Without a session: 401, and nothing changed.
         #expect(try web.request("POST", "/utensils/\(id)/rename", headers: form, body: Data("name=Hacked".utf8)).status == 401)
         #expect(try web.request("POST", "/utensils/\(id)/delete", headers: form).status == 401)
+        #expect(try web.request("POST", "/utensils/\(id)/category", headers: form, body: Data("category=Hacked".utf8)).status == 401)
+        #expect(try web.request("POST", "/utensils/\(id)/restore", headers: form).status == 401)
         #expect(try Self.upload(web, cookie: nil, Self.multipart([("x.jpg", Data("x".utf8))])).status == 401)
         #expect(try web.request("POST", "/utensils/\(id)/rename", headers: form.merging(["Cookie": "utensild_session=forged"]) { $1 },
                                 body: Data("name=Hacked".utf8)).status == 401)
@@ -118,6 +120,8 @@ struct WebAccessTests {
             let all = form.merging(headers) { $1 }.merging(["Cookie": cookie]) { $1 }
             #expect(try web.request("POST", "/utensils/\(id)/rename", headers: all, body: Data("name=Hacked".utf8)).status == 403)
             #expect(try web.request("POST", "/utensils/\(id)/delete", headers: all).status == 403)
+            #expect(try web.request("POST", "/utensils/\(id)/category", headers: all, body: Data("category=Hacked".utf8)).status == 403)
+            #expect(try web.request("POST", "/utensils/\(id)/restore", headers: all).status == 403)
             #expect(try Self.upload(web, cookie: cookie, Self.multipart([("x.jpg", Data("x".utf8))]), headers: headers).status == 403)
         }
         #expect(try daemon.waitForCatalog("nothing changed") { $0.count == 1 && $0[0].name == "Spatula" }.count == 1)
@@ -131,9 +135,26 @@ struct WebAccessTests {
         #expect(page.text.contains("Signed in as <strong>alice</strong>"))
         #expect(page.text.contains("/utensils/\(id)/delete"))
         #expect(!(try web.get("/utensils/\(id)")).text.contains("/delete"))
+        // Change category, and take it out of every category again (`set-category --none`).
+        #expect(page.text.contains("/utensils/\(id)/category"))
+        let categorized = try web.request("POST", "/utensils/\(id)/category", headers: sameSite, body: Data("category=Fish+tools".utf8))
+        #expect(categorized.status == 303)
+        try daemon.waitForCatalog("the category change") { $0.first?.category == "Fish tools" }
+        #expect(try web.get("/utensils/\(id)").text.contains("Fish tools"))
+        #expect(try web.request("POST", "/utensils/\(id)/category", headers: sameSite, body: Data("category=".utf8)).status == 303)
+        try daemon.waitForCatalog("no category") { $0.first.map { $0.category == nil } ?? false }
         #expect(try web.request("POST", "/utensils/\(id)/delete", headers: sameSite).status == 303)
         // A delete moves the utensil to the trash (trash_days), like `utensilctl delete`.
         try daemon.waitForCatalog("the delete") { $0.allSatisfy { $0.trashedAt != nil } }
+        // The trash page lists it for everyone; signed-in users may restore it from there.
+        #expect(try web.get("/trash").text.contains("Fish slice"))
+        #expect(!(try web.get("/trash")).text.contains("/utensils/\(id)/restore"))
+        #expect(try web.get("/trash", headers: ["Cookie": cookie]).text.contains("/utensils/\(id)/restore"))
+        #expect(try web.request("POST", "/utensils/\(id)/restore", headers: sameSite, body: Data("as=".utf8)).status == 303)
+        try daemon.waitForCatalog("the restore") { $0.first.map { $0.trashedAt == nil && $0.name == "Fish slice" } ?? false }
+        #expect(try web.get("/trash").text.contains("The trash is empty."))
+        #expect(try web.request("POST", "/utensils/\(id)/delete", headers: sameSite).status == 303)
+        try daemon.waitForCatalog("the second delete") { $0.allSatisfy { $0.trashedAt != nil } }
 
         // Signed out: the cookie no longer works.
         #expect(try web.request("POST", "/logout", headers: ["Cookie": cookie]).status == 303)
