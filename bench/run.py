@@ -32,10 +32,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
                  daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
-                 scale_cold=True, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
+                 scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
                   daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
-                  scale_cold=False, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
+                  scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
 }
 
 # The targets of issue 6.
@@ -53,6 +53,8 @@ TARGETS = {
     "scale_rest_rss": 100.0,   # MB at rest, below
     "scale_query_p99": 50.0,   # ms through the socket, below
     "scale_check": 60.0,       # s, below
+    # The target of issue 14: the gallery's first page (50 thumbnails) at 100,000 utensils.
+    "gallery_p99": 50.0,       # ms, below
 }
 
 # memory_budget's default (MiB): the decoding-bomb burst must peak below idle RSS plus this.
@@ -78,7 +80,7 @@ def loadavg():
 class Daemon:
     """The real utensild on a fresh world under `root`, ready (READY=1) when constructed."""
 
-    def __init__(self, binaries, root, workers=2, state=None):
+    def __init__(self, binaries, root, workers=2, state=None, web_listen=""):
         self.binaries = binaries
         self.root = root
         for sub in ["inbox", "rejected", "run", "stage"]:
@@ -104,7 +106,7 @@ class Daemon:
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
              "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning", "--web-listen", ""],
+             "--log-level", "warning", "--web-listen", web_listen],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
         if not self.ready.wait(120):
@@ -476,7 +478,10 @@ def scale(binaries, bench, corpus, work, rows, profile):
     result = dict(rows=rows, built=json.loads(out.stdout), starts=[])
     for start in range(profile["scale_starts"]):
         cache = drop_caches(state) if profile["scale_cold"] else "warm"
-        daemon = Daemon(binaries, os.path.join(work, f"scale-{start}"), state=state)
+        last = start == profile["scale_starts"] - 1
+        web_port = free_port() if last else None
+        daemon = Daemon(binaries, os.path.join(work, f"scale-{start}"), state=state,
+                        web_listen=f"127.0.0.1:{web_port}" if last else "")
         try:
             entry = dict(cache=cache, ready_s=round(daemon.ready_seconds, 2), peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1))
             if start < profile["scale_starts"] - 1:
@@ -486,6 +491,7 @@ def scale(binaries, bench, corpus, work, rows, profile):
             entry["rest_rss_mb"] = round(daemon.status("VmRSS") / 1024, 1)
             result["starts"].append(entry)
             result["queries"] = scale_queries(daemon, rows, profile["scale_repeats"])
+            result["web"] = gallery(daemon, web_port, profile)
             connection = daemon.connect()
             connection.settimeout(600)
             started = time.monotonic()
@@ -543,6 +549,54 @@ def scale_queries(daemon, rows, repeats):
     return result
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def gallery(daemon, port, profile):
+    """The web gallery over the scale catalog (issue 14): the first page (50 thumbnails, newest
+    first) request to reply on one kept-alive connection, `scale_repeats` × 10 times after one
+    untimed first request; then `wrk` (two threads, 16 connections, `web_seconds`) on that page
+    and on one thumbnail, streamed from the file system, and the daemon's RSS after both."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def get(path):
+        started = time.monotonic()
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        if response.status != 200:
+            raise SystemExit(f"bench: GET {path} answered {response.status}")
+        return (time.monotonic() - started) * 1000, body
+
+    first, page = get("/")
+    cards = page.count(b'class="card"')
+    if cards != 50:
+        raise SystemExit(f"bench: the gallery's first page shows {cards} thumbnails, not 50")
+    times = [get("/")[0] for _ in range(profile["scale_repeats"] * 10)]
+    _, listing = get("/api/v1/utensils?limit=1")
+    thumbnail = f"/thumbnails/{json.loads(listing)['utensils'][0]['id']}.jpeg"
+    get(thumbnail)
+    connection.close()
+    rss_before = daemon.status("VmRSS") / 1024
+
+    def wrk(path):
+        out = subprocess.run(["wrk", "-t2", "-c16", f"-d{profile['web_seconds']}s", f"http://127.0.0.1:{port}{path}"],
+                             check=True, capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Requests/sec:"):
+                return float(line.split()[1])
+        raise SystemExit(f"bench: wrk printed no Requests/sec for {path}:\n{out}")
+
+    return dict(first_ms=round(first, 1), samples=len(times), p50_ms=round(percentile(times, 50), 2),
+                p99_ms=round(percentile(times, 99), 2), page_rps=round(wrk("/"), 1),
+                thumbnail_rps=round(wrk(thumbnail), 1), rss_before_mb=round(rss_before, 1),
+                rss_after_mb=round(daemon.status("VmRSS") / 1024, 1), peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1))
+
+
 # ---------------------------------------------------------------- the table
 
 
@@ -586,6 +640,13 @@ def scale_rows(results, verdict):
         rows.append((f"{n} utensils: {kind} p99", f"first {figures['first_max_ms']:.0f} ms", f"{figures['p99_ms']:.1f} ms",
                      f"p50 {figures['p50_ms']:.1f} ms",
                      f"< {TARGETS['scale_query_p99']:.0f} ms", verdict(figures["p99_ms"] < TARGETS["scale_query_p99"])))
+    w = s["web"]
+    rows.append((f"{n} utensils: gallery first page p99", f"first {w['first_ms']:.0f} ms", f"{w['p99_ms']:.1f} ms",
+                 f"p50 {w['p50_ms']:.1f} ms", f"< {TARGETS['gallery_p99']:.0f} ms", verdict(w["p99_ms"] < TARGETS["gallery_p99"])))
+    rows.append((f"{n} utensils: gallery page, wrk 16 connections", "", f"{w['page_rps']:.0f} req/s", "", "", ""))
+    rows.append((f"{n} utensils: one thumbnail, wrk 16 connections", "", f"{w['thumbnail_rps']:.0f} req/s", "", "", ""))
+    rows.append((f"{n} utensils: RSS before / after wrk (peak)", "", f"{w['rss_after_mb']:.0f} MB",
+                 f"{w['rss_before_mb']:.0f} MB before, peak {w['peak_rss_mb']:.0f}", "", ""))
     rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.2f} s",
                  f"{s['check_problems']} problems", f"< {TARGETS['scale_check']:.0f} s", verdict(s["check_s"] < TARGETS["scale_check"])))
     return rows
@@ -649,6 +710,8 @@ def check_numbers(results):
         figures.update({"scale READY s": s["ready_s"], "scale start RSS MB": s["start_peak_rss_mb"],
                         "scale rest RSS MB": s["rest_rss_mb"], "scale check s": s["check_s"]})
         figures.update({f"scale {kind} p99 ms": q["p99_ms"] for kind, q in s["queries"].items()})
+        figures.update({"gallery p99 ms": s["web"]["p99_ms"], "gallery page req/s": s["web"]["page_rps"],
+                        "thumbnail req/s": s["web"]["thumbnail_rps"], "web RSS MB": s["web"]["rss_after_mb"]})
     scale_only = "throughput" not in results
     figures.update({} if scale_only else {
         "vipsthumbnail images/s": results["throughput"]["vips_per_second"],
