@@ -59,6 +59,11 @@ enum StaticAssets {
     .account { display: flex; gap: .5rem; align-items: center; }
     form.inline { display: inline; }
     .changes { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 1.5rem; }
+    .trashed { list-style: none; padding: 0; display: grid; gap: .75rem; }
+    .trashed li { display: flex; flex-wrap: wrap; align-items: center; gap: .75rem; }
+    .trashed img { border-radius: 6px; object-fit: cover; }
+    .trashed .name { font-weight: 600; }
+    .trashed .when { color: var(--muted); }
     .danger { color: var(--bad); }
     .upload { border: 2px dashed var(--line); border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1rem; }
     body.dragging .upload { border-color: var(--good); }
