@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "UtensilWatch", dependencies: ["CUtensilSupport"]),
+        .target(name: "UtensilWatch", dependencies: ["UtensilCore", "CUtensilSupport"]),
         .target(name: "UtensilControlProtocol", dependencies: ["UtensilCore"]),
         .executableTarget(
             name: "utensilctl",
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch"]),
+        .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,

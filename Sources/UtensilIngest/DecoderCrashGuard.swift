@@ -1,5 +1,6 @@
 import CUtensilSupport
 import Glibc
+import UtensilCore
 
 /// Records which drop was being decoded when the process died of a fatal signal, so that a
 /// poison file is quarantined as `decoder-crash` after its second crash instead of killing

@@ -1,3 +1,4 @@
+import UtensilCore
 /// One entry of the inbox that is to become a utensil or a rejection.
 public struct Drop: Sendable, Hashable, CustomStringConvertible {
     /// Full path of the entry.

@@ -1,3 +1,4 @@
+import UtensilCore
 /// Which inbox entries the daemon sees, following the contract: temporary files of copy tools,
 /// partial downloads and system litter are invisible; every other visible file is a drop.
 public enum DropVisibility {

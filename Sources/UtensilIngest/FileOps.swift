@@ -1,6 +1,7 @@
 import CUtensilSupport
 import Foundation
 import Glibc
+import UtensilCore
 
 /// The system calls the engine uses, each throwing a `SystemError` that names the path.
 enum FileOps {

@@ -1,5 +1,6 @@
 import CUtensilSupport
 import Glibc
+import UtensilCore
 
 /// An open folder: every name below it is resolved relative to this descriptor, never
 /// following a symbolic link in any component and never leaving it (see

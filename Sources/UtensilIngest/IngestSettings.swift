@@ -1,4 +1,5 @@
 import UtensilCodec
+import UtensilCore
 
 /// What the engine needs to know, mapped from the daemon's configuration.
 public struct IngestSettings: Sendable {

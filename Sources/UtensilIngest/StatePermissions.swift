@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import UtensilCore
 
 /// The state folder is the daemon's alone: members of the `utensil` group drop photos and
 /// read `rejected/`, but reach the catalog and the stored photos only through `utensilctl`

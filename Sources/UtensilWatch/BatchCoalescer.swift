@@ -1,3 +1,5 @@
+import UtensilCore
+
 /// Shrinks the events of one read batch before they are delivered: everything in a batch is
 /// delivered after all of it happened, so within a stretch between `.inboxGone`/`.inboxBack`
 /// - an `.overflow` (full rescan) covers every other event but `.unwatched` (a message),
@@ -32,7 +34,7 @@ enum BatchCoalescer {
         var folders = Set<[UInt8]>()
         for case .folderAppeared(let path) in events { folders.insert(path) }
         func coveredByFolder(_ path: [UInt8]) -> Bool {
-            BytePath.ancestors(of: path).contains { folders.contains($0) }
+            RawPath(bytes: path).ancestors.map(\.bytes).contains { folders.contains($0) }
         }
         var seen = Set<WatchEvent>()
         var result: [WatchEvent] = []

@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 /// Which kind of file system a path is on, from `statfs`'s magic number.
 public enum FileSystemKind {
@@ -81,8 +82,8 @@ public enum FileSystemKind {
 
     /// `f_type` of `path` or of its nearest existing parent.
     static func magic(of path: [UInt8]) -> UInt32? {
-        var candidate = BytePath.normalized(path)
-        var parents = BytePath.ancestors(of: candidate)[...]
+        var candidate = RawPath(bytes: path).normalized.bytes
+        var parents = RawPath(bytes: candidate).ancestors.map(\.bytes)[...]
         while true {
             switch statfsType(candidate) {
             case .success(let magic):
@@ -109,7 +110,7 @@ public enum FileSystemKind {
         let statfs = unsafeBitCast(symbol, to: StatFS.self)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)  // ≥ sizeof(struct statfs)
         defer { buffer.deallocate() }
-        guard BytePath.withCString(path, { statfs($0, buffer) }) == 0 else {
+        guard RawPath(bytes: path).withCString({ statfs($0, buffer) }) == 0 else {
             return .failure(SystemError(code: errno))
         }
         return .success(UInt32(truncatingIfNeeded: buffer.load(as: Int.self)))

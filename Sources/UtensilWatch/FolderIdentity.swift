@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 /// A folder's (device, inode) pair: identifies it whatever path leads to it.
 public struct FolderIdentity: Hashable, Sendable {
@@ -13,7 +14,7 @@ public struct FolderIdentity: Hashable, Sendable {
     /// The identity of the folder at `path` (symlinks followed), or `nil` if there is none.
     public init?(folderAt path: [UInt8]) {
         var info = stat()
-        guard BytePath.withCString(path, { stat($0, &info) }) == 0,
+        guard RawPath(bytes: path).withCString({ stat($0, &info) }) == 0,
               info.st_mode & S_IFMT == S_IFDIR else { return nil }
         self.init(info)
     }

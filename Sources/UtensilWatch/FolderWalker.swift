@@ -1,5 +1,6 @@
 import CUtensilSupport
 import Glibc
+import UtensilCore
 
 /// Walks the folder tree below the inbox by descriptor, with the rules both watchers share.
 ///
@@ -49,7 +50,7 @@ struct FolderWalker {
         folder: (Folder) -> Visit,
         file: (([UInt8], stat) -> Void)? = nil
     ) -> Outcome {
-        let inboxDescriptor = BytePath.withCString(inbox) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let inboxDescriptor = RawPath(bytes: inbox).withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard inboxDescriptor >= 0 else { return Outcome(startError: errno) }
         defer { close(inboxDescriptor) }
         var outcome = Outcome()
@@ -59,8 +60,8 @@ struct FolderWalker {
             defer { isStart = false }
             let descriptor = relative.isEmpty
                 ? openat(inboxDescriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                : BytePath.withCString(relative) { utensil_open_beneath(inboxDescriptor, $0, O_RDONLY | O_DIRECTORY, 0) }
-            let path = relative.isEmpty ? inbox : BytePath.join(inbox, relative)
+                : RawPath(bytes: relative).withCString { utensil_open_beneath(inboxDescriptor, $0, O_RDONLY | O_DIRECTORY, 0) }
+            let path = relative.isEmpty ? inbox : RawPath(bytes: inbox).appending(relative).bytes
             guard descriptor >= 0 else {
                 let code = errno
                 if isStart {
@@ -84,7 +85,7 @@ struct FolderWalker {
                 close(descriptor)
             case .descend:
                 let names = list(descriptor, path: path, file: file)
-                pending += names.reversed().map { relative.isEmpty ? $0 : BytePath.join(relative, $0) }
+                pending += names.reversed().map { relative.isEmpty ? $0 : RawPath(bytes: relative).appending($0).bytes }
             }
         }
         return outcome
@@ -112,7 +113,7 @@ struct FolderWalker {
             var info: stat?
             if type == DT_UNKNOWN || (file != nil && type != DT_DIR) {
                 var entryInfo = stat()
-                let status = BytePath.withCString(name) {
+                let status = RawPath(bytes: name).withCString {
                     fstatat(folderFD, $0, &entryInfo, AT_SYMLINK_NOFOLLOW)
                 }
                 guard status == 0 else { continue }  // vanished meanwhile
@@ -122,7 +123,7 @@ struct FolderWalker {
             if type == DT_DIR {
                 if !skipFolder(name) { subfolders.append(name) }
             } else if let file, let info {
-                file(BytePath.join(path, name), info)
+                file(RawPath(bytes: path).appending(name).bytes, info)
             }
         }
         return subfolders.sorted { $0.lexicographicallyPrecedes($1) }

@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 /// The inotify side of `InboxWatcher`: owns the inotify descriptor and the table of watches,
 /// and turns kernel records into `WatchEvent`s. Used by one thread at a time.
@@ -37,7 +38,7 @@ final class InotifyEngine {
         inbox: [UInt8], skipFolder: @escaping @Sendable ([UInt8]) -> Bool,
         excluded: Set<FolderIdentity>, problems: ProblemLog, writers: OpenWriters = OpenWriters()
     ) throws(WatchError) {
-        self.inbox = BytePath.normalized(inbox)
+        self.inbox = RawPath(bytes: inbox).normalized.bytes
         self.writers = writers
         self.walker = FolderWalker(skipFolder: skipFolder, excluded: excluded)
         self.problems = problems
@@ -72,7 +73,7 @@ final class InotifyEngine {
                 handleSelfEvent(record, folder: folder, into: &events)
                 continue
             }
-            let path = BytePath.join(folder.path, record.name)
+            let path = RawPath(bytes: folder.path).appending(record.name).bytes
             if record.has(IN_ISDIR) {
                 if record.has(IN_MOVED_FROM) {
                     unwatch(under: path)
@@ -137,7 +138,7 @@ final class InotifyEngine {
         } else if record.has(IN_UNMOUNT) {
             // A file system mounted below the inbox went away: the mount point now shows the
             // folder underneath, which is new to us.
-            let name = folder.path.split(separator: BytePath.slash).last.map(Array.init) ?? []
+            let name = folder.path.split(separator: RawPath.separator).last.map(Array.init) ?? []
             folderArrived(folder.path, name: name, into: &events)
         }
         // IN_DELETE_SELF / IN_MOVE_SELF of a sub-folder: its parent's IN_MOVED_FROM or the
@@ -170,8 +171,8 @@ final class InotifyEngine {
 
     /// `path` relative to the inbox, as drops name themselves.
     private func relative(_ path: [UInt8]) -> [UInt8] {
-        guard BytePath.isDescendant(path, of: inbox) else { return [] }
-        return Array(path[(inbox.last == BytePath.slash ? inbox.count : inbox.count + 1)...])
+        let path = RawPath(bytes: path), root = RawPath(bytes: inbox)
+        return path.isDescendant(of: root) ? path.relative(to: root) : []
     }
 
     private func inboxVanished(into events: inout [WatchEvent]) {
@@ -233,12 +234,12 @@ final class InotifyEngine {
     private func addWatch(on folder: FolderWalker.Folder, isInbox: Bool) -> Int32 {
         let wd: Int32
         if Self.canWatchDescriptors {
-            wd = BytePath.withCString(Array("/proc/self/fd/\(folder.descriptor)".utf8)) {
+            wd = RawPath("/proc/self/fd/\(folder.descriptor)").withCString {
                 inotify_add_watch(descriptor, $0, Self.folderMask)
             }
         } else if folder.path.count < PATH_MAX {
             let mask = Self.folderMask | (isInbox ? 0 : Self.dontFollow)
-            wd = BytePath.withCString(folder.path) { inotify_add_watch(descriptor, $0, mask) }
+            wd = RawPath(bytes: folder.path).withCString { inotify_add_watch(descriptor, $0, mask) }
         } else {
             return -ENAMETOOLONG
         }

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import UtensilCore
 
 /// The files below the inbox that a writer still holds open after writing to them, as inotify
 /// tells: shared by the watching thread, which keeps it current, and the scheduler, which does
@@ -69,7 +70,7 @@ struct WriterTracker {
     /// Forgets the files at and below `folder` (moved away, or watched afresh).
     mutating func forget(under folder: [UInt8]) {
         guard !states.isEmpty else { return }
-        states = states.filter { !BytePath.isSelfOrDescendant($0.key, of: folder) }
+        states = states.filter { !RawPath(bytes: $0.key).isSelfOrDescendant(of: RawPath(bytes: folder)) }
     }
 
     mutating func removeAll() { states.removeAll() }

@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 /// Poll mode, for inboxes on network or FUSE file systems where inotify misses remote writes:
 /// every `interval` it lists the inbox tree (same folder rules as `InboxWatcher`, at any depth)
@@ -24,7 +25,7 @@ public final class PollingWatcher: InboxEventSource {
         bufferLimit: Int = 4096
     ) throws(WatchError) {
         let walker = FolderWalker(skipFolder: skipFolder, excluded: excluded)
-        let inbox = BytePath.normalized(inbox)
+        let inbox = RawPath(bytes: inbox).normalized.bytes
         if let problem = InboxCheck.problem(with: inbox) { throw problem }
         guard let first = TreeSnapshot.take(of: inbox, walker: walker) else {
             throw .inboxUnreadable(path: inbox, errno: EACCES)

@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 /// Why watching could not start or went wrong; each message says what to do about it.
 public enum WatchError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -23,12 +24,12 @@ public enum WatchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .inotifyUnavailable(let code):
-            return "inotify is not available (\(BytePath.describe(errno: code))): set watch = \"poll\""
+            return "inotify is not available (\(String(cString: strerror(code)))): set watch = \"poll\""
         case .tooManyInotifyInstances:
             return "too many inotify instances for this user: raise fs.inotify.max_user_instances "
                 + "(sysctl -w fs.inotify.max_user_instances=1024) or set watch = \"poll\""
         case .watchLimitReached(let path):
-            return "inotify watch limit reached while watching \(BytePath.display(path)): raise "
+            return "inotify watch limit reached while watching \(path.lossyString): raise "
                 + "fs.inotify.max_user_watches (sysctl -w fs.inotify.max_user_watches=524288, and "
                 + "persist it in /etc/sysctl.d/) or set watch = \"poll\"; until then drops in folders not watched "
                 + "are found by the rescan every rescan_seconds"
@@ -36,17 +37,17 @@ public enum WatchError: Error, Sendable, Hashable, CustomStringConvertible {
             let remedy = code == ENAMETOOLONG
                 ? "mount /proc for the daemon"
                 : "raise the daemon's descriptor limit (LimitNOFILE=) or give it more memory"
-            return "the folder \(BytePath.display(path)) cannot be watched (\(BytePath.describe(errno: code))): "
+            return "the folder \(path.lossyString) cannot be watched (\(String(cString: strerror(code)))): "
                 + "\(remedy); until then drops in it are found by the rescan every rescan_seconds"
         case .inboxMissing(let path):
-            return "the inbox \(BytePath.display(path)) does not exist: create it or fix the inbox setting"
+            return "the inbox \(path.lossyString) does not exist: create it or fix the inbox setting"
         case .inboxNotAFolder(let path):
-            return "the inbox \(BytePath.display(path)) is not a folder: fix the inbox setting"
+            return "the inbox \(path.lossyString) is not a folder: fix the inbox setting"
         case .inboxUnreadable(let path, let code):
-            return "the inbox \(BytePath.display(path)) cannot be watched (\(BytePath.describe(errno: code))): "
+            return "the inbox \(path.lossyString) cannot be watched (\(String(cString: strerror(code)))): "
                 + "give the daemon's user read and search permission on it"
         case .systemCallFailed(let call, let code):
-            return "\(call) failed: \(BytePath.describe(errno: code))"
+            return "\(call) failed: \(String(cString: strerror(code)))"
         }
     }
 }

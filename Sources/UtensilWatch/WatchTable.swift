@@ -1,3 +1,5 @@
+import UtensilCore
+
 /// Which watch descriptor watches which folder.
 struct WatchTable {
     struct Entry: Equatable {
@@ -36,7 +38,7 @@ struct WatchTable {
     /// The watches on `folder` and every folder below it.
     func watches(under folder: [UInt8]) -> Set<Int32> {
         guard byPath[folder] != nil else { return [] }
-        return Set(entries.compactMap { BytePath.isSelfOrDescendant($0.value.path, of: folder) ? $0.key : nil })
+        return Set(entries.compactMap { RawPath(bytes: $0.value.path).isSelfOrDescendant(of: RawPath(bytes: folder)) ? $0.key : nil })
     }
 
     var allWatches: Set<Int32> { Set(entries.keys) }

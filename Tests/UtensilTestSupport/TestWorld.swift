@@ -4,6 +4,7 @@ import Logging
 import Testing
 import UtensilCatalog
 import UtensilCodec
+import UtensilCore
 import UtensilIngest
 
 /// A complete set of utensild folders in a fresh temporary directory.

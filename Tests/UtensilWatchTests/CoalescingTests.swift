@@ -1,4 +1,5 @@
 import Testing
+import UtensilCore
 @testable import UtensilWatch
 
 @Suite("coalescing, delivery and paths")
@@ -89,13 +90,16 @@ struct CoalescingTests {
         #expect(table.count == 2)
     }
 
-    @Test func bytePathHelpers() {
-        #expect(BytePath.join(bytes("/in"), bytes("x")) == bytes("/in/x"))
-        #expect(BytePath.join(bytes("/"), bytes("x")) == bytes("/x"))
-        #expect(BytePath.normalized(bytes("/in//")) == bytes("/in"))
-        #expect(BytePath.ancestors(of: bytes("/a/b/c")) == [bytes("/a/b"), bytes("/a"), bytes("/")])
-        #expect(BytePath.isDescendant(bytes("/a/b"), of: bytes("/a")))
-        #expect(!BytePath.isDescendant(bytes("/ab"), of: bytes("/a")))
-        #expect(!BytePath.isDescendant(bytes("/a"), of: bytes("/a")))
+    @Test func rawPathHelpers() {
+        #expect(RawPath("/in").appending("x") == RawPath("/in/x"))
+        #expect(RawPath("/").appending("x") == RawPath("/x"))
+        #expect(RawPath("/in//").normalized == RawPath("/in"))
+        #expect(RawPath("/").normalized == RawPath("/"))
+        #expect(RawPath("/a/b/c").ancestors == [RawPath("/a/b"), RawPath("/a"), RawPath("/")])
+        #expect(RawPath("/a/b").isDescendant(of: RawPath("/a")))
+        #expect(!RawPath("/ab").isDescendant(of: RawPath("/a")))
+        #expect(!RawPath("/a").isDescendant(of: RawPath("/a")))
+        #expect(RawPath("/a").isSelfOrDescendant(of: RawPath("/a")))
+        #expect(RawPath("/a/b").isSelfOrDescendant(of: RawPath("/")))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import UtensilCore
 @testable import UtensilWatch
 
 func bytes(_ path: String) -> [UInt8] { Array(path.utf8) }
@@ -48,8 +49,8 @@ func writeFile(_ path: String, _ contents: String = "photo bytes") {
 }
 
 func writeFile(_ path: [UInt8], _ contents: String = "photo bytes") {
-    let descriptor = BytePath.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-    precondition(descriptor >= 0, "cannot create \(BytePath.display(path)): errno \(errno)")
+    let descriptor = RawPath(bytes: path).withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    precondition(descriptor >= 0, "cannot create \(path.lossyString): errno \(errno)")
     let data = Array(contents.utf8)
     _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     close(descriptor)

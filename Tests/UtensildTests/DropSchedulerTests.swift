@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UtensilCatalog
+import UtensilCore
 @testable import UtensilDaemon
 @testable import UtensilIngest
 @testable import UtensilWatch

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilCatalog
+import UtensilCore
 
 /// `staging/`: the files of every store operation in flight, and so the only place a crash
 /// can leave anything behind.
