@@ -15,9 +15,13 @@ import UtensilWatch
 import UtensilWeb
 
 /// The long-running daemon: watches the inbox, schedules ingests on `workers` threads,
-/// keeps systemd informed, reloads on SIGHUP, and on graceful shutdown lets in-flight
-/// ingests finish before returning.
-public struct UtensilDaemon: Service {
+/// keeps systemd informed, reloads on SIGHUP, serves the control socket and the web gallery.
+///
+/// Built the way hummingbird builds an application: ``makeServiceGroup()`` runs the start-up
+/// sequence (the one `--oneshot` shares), binds the control socket, queues the start-up scan
+/// and returns one `ServiceGroup` of the daemon's services, which tests and `utensild` run
+/// alike. SIGTERM and SIGINT shut it down gracefully, in the order stated there.
+public struct UtensilDaemon: Sendable {
     /// Re-reads the configuration from the same file, environment and flags (for SIGHUP).
     public typealias ConfigurationReader = @Sendable () throws -> UtensilConfiguration
 
@@ -39,7 +43,9 @@ public struct UtensilDaemon: Service {
         self.onReady = onReady
     }
 
-    public func run() async throws {
+    /// Opens the catalog (reconciling what a crash left in flight), binds the control socket,
+    /// starts watching and queues the start-up scan, then returns the daemon's services.
+    public func makeServiceGroup() async throws -> ServiceGroup {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
         let catalog = try StartUp.prepare(settings: settings, logger: logger)
@@ -62,7 +68,6 @@ public struct UtensilDaemon: Service {
         let reporter = StatusReporter(
             inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
-        let workerCount = configuration.effectiveWorkers
         let events = EventBroadcaster()
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
@@ -81,55 +86,57 @@ public struct UtensilDaemon: Service {
             backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
+        try await feeder.start()
 
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                try await feeder.start()
-                group.addTask { await feeder.run() }
-                group.addTask { await Self.runTimer(scheduler) }
-                group.addTask { await reporter.runStatus() }
-                group.addTask { await reporter.runWatchdog() }
-                group.addTask {
-                    await TrashPurger(store: store, pool: pool, logger: logger).run()
-                }
-                group.addTask {
-                    do {
-                        try await server.run()
-                    } catch is CancellationError {
-                        // Graceful shutdown.
-                    } catch {
-                        logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
-                    }
-                }
-                group.addTask { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) }
-                group.addTask { await self.runReloads(
-                        scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link) }
-                reporter.ready()
-                onReady()
-                logger.notice(
-                    "utensild is watching \(configuration.inbox) with \(workerCount) workers (\(feeder.strategyDescription))")
-                // Ingest workers; when they have all finished (after a graceful shutdown), the
-                // other loops are cancelled.
-                await withDiscardingTaskGroup { workers in
-                    for _ in 0..<workerCount {
-                        workers.addTask {
-                            await Self.runWorker(
-                                scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
-                                handler: handler, rethumbing: rethumbing)
-                        }
-                    }
-                }
-                feeder.stop()
-                events.finishAll()
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
-            link.send { try $0.stopping(status: "Stopping: finishing the ingests in flight") }
-            logger.notice("Stopping: no new drops are taken; ingests in flight finish first")
-            feeder.stop()
-            Task { await scheduler.stop() }
+        let configuration = configuration
+        let workers = IngestWorkers(
+            count: configuration.effectiveWorkers, scheduler: scheduler, engines: engines, pool: pool,
+            committer: committer, events: events, handler: handler, rethumbing: rethumbing)
+        let announcer = Announcer(link: link, logger: logger) {
+            reporter.ready()
+            onReady()
+            logger.notice(
+                "utensild is watching \(configuration.inbox) with \(workers.count) workers (\(feeder.strategyDescription))")
         }
-        logger.notice("utensild stopped")
+        // Every service starts at once. On SIGTERM or SIGINT they stop one at a time from the
+        // bottom of this list up, each once the one below it has returned:
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            // 8. STATUS= and WATCHDOG=1, to the very end.
+            .init(service: DaemonLoop {
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await reporter.runStatus() }
+                    group.addTask { await reporter.runWatchdog() }
+                }
+            }, serviceName: "systemd status"),
+            // 7. The control socket: answers until everything that changes state has stopped.
+            .init(service: DaemonLoop {
+                do {
+                    try await server.run()
+                } catch is CancellationError {
+                    // Shut down.
+                } catch {
+                    logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
+                }
+            }, serviceName: "control socket"),
+            // 6. The web gallery.
+            .init(service: DaemonLoop { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) },
+                  serviceName: "web gallery"),
+            // 5. The trash purger.
+            .init(service: DaemonLoop { await TrashPurger(store: store, pool: pool, logger: logger).run() },
+                  serviceName: "trash purger"),
+            // 4. SIGHUP reloads.
+            .init(service: DaemonLoop {
+                await self.runReloads(scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link)
+            }, serviceName: "configuration reloads"),
+            // 3. The ingest workers: no drop is handed out any more, those in flight finish.
+            .init(service: workers, serviceName: "ingest workers"),
+            // 2. The watcher and the rescans: no new drop is seen.
+            .init(service: WatchingService(feeder: feeder), serviceName: "inbox watcher"),
+            // 1. READY=1 at start; first to hear of the shutdown: STOPPING=1.
+            .init(service: announcer, serviceName: "systemd readiness"),
+        ]
+        return ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     }
 
     /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a

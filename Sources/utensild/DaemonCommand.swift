@@ -4,8 +4,8 @@ import UtensilConfig
 import UtensilDaemon
 import UtensilIngest
 
-/// `utensild` without `--oneshot`: the daemon in the foreground, under a `ServiceGroup` that
-/// turns SIGTERM and SIGINT into a graceful shutdown (exit 0).
+/// `utensild` without `--oneshot`: the daemon in the foreground, its services in one
+/// `ServiceGroup` that turns SIGTERM and SIGINT into a graceful shutdown (exit 0).
 struct DaemonCommand {
     let configuration: UtensilConfiguration
     let logger: Logger
@@ -14,12 +14,8 @@ struct DaemonCommand {
     func run() async throws {
         let lock = try StateLock(stateDirectory: configuration.stateDir)
         let daemon = UtensilDaemon(configuration: configuration, readConfiguration: readConfiguration, logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await group.run()
+        try await daemon.makeServiceGroup().run()
+        logger.notice("utensild stopped")
         withExtendedLifetime(lock) {}
     }
 }

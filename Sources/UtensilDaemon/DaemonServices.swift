@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// One of the daemon's loops as a service of its `ServiceGroup`: it runs until its turn to
+/// shut down comes, and is then cancelled. A loop that ends sooner (nothing to do, as a gallery
+/// turned off, or its source finished) waits for that turn, so that the group's shutdown order
+/// holds.
+struct DaemonLoop: Service {
+    let body: @Sendable () async -> Void
+
+    init(_ body: @escaping @Sendable () async -> Void) { self.body = body }
+
+    func run() async {
+        await cancelWhenGracefulShutdown { await body() }
+        try? await gracefulShutdown()
+    }
+}
+
+/// Says READY=1 once every part is built and the start-up scan is queued, and STOPPING=1 as
+/// soon as a shutdown begins (it is the first service told).
+struct Announcer: Service {
+    let link: SystemdLink
+    let logger: Logger
+    let ready: @Sendable () -> Void
+
+    func run() async {
+        ready()
+        try? await gracefulShutdown()
+        link.send { try $0.stopping(status: "Stopping: finishing the ingests in flight") }
+        logger.notice("Stopping: no new drops are taken; ingests in flight finish first")
+    }
+}
+
+/// The inbox watcher and the periodic rescans (`InboxFeeder`), until a shutdown stops them.
+struct WatchingService: Service {
+    let feeder: InboxFeeder
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await feeder.run()
+        } onGracefulShutdown: {
+            feeder.stop()
+        }
+        try? await gracefulShutdown()
+    }
+}
+
+/// The ingest workers and the settle timer that feeds them. On shutdown the scheduler hands
+/// out nothing more; the ingests in flight finish and commit, then the event followers are
+/// told the stream has ended.
+struct IngestWorkers: Service {
+    let count: Int
+    let scheduler: DropScheduler
+    let engines: EngineHolder
+    let pool: BlockingPool
+    let committer: GroupCommitter
+    let events: EventBroadcaster
+    let handler: ControlRequestHandler
+    let rethumbing: Rethumbing
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await UtensilDaemon.runTimer(scheduler) }
+                for _ in 0..<count {
+                    group.addTask {
+                        await UtensilDaemon.runWorker(
+                            scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
+                            handler: handler, rethumbing: rethumbing)
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            Task { await scheduler.stop() }
+        }
+        events.finishAll()
+    }
+}
