@@ -8,10 +8,15 @@ import UtensilCore
 /// is in WAL mode with `synchronous=FULL`: once a write returns, it survives a power cut.
 public final class Catalog: Sendable {
     let writer: DatabasePool
+    /// How a search finds its pages.
+    let searchPlan: SearchPlan
 
     /// Opens (creating if needed) the catalog at `path`.
-    /// - Parameter busyTimeout: how long a write waits for another process's lock.
-    public init(path: String, busyTimeout: TimeInterval = 5) throws(CatalogError) {
+    /// - Parameters:
+    ///   - busyTimeout: how long a write waits for another process's lock.
+    ///   - searchPlan: when a search gathers its matches and when it walks the sort order.
+    public init(path: String, busyTimeout: TimeInterval = 5, searchPlan: SearchPlan = .standard) throws(CatalogError) {
+        self.searchPlan = searchPlan
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
@@ -139,6 +144,16 @@ public final class Catalog: Sendable {
                         SELECT new.categoryKey, new.category, 1 WHERE new.categoryKey IS NOT NULL AND new.trashedAt IS NULL
                         ON CONFLICT(categoryKey) DO UPDATE SET utensils = utensils + 1;
                 END;
+                """)
+        }
+        migrator.registerMigration("v5-listing-indexes") { db in
+            // The listing orders as covering indexes of the utensils not in the trash: a dense
+            // search walks them testing each name without reading its row (see SearchPlan).
+            // They replace the plain sortKey index; createdAt's stays for the other queries.
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS utensil_on_sortKey;
+                CREATE INDEX utensil_listing_by_name ON utensil(sortKey, id, searchKey) WHERE trashedAt IS NULL;
+                CREATE INDEX utensil_listing_by_date ON utensil(createdAt, id, searchKey) WHERE trashedAt IS NULL;
                 """)
         }
         return migrator
@@ -378,8 +393,6 @@ extension Catalog {
         let rows = try read { db in
             var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
-            var denseSearch: String?
-            var searchArgument = 0
             if let category {
                 conditions.append("categoryKey = ?")
                 arguments.append(UtensilName.uniquenessKey(for: category))
@@ -388,18 +401,10 @@ extension Catalog {
                 conditions.append("addedBy = ?")
                 arguments.append(addedBy)
             }
-            if let search, !search.isEmpty {
-                if search.unicodeScalars.count >= 3 {
-                    // Trigram index: the whole text as one phrase matches it anywhere in the name.
-                    let phrase = "\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                    if try Self.isDense(phrase, db) { denseSearch = search }
-                    searchArgument = arguments.count
-                    conditions.append("rowid IN (SELECT rowid FROM utensilSearch WHERE utensilSearch MATCH ?)")
-                    arguments.append(phrase)
-                } else {
-                    conditions.append("searchKey LIKE ? ESCAPE '\\'")
-                    arguments.append("%" + Self.escapedForLike(search) + "%")
-                }
+            if let search, !search.isEmpty, search.unicodeScalars.count < 3 {
+                // Too short for a trigram: the sort order is walked, testing each name.
+                conditions.append("searchKey LIKE ? ESCAPE '\\'")
+                arguments.append("%" + Self.escapedForLike(search) + "%")
             }
             if let cursorCondition {
                 conditions.append(cursorCondition.sql)
@@ -408,30 +413,37 @@ extension Catalog {
             }
             let direction = descending ? "DESC" : "ASC"
             let order = "ORDER BY \(column) \(direction), id \(direction)"
-            if let denseSearch {
-                // So many names match that walking the sort order and testing each name usually
-                // fills a page after about limit / density rows, long before gathering and
-                // sorting every match would. The walk stops after ``denseWalkRows`` rows (the
-                // matches may all sit further on): then the matches are gathered after all.
-                var walkConditions = conditions
-                var walkArguments = arguments
-                walkConditions.removeAll { $0.hasPrefix("rowid IN (SELECT rowid FROM utensilSearch") }
-                walkArguments.remove(at: searchArgument)
+            let filter = conditions.joined(separator: " AND ")
+            guard let search, search.unicodeScalars.count >= 3 else {
+                let sql = "SELECT *, \(column) AS cursorValue FROM utensil WHERE \(filter) \(order) LIMIT \(limit + 1)"
+                return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            }
+            // Trigram index: the whole text as one phrase matches it anywhere in the name.
+            let phrase = "\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let matches = try Self.matchCount(phrase, upTo: searchPlan.gatherBelow, db)
+            if matches == 0 { return [] }
+            if matches >= searchPlan.gatherBelow {
+                // The rows the walk selects come from the covering listing index; only the
+                // page's own rows are read from the table.
                 let walk = """
-                    SELECT *, \(column) AS cursorValue FROM (
-                        SELECT * FROM utensil WHERE \(walkConditions.joined(separator: " AND "))
-                        \(order) LIMIT \(Self.denseWalkRows)
-                    ) WHERE instr(searchKey, ?) > 0 \(order) LIMIT \(limit + 1)
+                    SELECT *, \(column) AS cursorValue FROM utensil WHERE rowid IN (
+                        SELECT rowid FROM (
+                            SELECT rowid, searchKey FROM utensil WHERE \(filter) \(order) LIMIT \(searchPlan.walkAtMost)
+                        ) WHERE instr(searchKey, ?) > 0 LIMIT \(limit + 1)
+                    ) \(order)
                     """
-                let rows = try Row.fetchAll(db, sql: walk, arguments: StatementArguments(walkArguments + [denseSearch]))
+                let rows = try Row.fetchAll(db, sql: walk, arguments: StatementArguments(arguments + [search]))
                 if rows.count > limit { return rows }
             }
-            let sql = """
-                SELECT *, \(column) AS cursorValue FROM utensil
-                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-                \(order) LIMIT \(limit + 1)
+            // Each match's row is looked up once for its sort value; only the page's rows are
+            // read whole. CROSS JOIN keeps the search first.
+            let gather = """
+                SELECT *, \(column) AS cursorValue FROM utensil WHERE rowid IN (
+                    SELECT utensil.rowid FROM utensilSearch CROSS JOIN utensil ON utensil.rowid = utensilSearch.rowid
+                    WHERE utensilSearch MATCH ? AND \(filter) \(order) LIMIT \(limit + 1)
+                ) \(order)
                 """
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            return try Row.fetchAll(db, sql: gather, arguments: StatementArguments([phrase] + arguments))
         }
         var utensils: [UtensilRecord] = []
         for row in rows.prefix(limit) {
@@ -616,18 +628,12 @@ extension Catalog {
         }
     }
 
-    /// Matches at or above which a search walks the sort order instead of sorting its matches.
-    static let denseMatches = 2000
-    /// Rows a dense search walks in the sort order before it gathers its matches instead.
-    static let denseWalkRows = 5000
-
-    /// Whether the trigram `phrase` matches at least ``denseMatches`` names (counting stops there).
-    static func isDense(_ phrase: String, _ db: Database) throws -> Bool {
-        let count = try Int.fetchOne(
+    /// How many names the trigram `phrase` matches, counting no further than `limit`.
+    static func matchCount(_ phrase: String, upTo limit: Int, _ db: Database) throws -> Int {
+        try Int.fetchOne(
             db,
             sql: "SELECT count(*) FROM (SELECT 1 FROM utensilSearch WHERE utensilSearch MATCH ? LIMIT ?)",
-            arguments: [phrase, denseMatches]) ?? 0
-        return count >= denseMatches
+            arguments: [phrase, limit]) ?? 0
     }
 
     static func escapedForLike(_ text: String) -> String {

@@ -12,8 +12,11 @@ struct CatalogBatchAndDenseSearchTests {
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path, searchPlan: Self.plan)
     }
+
+    /// Small enough for a test to cross both bounds with a few thousand rows.
+    static let plan = SearchPlan(gatherBelow: 1000, walkAtMost: 2000)
 
     func record(_ name: String, sha: String = UUID().uuidString, at date: Date = Date()) -> UtensilRecord {
         let key = name.lowercased()
@@ -47,11 +50,11 @@ struct CatalogBatchAndDenseSearchTests {
         #expect(try catalog.decoderCrashes(sourceKey: row.sourceKey!) == 0)
     }
 
-    /// Above `denseMatches` matches the search walks the sort order instead of sorting the
+    /// From `gatherBelow` matches on the search walks the sort order instead of sorting the
     /// matches; both ways must give the same pages, cursor by cursor.
     @Test func denseAndSelectiveSearchesPageAlike() throws {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let count = Catalog.denseMatches + 500
+        let count = Self.plan.gatherBelow + 500
         var rows: [UtensilRecord] = []
         for index in 0..<count {
             // Every name holds "pan"; one in 10 holds "copper" (selective: under the threshold).
@@ -88,10 +91,10 @@ struct CatalogBatchAndDenseSearchTests {
     @Test func aDenseTermMatchingOnlyFarAlongTheSortOrderStillFillsItsPage() throws {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         var rows: [UtensilRecord] = []
-        for index in 0..<(Catalog.denseWalkRows + 100) {
+        for index in 0..<(Self.plan.walkAtMost + 100) {
             rows.append(record("Apple corer \(index)", at: start.addingTimeInterval(Double(index))))
         }
-        for index in 0..<(Catalog.denseMatches + 10) {
+        for index in 0..<(Self.plan.gatherBelow + 10) {
             rows.append(record("Zinc whisk \(index)", at: start.addingTimeInterval(Double(index))))
         }
         #expect(try catalog.insert(batch: rows).allSatisfy { $0 == nil })
