@@ -12,6 +12,10 @@ struct ChangeRoutes: Sendable {
     /// Files per upload request at most.
     static var maximumFilesPerUpload: Int { 100 }
 
+    /// A restore whose name was taken while the utensil was in the trash.
+    static let nameTakenOnRestore =
+        "A utensil with this name was added meanwhile; on the trash page, type another name in the field beside Restore and restore it under that name."
+
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/login") { request, _ in
             HTML.response(LoginPage(message: nil, signedIn: access.user(request)).render())
@@ -74,7 +78,12 @@ struct ChangeRoutes: Sendable {
             let id = try Self.id(context)
             let form = try await Self.form(request, context: context)
             let newName = form["as"].flatMap { $0.isEmpty ? nil : $0 }
-            _ = try await backend.answer(.restore(id.text, as: newName), webUser: user).payload()
+            let restored = await backend.answer(.restore(id.text, as: newName), webUser: user)
+            if case .failure(let error) = restored, error.code == .duplicateName {
+                // The store's sentence names `utensilctl restore --as`; here the field is the way.
+                throw WebProblem(.conflict, .duplicateName, Self.nameTakenOnRestore)
+            }
+            _ = try restored.payload()
             return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
         }
         router.post("/utensils/:id/delete") { request, context in

@@ -155,6 +155,17 @@ struct WebAccessTests {
         #expect(try web.get("/trash").text.contains("The trash is empty."))
         #expect(try web.request("POST", "/utensils/\(id)/delete", headers: sameSite).status == 303)
         try daemon.waitForCatalog("the second delete") { $0.allSatisfy { $0.trashedAt != nil } }
+        // Its name taken meanwhile: 409, the sentence pointing at the page's own field, not at
+        // utensilctl; restored under another name it comes back.
+        let another = try TestImages.make([TestImages.jpeg(world.root.appendingPathComponent("other").path, seed: 8)])[0]
+        try world.drop("Fish slice.jpg", another)
+        try daemon.waitForCatalog("a new Fish slice") { $0.contains { $0.name == "Fish slice" && $0.trashedAt == nil } }
+        let clash = try web.request("POST", "/utensils/\(id)/restore", headers: sameSite, body: Data("as=".utf8))
+        #expect(clash.status == 409)
+        #expect(clash.text.contains("field beside Restore"))
+        #expect(!clash.text.contains("utensilctl"))
+        #expect(try web.request("POST", "/utensils/\(id)/restore", headers: sameSite, body: Data("as=Old+fish+slice".utf8)).status == 303)
+        try daemon.waitForCatalog("the restore under another name") { $0.contains { $0.name == "Old fish slice" && $0.trashedAt == nil } }
 
         // Signed out: the cookie no longer works.
         #expect(try web.request("POST", "/logout", headers: ["Cookie": cookie]).status == 303)
