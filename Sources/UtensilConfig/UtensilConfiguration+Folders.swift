@@ -6,14 +6,17 @@ extension UtensilConfiguration {
     /// folder, a folder is not writable, a file cannot be renamed from the inbox into `rejected`
     /// (another file system or mount point), or the socket path is taken by something other than a socket.
     ///
-    /// Writability is tested by creating and removing a hidden probe file (`.tmp-probe-…`,
-    /// invisible to the daemon; one a `kill -9` left behind is removed by the next start, here
-    /// for every folder probed and by start-up reconciliation in the state folder), because root ignores permission bits
+    /// Writability is tested by creating a file (unnamed with `O_TMPFILE`, or else a hidden
+    /// `.tmp-probe-…`, invisible to the daemon; one a `kill -9` left behind is removed by the next
+    /// start, here and by start-up reconciliation in the state folder), because root ignores permission bits
     /// but not a read-only mount. New folders get mode 0755 (0700 under state_dir: it is the daemon's alone), minus the umask;
     /// ownership and group access are left to systemd-tmpfiles and the unit.
     public func prepareFolders() throws(ConfigurationError) {
         try FolderPreparation.ensureFolder(inbox, key: .inbox, mode: 0o755)
         try FolderPreparation.ensureFolder(rejected, key: .rejected, mode: 0o755)
+        // The move probe is a named file: a `kill -9` can leave one in either folder.
+        FolderPreparation.removeStaleProbes(in: inbox)
+        FolderPreparation.removeStaleProbes(in: rejected)
         try FolderPreparation.probeMovable(from: inbox, to: rejected)
         try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o700)
         try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o700)
@@ -45,7 +48,6 @@ enum FolderPreparation {
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw unusable("it exists but is not a folder; remove it or choose another path")
         }
-        removeStaleProbes(in: path)
         try probeWritable(path, unusable: unusable)
     }
 
@@ -86,8 +88,23 @@ enum FolderPreparation {
         close(fd)
     }
 
-    /// Creates and removes a hidden file in `folder`: the honest test, also for root and read-only mounts.
+    /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift's Glibc module leaves out.
+    static let openUnnamedFile: Int32 = 0o20000000 | O_DIRECTORY
+
+    /// Creates a file in `folder` and removes it: the honest test, also for root and read-only
+    /// mounts. An unnamed one (`O_TMPFILE`) where the file system has them: a `kill -9` leaves
+    /// nothing, so the folder is never listed for leftovers (originals/ may hold a million
+    /// names). Elsewhere a named hidden file, after removing those killed runs left.
     private static func probeWritable(_ folder: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
+        let fd = open(folder, openUnnamedFile | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+            return
+        }
+        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
+            throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
+        }
+        removeStaleProbes(in: folder)
         let probe = folder + "/" + probeName()
         try createProbe(probe, unusable: unusable)
         guard unlink(probe) == 0 else {

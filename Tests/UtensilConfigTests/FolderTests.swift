@@ -19,7 +19,7 @@ private func isFolder(_ path: String) -> Bool {
 }
 
 @Suite struct FolderTests {
-    @Test func probesLeftByAKilledRunAreRemovedAndNothingElse() throws {
+    @Test func probesLeftByAKilledRunInTheInboxAreRemovedAndNothingElse() throws {
         let folder = try TemporaryFolder()
         let config = configuration(under: folder.path)
         try config.prepareFolders()
@@ -34,7 +34,9 @@ private func isFolder(_ path: String) -> Bool {
         _ = FileManager.default.createFile(atPath: folder.file("state/" + stale), contents: Data())
         try config.prepareFolders()
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("inbox")).sorted() == [full, live, link].sorted())
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("state")).sorted() == ["originals", "thumbnails"])
+        // The state folders are probed with unnamed files and never listed here (originals/ may
+        // hold a million names); start-up reconciliation removes a probe in the state folder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("state")).sorted() == [stale, "originals", "thumbnails"].sorted())
     }
 
     @Test func createsEveryFolderAndLeavesNoProbe() throws {
