@@ -7,8 +7,8 @@
 #                     only that each phase runs and yields numbers (make test runs it; ~1 minute)
 #   BENCH_SCALE=1m    the scale rows (start, memory, list/search/categories through the socket,
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
-#                     state folder is built once into bench/corpus/scale-1000000 (about 1.2 GB,
-#                     13 minutes on two busy cores). make bench-scale runs the scale rows alone.
+#                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
+#                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
