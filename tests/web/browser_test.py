@@ -208,6 +208,30 @@ def main():
                     if u["name"] == os.path.splitext(upload_name)[0]]
         check("its addedBy is the signed-in user", uploaded and uploaded[0].get("addedBy") == "alice", f"{uploaded}")
 
+        # On its page: change the category; delete it; restore it from the trash page.
+        if uploaded:
+            uploaded_id, title = uploaded[0]["id"], uploaded[0]["name"]
+
+            def category():
+                reply = daemon.get(f"/api/v1/utensils/{uploaded_id}")
+                return reply.get("utensil", reply).get("category")
+
+            driver.get(daemon.base + f"/utensils/{uploaded_id}")
+            field = driver.find_element(By.NAME, "category")
+            field.clear()
+            field.send_keys("Kitchen drawer")
+            field.submit()
+            check("its page changes the category",
+                  daemon.wait_for("the category change", lambda: category() == "Kitchen drawer"))
+            driver.get(daemon.base + f"/utensils/{uploaded_id}")
+            driver.find_element(By.CSS_SELECTOR, f'form[action="/utensils/{uploaded_id}/delete"] button').click()
+            check("its page deletes it into the trash",
+                  daemon.wait_for("the delete", lambda: title not in daemon.names()))
+            driver.get(daemon.base + "/trash")
+            check("the trash page lists it", title in driver.find_element(By.TAG_NAME, "main").text)
+            driver.find_element(By.CSS_SELECTOR, f'form[action="/utensils/{uploaded_id}/restore"] button').click()
+            check("the trash page restores it", daemon.wait_for("the restore", lambda: title in daemon.names()))
+
         # A form on another site posting to the gallery, in the signed-in browser: refused.
         evil_page = (f'<form id="f" method="post" action="{daemon.base}/utensils/{some_id}/rename">'
                      '<input name="name" value="Hacked"></form><p>evil</p>').encode()
