@@ -390,6 +390,8 @@ extension Catalog {
             guard let (value, id) = Self.decodeCursor(cursor) else { throw CatalogError.invalidCursor }
             cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
         }
+        // Three characters make a trigram: shorter searches test each name with LIKE instead.
+        let trigramSearch = search.flatMap { $0.unicodeScalars.count >= 3 ? $0 : nil }
         let rows = try read { db in
             var conditions: [String] = ["trashedAt IS NULL"]
             var arguments: [(any DatabaseValueConvertible)?] = []
@@ -401,8 +403,8 @@ extension Catalog {
                 conditions.append("addedBy = ?")
                 arguments.append(addedBy)
             }
-            if let search, !search.isEmpty, search.unicodeScalars.count < 3 {
-                // Too short for a trigram: the sort order is walked, testing each name.
+            if let search, !search.isEmpty, trigramSearch == nil {
+                // The sort order is walked, testing each name.
                 conditions.append("searchKey LIKE ? ESCAPE '\\'")
                 arguments.append("%" + Self.escapedForLike(search) + "%")
             }
@@ -414,7 +416,7 @@ extension Catalog {
             let direction = descending ? "DESC" : "ASC"
             let order = "ORDER BY \(column) \(direction), id \(direction)"
             let filter = conditions.joined(separator: " AND ")
-            guard let search, search.unicodeScalars.count >= 3 else {
+            guard let search = trigramSearch else {
                 let sql = "SELECT *, \(column) AS cursorValue FROM utensil WHERE \(filter) \(order) LIMIT \(limit + 1)"
                 return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             }

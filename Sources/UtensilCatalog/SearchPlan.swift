@@ -4,7 +4,7 @@
 /// Gathering costs one row lookup per match (about 1.6 µs each at a million utensils, most of
 /// it the page read), so it is done only for terms matching fewer than ``gatherBelow`` names.
 /// A denser term walks a covering index of the listing order (sort key, id and search key of
-/// every utensil not in the trash), testing each name without reading its row (about 0.3 µs
+/// every utensil not in the trash), testing each name without reading its row (about 0.4 µs
 /// each), until the page is full — usually after `limit / density` entries. Names that share
 /// a prefix sit together in that order, so a dense term's matches may all lie far along it:
 /// after ``walkAtMost`` entries the walk gives up and the matches are gathered after all.
