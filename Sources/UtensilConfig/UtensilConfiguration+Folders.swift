@@ -82,10 +82,13 @@ enum FolderPreparation {
     /// Creates the empty probe file `path`, or throws what `unusable` makes of the refusal.
     private static func createProbe(_ path: String, unusable: (String) -> ConfigurationError) throws(ConfigurationError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
-        }
+        guard fd >= 0 else { throw unusable(notWritable(errno)) }
         close(fd)
+    }
+
+    /// Why a file cannot be created in a folder, and what to do.
+    private static func notWritable(_ code: Int32) -> String {
+        "it is not writable (\(ConfigurationFile.errorText(code))); make it writable for the daemon's user or choose another folder"
     }
 
     /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift's Glibc module leaves out.
@@ -101,9 +104,8 @@ enum FolderPreparation {
             close(fd)
             return
         }
-        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else {
-            throw unusable("it is not writable (\(ConfigurationFile.errorText(errno))); make it writable for the daemon's user or choose another folder")
-        }
+        let code = errno
+        guard code == EOPNOTSUPP || code == EISDIR || code == EINVAL else { throw unusable(notWritable(code)) }
         removeStaleProbes(in: folder)
         let probe = folder + "/" + probeName()
         try createProbe(probe, unusable: unusable)
