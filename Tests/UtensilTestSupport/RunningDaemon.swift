@@ -68,11 +68,7 @@ public final class RunningDaemon: @unchecked Sendable {
 
     /// Polls the file system until `predicate` holds, or fails after `seconds`.
     public func waitUntil(seconds: Double = 60, _ what: String, _ predicate: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !predicate() {
-            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)\n\(log)") }
-            usleep(50_000)
-        }
+        try Poll.until(seconds: seconds, what, detail: { log }, predicate)
     }
 
     public func signal(_ signal: Int32) {

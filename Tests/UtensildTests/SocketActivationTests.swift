@@ -41,7 +41,7 @@ struct SocketActivationTests {
         }
         func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-        try Self.waitUntil("the activator's two sockets") {
+        try Poll.until("the activator's two sockets", every: 10_000) {
             FileManager.default.fileExists(atPath: control) && FileManager.default.fileExists(atPath: web)
         }
         // The first connection starts the daemon, which answers it on the socket it was given.
@@ -56,7 +56,7 @@ struct SocketActivationTests {
         // socket unit's do across restarts (a daemon that had bound its own would remove it).
         #expect(kill(pid, SIGTERM) == 0)
         var waitStatus: Int32 = 0
-        try Self.waitUntil("utensild to exit after SIGTERM") { waitpid(pid, &waitStatus, WNOHANG) == pid }
+        try Poll.until("utensild to exit after SIGTERM", every: 10_000) { waitpid(pid, &waitStatus, WNOHANG) == pid }
         exited = true
         #expect(waitStatus == 0, "wait status \(waitStatus)\n\(log())")
         #expect(FileManager.default.fileExists(atPath: control))
@@ -79,14 +79,5 @@ struct SocketActivationTests {
         let result = posix_spawn(&pid, arguments[0], &actions, nil, &argv, &environment)
         guard result == 0 else { throw TestFailure("cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
         return pid
-    }
-
-    /// Polls `condition` every 10 ms for up to 60 s.
-    static func waitUntil(_ what: String, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(60)
-        while !condition() {
-            guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)") }
-            usleep(10_000)  // Polling with a deadline.
-        }
     }
 }
