@@ -1,8 +1,8 @@
 import UtensilControlProtocol
 
-/// `GET /trash`: the utensils in the trash, newest deletion first, each with when it is
-/// purged; signed-in users get a Restore button (with an optional new name, for a name taken
-/// since) on each.
+/// `GET /trash`: the utensils in the trash in `utensilctl trash`'s order (longest there, so
+/// next to be purged, first), each with when it is purged; signed-in users get a Restore
+/// button on each (with an optional new name, for a name taken since).
 struct TrashPage: Sendable {
     let utensils: [UtensilInfo]
     let user: String?
