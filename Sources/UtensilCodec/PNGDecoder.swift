@@ -13,6 +13,8 @@ struct PNGDecoder {
     /// Per-chunk and total ancillary-chunk memory libspng may use.
     static let chunkSizeLimit = 16 << 20
     static let chunkCacheLimit = 64 << 20
+    /// Every PNG is decoded to 8-bit RGBA (16-bit samples scaled, palettes and tRNS applied).
+    static let outputFormat = Int32(SPNG_FMT_RGBA8.rawValue)
 
     /// Reads and checks the IHDR chunk (refusing above `maxPixels`), then runs `body` with the
     /// decoder context that read it.
@@ -74,29 +76,18 @@ struct PNGDecoder {
             }
         }
 
-        // Interlaced rows arrive pass by pass, so they need the whole bitmap; the buffer is left
-        // uninitialised so that only rows libspng actually decodes ever occupy memory.
+        // Interlaced rows arrive pass by pass, so they need the whole bitmap, which libspng fills
+        // in one call (its progressive mode mistakes an image smaller than a pass for one that
+        // ended: a 1×1 Adam7 file).
         let interlaced = header.interlace_method != UInt8(SPNG_INTERLACE_NONE.rawValue)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: rowBytes * (interlaced ? height : 1), alignment: 16)
         defer { buffer.deallocate() }
-        let flags = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
-        try check(spng_decode_image(context, nil, 0, Int32(SPNG_FMT_RGBA8.rawValue), flags), bytes)
-        let endOfImage = Int32(SPNG_EOI.rawValue)
-        var rowsDone = 0, finished = false
-        while !finished {
-            var info = spng_row_info()
-            try check(spng_get_row_info(context, &info), bytes)
-            let y = Int(info.row_num)
-            guard y >= 0, y < height, interlaced || y == rowsDone,
-                let target = buffer.baseAddress?.advanced(by: interlaced ? y * rowBytes : 0)
-            else { throw .corrupt(detail: "libspng returned rows out of order") }
-            let status = spng_decode_row(context, target, rowBytes)
-            if status != 0, status != endOfImage { try check(status, bytes) }
-            if !interlaced { feed(target, y: y) }
-            rowsDone += 1
-            finished = status == endOfImage
+        if interlaced {
+            let flags = Int32(SPNG_DECODE_TRNS.rawValue)
+            try check(spng_decode_image(context, buffer.baseAddress, buffer.count, Self.outputFormat, flags), bytes)
+        } else {
+            try decodeRows(context, into: buffer, height: height, bytes, feed: feed)
         }
-        guard interlaced || rowsDone == height else { throw .corrupt(detail: "the PNG image data ends early") }
         // The chunks after the image data, up to IEND: a file cut there is truncated too.
         try check(spng_decode_chunks(context), bytes)
         guard Self.hasCompleteEnd(bytes) else { throw .corrupt(detail: "the PNG file ends before its IEND chunk") }
@@ -107,6 +98,32 @@ struct PNGDecoder {
         return DecodedSquare(
             pixels: resampler.finish(), storedWidth: width, storedHeight: height,
             orientation: Orientation(exifValue: exifOrientation(context)))
+    }
+
+    /// Decodes a non-interlaced image row by row into the one-row `buffer`, handing each row to
+    /// `feed` as it arrives.
+    private func decodeRows(
+        _ context: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer, height: Int,
+        _ bytes: UnsafeRawBufferPointer, feed: (UnsafeRawPointer, Int) -> Void
+    ) throws(ImageCodecError) {
+        let flags = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
+        try check(spng_decode_image(context, nil, 0, Self.outputFormat, flags), bytes)
+        guard let target = buffer.baseAddress else { throw .corrupt(detail: "libspng returned rows out of order") }
+        let endOfImage = Int32(SPNG_EOI.rawValue)
+        var rowsDone = 0, finished = false
+        while !finished {
+            var info = spng_row_info()
+            try check(spng_get_row_info(context, &info), bytes)
+            guard Int(info.row_num) == rowsDone, rowsDone < height else {
+                throw .corrupt(detail: "libspng returned rows out of order")
+            }
+            let status = spng_decode_row(context, target, buffer.count)
+            if status != 0, status != endOfImage { try check(status, bytes) }
+            feed(target, rowsDone)
+            rowsDone += 1
+            finished = status == endOfImage
+        }
+        guard rowsDone == height else { throw .corrupt(detail: "the PNG image data ends early") }
     }
 
     /// The orientation in an `eXIf` chunk (read after decoding: it may follow the image data).
