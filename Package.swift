@@ -92,9 +92,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "UtensilCore"),
+        // The codec's C side for libheif: a plugin that holds its HEVC and AV1 decoders to the
+        // size the file declares.
+        .target(name: "CHeifGuard", dependencies: ["CHeif"]),
         .target(
             name: "UtensilCodec",
-            dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CWebP"]),
+            dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"]),
         .target(
             name: "UtensilCatalog",
             dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -32,10 +32,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
                  daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
-                 scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2),
+                 scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2, lying_side=16384),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
                   daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
-                  scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1),
+                  scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096),
 }
 
 # The targets of issue 6.
@@ -373,13 +373,17 @@ def png_burst(binaries, files, work):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def bomb_burst(binaries, work, profile):
+def bomb_burst(binaries, work, profile, lying=False):
     """Peak RSS through a burst of small files that are large decodes (100 MP Adam7 PNGs and
     progressive JPEGs, made by decode_bombs.py), dropped at once into a fresh daemon (two workers,
-    the default memory_budget)."""
+    the default memory_budget). With `lying`, a HEIC and an AVIF whose size box says 300x300 while
+    their streams code `lying_side` square (1.6 GB and more to decode at 16384): each must be
+    refused before it is decoded."""
     bombs = os.path.join(work, "bombs")
-    subprocess.run([sys.executable, os.path.join(HERE, "decode_bombs.py"), bombs, "--side", str(profile["bomb_side"]),
-                    "--png", str(profile["bomb_pngs"]), "--jpeg", str(profile["bomb_jpegs"])], check=True)
+    kinds = (["--png", "0", "--jpeg", "0", "--lying-heic", "1", "--lying-avif", "1", "--lying-side", str(profile["lying_side"])]
+             if lying else ["--png", str(profile["bomb_pngs"]), "--jpeg", str(profile["bomb_jpegs"])])
+    subprocess.run([sys.executable, os.path.join(HERE, "decode_bombs.py"), bombs, "--side", str(profile["bomb_side"]), *kinds],
+                   check=True)
     files = photos(bombs)
     root = os.path.join(work, "bomb-burst")
     daemon = Daemon(binaries, root)
@@ -393,8 +397,9 @@ def bomb_burst(binaries, work, profile):
             os.rename(staged, target)
         arrivals = events.wait(len(files))
         events.close()
-        return dict(pngs=profile["bomb_pngs"], jpegs=profile["bomb_jpegs"],
-                    megapixels=round(profile["bomb_side"] ** 2 / 1e6), file_kb=round(sum(os.path.getsize(f) for f in files) / 1024),
+        side = profile["lying_side"] if lying else profile["bomb_side"]
+        return dict(pngs=profile["bomb_pngs"], jpegs=profile["bomb_jpegs"], files=len(files),
+                    megapixels=round(side ** 2 / 1e6), file_kb=round(sum(os.path.getsize(f) for f in files) / 1024),
                     seconds=round(arrivals[-1] - started, 2), idle_rss_mb=round(idle_rss, 1),
                     peak_rss_mb=round(daemon.status("VmHWM") / 1024, 1), memory_budget_mb=MEMORY_BUDGET_MIB)
     finally:
@@ -653,7 +658,8 @@ def scale_rows(results, verdict):
 
 
 def base_rows(results, verdict):
-    t, c, lat, png, idle, s, bombs = (results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search", "bombs"])
+    t, c, lat, png, idle, s, bombs, lying = (
+        results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search", "bombs", "lying"])
     jpeg = c["jpeg12"]
     rows = [
         ("12 MP JPEG burst, images/s", f"vips {t['vips_per_second']:.1f}", f"{t['utensild_per_second']:.1f}",
@@ -672,6 +678,10 @@ def base_rows(results, verdict):
          f"idle {bombs['idle_rss_mb']:.0f} MB", f"{bombs['peak_rss_mb']:.0f} MB", "",
          f"≤ idle + {bombs['memory_budget_mb']} MiB",
          verdict(bombs["peak_rss_mb"] <= bombs["idle_rss_mb"] + bombs["memory_budget_mb"])),
+        (f"peak RSS, a HEIC + an AVIF declaring 300² but coding {lying['megapixels']} MP ({lying['file_kb']} KB)",
+         f"idle {lying['idle_rss_mb']:.0f} MB", f"{lying['peak_rss_mb']:.0f} MB", "",
+         f"≤ idle + {lying['memory_budget_mb']} MiB",
+         verdict(lying["peak_rss_mb"] <= lying["idle_rss_mb"] + lying["memory_budget_mb"])),
         ("idle wakeups/s (no watchdog set)", "", f"{idle['wakeups_per_second']:.1f}",
          f"{idle['beyond_libdispatch_monitor_per_second']:.1f} not libdispatch's", "0",
          verdict(idle["wakeups_per_second"] <= TARGETS["idle_wakeups"])),
@@ -725,6 +735,7 @@ def check_numbers(results):
         "latency p50 ms": results["latency"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
+        "lying HEIF burst peak RSS MB": results["lying"]["peak_rss_mb"],
         "idle RSS MB": results["idle"]["rss_after_work_mb"],
         "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
         "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
@@ -821,6 +832,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     results["png"] = png_burst(binaries, png24, work)
     log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")
     results["bombs"] = bomb_burst(binaries, work, profile)
+    log(f"memory: a HEIC and an AVIF whose size box lies ({profile['lying_side']}² coded, 300² declared)")
+    results["lying"] = bomb_burst(binaries, work, profile, lying=True)
     log(f"search: list --search over {profile['search_rows']:,} utensils")
     catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
     results["search"] = search(binaries, bench, catalog, profile)

@@ -1,4 +1,5 @@
 import CHeif
+import CHeifGuard
 
 /// Decodes a HEIF photo (HEIC, or AVIF) with libheif: its primary image, as displayed.
 ///
@@ -17,8 +18,10 @@ struct HEIFDecoder {
     /// HEIC or AVIF, for the words of errors.
     let format: SniffedFormat
 
-    /// `heif_init` once per process (reference counted by libheif, never undone).
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    /// `heif_init` once per process (reference counted by libheif, never undone), and the size
+    /// guard in front of libheif's HEVC and AV1 decoders (both must be there: without the guard
+    /// a stream could decode far larger than the size the memory budget was given).
+    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok && utensil_heif_guard_install() == 2
 
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         try withSource(bytes) { source, _, _ in
@@ -72,7 +75,15 @@ struct HEIFDecoder {
     }
 
     /// Decodes `source` to 8-bit RGB(A) and scales its centre square.
+    ///
+    /// The memory budget was computed from the coded size the container declares (`ispe`), so
+    /// the decoders are held to it: a stream whose own headers give a larger picture is refused
+    /// as corrupt before the decoder allocates anything.
     private func centreSquare(of source: OpaquePointer) throws(ImageCodecError) -> [UInt8] {
+        utensil_heif_guard_set_limit(
+            UInt32(clamping: heif_image_handle_get_ispe_width(source)),
+            UInt32(clamping: heif_image_handle_get_ispe_height(source)))
+        defer { utensil_heif_guard_set_limit(0, 0) }
         let hasAlpha = heif_image_handle_has_alpha_channel(source) != 0
         guard let options = heif_decoding_options_alloc() else { throw .corrupt(detail: "libheif could not start a decoder") }
         defer { heif_decoding_options_free(options) }

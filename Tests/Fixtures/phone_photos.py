@@ -1,6 +1,7 @@
 """HEIC and WebP test files beyond what Debian's heif-enc (libheif 1.15) and cwebp write by
 themselves: HEIC rotated (`irot`), with an EXIF orientation beside it, split into a grid of
-tiles, or with a thumbnail item of our choosing; and header bombs of both formats. Each
+tiles, or with a thumbnail item of our choosing; header bombs of both formats; and HEIC/AVIF
+files whose size box lies about the coded stream. Each
 picture or tile is HEVC-coded by heif-enc; this module only takes the coded data and its
 `hvcC` out of heif-enc's file and writes a new ISO-BMFF file around them.
 
@@ -218,6 +219,22 @@ def write_heic_bomb(path, width, height):
     data[ispe + 8:ispe + 16] = struct.pack('>II', width, height)
     grid_at = data.rindex(struct.pack('>BBBBHH', 0, 0, 0, 0, 64, 64))
     data[grid_at:grid_at + 8] = struct.pack('>BBBBHH', 0, 0, 0, 0, width, height)
+    open(path, 'wb').write(bytes(data))
+
+
+def write_heif_liar(path, coded_side, declared_side=300, avif=False):
+    """A small HEIC (or AVIF) whose `ispe` declares `declared_side` square but whose HEVC (AV1)
+    stream codes a flat `coded_side` square picture: the size box lies to the memory budget."""
+    from PIL import Image
+    with tempfile.TemporaryDirectory() as folder:
+        source, coded = os.path.join(folder, 'in.png'), os.path.join(folder, 'out.heif')
+        Image.new('RGB', (coded_side, coded_side), (90, 120, 150)).save(source)
+        speed = ['-A', '-p', 'speed=9'] if avif else ['-p', 'preset=ultrafast']
+        subprocess.run([HEIF_ENC, '-q', '50', *speed, source, '-o', coded], check=True, stdout=subprocess.DEVNULL)
+        data = bytearray(open(coded, 'rb').read())
+    ispe = data.index(b'ispe')
+    assert struct.unpack('>II', data[ispe + 8:ispe + 16]) == (coded_side, coded_side)
+    data[ispe + 8:ispe + 16] = struct.pack('>II', declared_side, declared_side)
     open(path, 'wb').write(bytes(data))
 
 

@@ -29,6 +29,9 @@ rgba.save('rgba.png')
 enc('rgba.png', 'alpha.heic')
 heif.write_heic('with-thumbnail.heic', quadrants(640, 480), thumbnail=Image.new('RGB', (320, 240), (0, 200, 0)))
 heif.write_heic_bomb('bomb.heic', 40000, 40000)
+heif.write_heif_liar('lying.heic', 4096)
+heif.write_heif_liar('lying.avif', 4096, avif=True)
+heif.write_heif_liar('honest-edge.heic', 300, 300)
 """#)
     }
 
@@ -97,6 +100,28 @@ heif.write_heic_bomb('bomb.heic', 40000, 40000)
         #expect(codecError { () throws(ImageCodecError) in try thumbnail(bomb) } == .tooManyPixels(width: 40000, height: 40000, limit: 100_000_000))
         let plain = try Self.fixture("plain.heic")
         #expect(codecError { () throws(ImageCodecError) in try thumbnail(plain, maxPixels: 10_000) } == .tooManyPixels(width: 320, height: 240, limit: 10_000))
+    }
+
+    @Test("A stream coded larger than its size box declares is corrupt, refused before it is decoded", arguments: ["lying.heic", "lying.avif"])
+    func lyingSizeBox(name: String) throws {
+        let bytes = try Self.fixture(name)
+        let error = codecError { () throws(ImageCodecError) in try thumbnail(bytes) }
+        guard case .corrupt(let detail) = error else {
+            Issue.record("\(name): \(String(describing: error)), expected corrupt")
+            return
+        }
+        #expect(detail.contains("4096×4096") && detail.contains("300×300"), "\(name): \(detail)")
+        // The budget it was given is the declared size's, 300 × 300.
+        let cost = try bytes.withUnsafeBytes { raw in
+            try Result { () throws(ImageCodecError) in try ThumbnailMaker(request: ThumbnailRequest(size: 180)).decodeCost(of: raw) }.get()
+        }
+        #expect(cost < 300 * 300 * 12 + ThumbnailMaker.decodeOverhead)
+    }
+
+    @Test("A stream coded at exactly its declared size, not a multiple of the coding block, decodes")
+    func honestOddSize() throws {
+        let made = try thumbnail(try Self.fixture("honest-edge.heic"))
+        #expect(made.width == 300 && made.height == 300)
     }
 
     @Test("The decoding cost is known from the header: the decoded image, or the thumbnail item used instead")
