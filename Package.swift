@@ -44,7 +44,8 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "CUtensilSupport"),
+        // The fault hooks' C side (simulated decoder crashes) exists only in debug builds too.
+        .target(name: "CUtensilSupport", cSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
         .target(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),

@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -17,49 +19,35 @@
 #define UTENSIL_SLOTS 256
 #define UTENSIL_KEY_MAX 256
 
-/* Each decoding thread owns one slot; the handler reads them with only async-signal-safe calls. */
+/* Each decoding thread owns one slot. The slots live in a file of the state folder mapped
+   shared, so what they say survives any death of the process, SIGKILL and the OOM killer
+   included (the kernel keeps the page): the next start reads which drops were being decoded.
+   The signal handler only stores to them (async-signal-safe). */
 struct slot {
-    atomic_int active;
+    atomic_int active; /* 0 free, -1 owned by a thread and idle, 1 decoding `key`, 2 blamed for a crash */
     char key[UTENSIL_KEY_MAX];
 };
 
-static struct slot slots[UTENSIL_SLOTS];
-static atomic_int log_fd = -1;
+static struct slot *slots;
 static _Thread_local int my_slot = -1;
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
 #define FATAL_COUNT (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 static struct sigaction previous[FATAL_COUNT];
 
-static void write_key(int fd, const char *key) {
-    size_t length = strnlen(key, UTENSIL_KEY_MAX - 1);
-    struct { const char *p; size_t n; } parts[2] = {{key, length}, {"\n", 1}};
-    for (int i = 0; i < 2; i++) {
-        const char *p = parts[i].p;
-        size_t n = parts[i].n;
-        while (n > 0) {
-            ssize_t written = write(fd, p, n);
-            if (written < 0) { if (errno == EINTR) continue; return; }
-            p += written;
-            n -= (size_t)written;
-        }
-    }
-}
-
 static void on_fatal_signal(int sig, siginfo_t *info, void *context) {
-    int fd = atomic_load(&log_fd);
-    if (fd >= 0) {
-        /* A fault on a decoding thread blames that thread's drop. A signal sent from outside
-           (for example systemd's watchdog SIGABRT for a hung decoder), or a fault on a thread
-           that is not decoding a drop itself (a codec's own worker: libde265 and dav1d decode
-           HEIC and AVIF on threads they start), blames every drop being decoded, since one of
-           them caused it: each is counted once, and only a second crash sets a drop aside. */
-        int from_outside = info != NULL && info->si_code <= 0 && info->si_pid != getpid();
-        if (!from_outside && my_slot >= 0 && atomic_load(&slots[my_slot].active) == 1) {
-            write_key(fd, slots[my_slot].key);
-        } else {
-            for (int i = 0; i < UTENSIL_SLOTS; i++) {
-                if (atomic_load(&slots[i].active) == 1) write_key(fd, slots[i].key);
-            }
+    /* A fault on a decoding thread blames that thread's drop alone: the other slots are let go,
+       so their drops are simply decoded again. A signal sent from outside (for example systemd's
+       watchdog SIGABRT for a hung decoder), or a fault on a thread that is not decoding a drop
+       itself (a codec's own worker: libde265 and dav1d decode HEIC and AVIF on threads they
+       start), blames every drop being decoded: each is counted once, and only a second crash
+       sets a drop aside. A death no handler sees (SIGKILL, the OOM killer) leaves the slots
+       decoding, and the next start decides with what systemd said of the run. */
+    int from_outside = info != NULL && info->si_code <= 0 && info->si_pid != getpid();
+    if (slots != NULL) {
+        int own = !from_outside && my_slot >= 0 && atomic_load(&slots[my_slot].active) == 1;
+        for (int i = 0; i < UTENSIL_SLOTS; i++) {
+            if (atomic_load(&slots[i].active) != 1) continue;
+            atomic_store(&slots[i].active, !own || i == my_slot ? 2 : -1);
         }
     }
     for (size_t i = 0; i < FATAL_COUNT; i++) {
@@ -80,8 +68,22 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context) {
     raise(sig);
 }
 
-void utensil_crashguard_install(int crash_log_fd) {
-    atomic_store(&log_fd, crash_log_fd);
+int utensil_crashguard_install(int slots_fd) {
+    if (slots != NULL) return 0; /* once per process */
+    size_t size = sizeof(struct slot) * UTENSIL_SLOTS;
+    struct stat status;
+    if (fstat(slots_fd, &status) != 0) return -1;
+    if ((size_t)status.st_size < size && ftruncate(slots_fd, (off_t)size) != 0) return -1;
+    void *mapped = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, slots_fd, 0);
+    if (mapped == MAP_FAILED) return -1;
+    slots = mapped;
+    /* The threads that owned slots are gone; what they were decoding (1) or were blamed for (2)
+       stays for the start-up to read, anything else is free again. */
+    for (int i = 0; i < UTENSIL_SLOTS; i++) {
+        int state = atomic_load(&slots[i].active);
+        if (state != 1 && state != 2) atomic_store(&slots[i].active, 0);
+        slots[i].key[UTENSIL_KEY_MAX - 1] = '\0';
+    }
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_fatal_signal;
@@ -90,9 +92,27 @@ void utensil_crashguard_install(int crash_log_fd) {
     for (size_t i = 0; i < FATAL_COUNT; i++) {
         sigaction(fatal_signals[i], &action, &previous[i]);
     }
+    return 0;
+}
+
+const char *utensil_crashguard_interrupted(int index, int *blamed) {
+    if (slots == NULL || index < 0 || index >= UTENSIL_SLOTS) return NULL;
+    int state = atomic_load(&slots[index].active);
+    if (state != 1 && state != 2) return NULL;
+    *blamed = state == 2;
+    return slots[index].key;
+}
+
+int utensil_crashguard_slot_count(void) { return UTENSIL_SLOTS; }
+
+void utensil_crashguard_forget(int index) {
+    if (slots == NULL || index < 0 || index >= UTENSIL_SLOTS) return;
+    int state = atomic_load(&slots[index].active);
+    if (state == 1 || state == 2) atomic_compare_exchange_strong(&slots[index].active, &state, 0);
 }
 
 void utensil_crashguard_enter(const char *key) {
+    if (slots == NULL) return;
     if (my_slot < 0) {
         for (int i = 0; i < UTENSIL_SLOTS; i++) {
             int expected = 0;
@@ -110,9 +130,10 @@ void utensil_crashguard_enter(const char *key) {
 }
 
 void utensil_crashguard_leave(void) {
-    if (my_slot >= 0) atomic_store(&slots[my_slot].active, -1);
+    if (slots != NULL && my_slot >= 0) atomic_store(&slots[my_slot].active, -1);
 }
 
+#ifdef UTENSIL_FAULT_HOOKS
 void utensil_crashguard_simulate_crash(void) {
     raise(SIGSEGV);
 }
@@ -127,6 +148,7 @@ void utensil_crashguard_simulate_crash_on_codec_thread(void) {
     pthread_t thread;
     if (pthread_create(&thread, NULL, raise_sigsegv, NULL) == 0) pthread_join(thread, NULL);
 }
+#endif
 
 int utensil_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);

@@ -2,15 +2,22 @@ import CUtensilSupport
 import Glibc
 import UtensilCore
 
-/// Records which drop was being decoded when the process died of a fatal signal, so that a
-/// poison file is quarantined as `decoder-crash` after its second crash instead of killing
-/// the daemon forever. An external SIGKILL cannot be caught and is never counted.
+/// Records which drops are being decoded, in a file of the state folder mapped into memory,
+/// so that when the process dies during a decode — a fault in a decoder, an abort, a SIGKILL,
+/// the OOM killer — the next start knows which drop it was and can count a decoder crash for
+/// it: a poison file is quarantined as `decoder-crash` after its second crash instead of
+/// killing the daemon forever under `Restart=`. Marking a decode costs two stores to memory,
+/// no system call. A fault on a decoding thread blames only that thread's drop; a signal from
+/// outside blames every drop then being decoded; a death no handler sees blames them only when
+/// systemd says it was the OOM killer, the watchdog or a stop time-out (``LastStop``).
 public enum DecoderCrashGuard {
-    /// Installs the fatal-signal handlers, appending to `crashLog`. Once per process.
-    public static func install(crashLog: RawPath) throws(SystemError) {
-        let fd = crashLog.withCString { open($0, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, StatePermissions.fileMode) }
-        guard fd >= 0 else { throw SystemError("open", crashLog) }
-        utensil_crashguard_install(fd)
+    /// Maps `slotsFile` (made if missing) and installs the fatal-signal handlers. Once per
+    /// process, before ``UtensilStore/reconcile()`` reads what an earlier process left.
+    public static func install(slotsFile: RawPath) throws(SystemError) {
+        let fd = slotsFile.withCString { open($0, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, StatePermissions.fileMode) }
+        guard fd >= 0 else { throw SystemError("open", slotsFile) }
+        defer { close(fd) }  // The mapping keeps the file.
+        guard utensil_crashguard_install(fd) == 0 else { throw SystemError("map", slotsFile) }
     }
 
     /// Runs `body` (synchronous decoding) marked as decoding the drop `key`.
@@ -20,17 +27,28 @@ public enum DecoderCrashGuard {
         return try body()
     }
 
-    /// The keys the crash log holds (one line each); the log is emptied.
-    static func takeRecordedCrashes(crashLog: RawPath) -> [String] {
-        let fd = crashLog.withCString { open($0, O_RDWR | O_CLOEXEC) }
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var status = stat()
-        guard Glibc.fstat(fd, &status) == 0, status.st_size > 0 else { return [] }
-        let size = min(Int(status.st_size), 1 << 20)
-        guard let bytes = try? FileOps.readAll(fd, size: size, path: crashLog) ?? nil else { return [] }
-        ftruncate(fd, 0)
-        fsync(fd)
-        return bytes.split(separator: UInt8(ascii: "\n")).map { $0.lossyString }
+    /// A decode that was under way when an earlier process died.
+    struct InterruptedDecode {
+        let slot: Int32
+        /// The drop's key (`FileStatus.versionKey`).
+        let key: String
+        /// A fatal-signal handler blamed it (a fault on its thread, or a signal sent from
+        /// outside); false when the process died without a handler running (SIGKILL, the OOM
+        /// killer, a power cut), where ``LastStop`` decides.
+        let blamed: Bool
+
+        /// Clears its slot: call once the crash is recorded, so that a failure to record it
+        /// leaves it for the next start.
+        func forget() { utensil_crashguard_forget(slot) }
+    }
+
+    /// The decodes under way when an earlier process died.
+    static func interruptedDecodes() -> [InterruptedDecode] {
+        (0..<utensil_crashguard_slot_count()).compactMap { slot in
+            var blamed: Int32 = 0
+            return utensil_crashguard_interrupted(slot, &blamed).map {
+                InterruptedDecode(slot: slot, key: String(cString: $0), blamed: blamed != 0)
+            }
+        }
     }
 }

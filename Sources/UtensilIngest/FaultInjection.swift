@@ -2,7 +2,7 @@ import CUtensilSupport
 import Glibc
 
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
-/// a `kill -9` between two steps of an ingest, and a decoder that crashes. Both are read from
+/// a `kill -9` between two steps of an ingest, and a decoder that crashes or hangs. Both are read from
 /// the environment once, and are inert unless those variables are set.
 ///
 /// Only debug builds (the ones tests run) have them: with `UTENSIL_FAULT_HOOKS` undefined
@@ -47,11 +47,16 @@ public struct FaultInjection: Sendable {
     /// `UTENSIL_FAULT_CODEC_THREAD_CRASH=<text>`: the same, but on a thread the decoder starts
     /// (as libde265 and dav1d do), not on the worker that is decoding.
     public var codecThreadCrashOn: String?
+    /// `UTENSIL_FAULT_DECODER_HANG=<text>`: decoding a drop whose name contains the text never
+    /// ends (as a decoder stuck in a huge image would), after printing `decoder hangs on NAME`
+    /// to standard error, so that a test can kill the process mid-decode.
+    public var decoderHangOn: String?
 
-    public init(killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil) {
+    public init(killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil) {
         self.killAt = killAt
         self.decoderCrashOn = decoderCrashOn
         self.codecThreadCrashOn = codecThreadCrashOn
+        self.decoderHangOn = decoderHangOn
     }
 
     public static func fromEnvironment() -> FaultInjection {
@@ -59,7 +64,8 @@ public struct FaultInjection: Sendable {
         FaultInjection(
             killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
             decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) },
-            codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) })
+            codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
+            decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) })
         #else
         FaultInjection()
         #endif
@@ -80,6 +86,11 @@ public struct FaultInjection: Sendable {
         }
         if let needle = codecThreadCrashOn, !needle.isEmpty, name.contains(needle) {
             utensil_crashguard_simulate_crash_on_codec_thread()
+        }
+        if let needle = decoderHangOn, !needle.isEmpty, name.contains(needle) {
+            let line = Array("decoder hangs on \(name)\n".utf8)
+            _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            while true { pause() }
         }
         #endif
     }

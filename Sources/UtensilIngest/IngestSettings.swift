@@ -43,8 +43,9 @@ public struct IngestSettings: Sendable {
     public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
     /// `state_dir/staging`: the files of the store's operations in flight (see `UtensilStore`).
     public var staging: RawPath { stateDirectory.appending("staging") }
-    /// Appended to by the fatal-signal handler with the drop being decoded.
-    public var crashLog: RawPath { stateDirectory.appending("decoder-crashes.log") }
+    /// The drops being decoded, one slot a decoding thread, mapped into memory
+    /// (``DecoderCrashGuard``): what it says when the process dies is read at the next start.
+    public var decodingSlots: RawPath { stateDirectory.appending("decoding.slots") }
 
     public func originalPath(id: UUIDString, fileExtension: String) -> RawPath {
         originals.appending("\(id).\(fileExtension)")

@@ -2,15 +2,16 @@ import Logging
 import UtensilCatalog
 
 /// The start-up sequence shared by the daemon and `utensild --oneshot`, in its one order:
-/// make the state folder private, open the catalog (migrating it), bring the state folder back to the invariant, arm the
-/// decoder crash guard. The caller holds the ``StateLock`` first.
+/// make the state folder private, open the catalog (migrating it), arm the decoder crash guard
+/// (which shows what an earlier process was decoding when it died), bring the state folder back
+/// to the invariant (counting those decodes as crashes). The caller holds the ``StateLock`` first.
 public enum StartUp {
     /// Runs the sequence and returns the catalog, ready for ingests.
     public static func prepare(settings: IngestSettings, logger: Logger) throws -> Catalog {
         StatePermissions.tighten(settings, logger: logger)
         let catalog = try Catalog(path: settings.catalogPath)
+        try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
         _ = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
-        try DecoderCrashGuard.install(crashLog: settings.crashLog)
         return catalog
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import UtensilConfig
 import UtensilControlProtocol
+import UtensilCore
 import UtensilDaemon
+import UtensilIngest
 
 /// `utensild`: the daemon. Runs in the foreground under systemd (`Type=notify`), never forks.
 @main
@@ -26,6 +28,9 @@ struct UtensildCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Reconcile, ingest everything in the inbox now, print one line per drop and a summary, and exit (1 if a drop was left for retry).")
     var oneshot = false
 
+    @Flag(name: .long, help: "Store how systemd says the run ended ($SERVICE_RESULT) for the next start, then exit: the unit's ExecStopPost= runs it.")
+    var recordStop = false
+
     @OptionGroup var keys: ConfigurationFlags
 
     func run() async throws {
@@ -33,13 +38,17 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigurationLoader.load(
                 file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
-            if !checkConfig { try configuration.prepareFolders() }
+            if !checkConfig && !recordStop { try configuration.prepareFolders() }
         } catch {
             FileHandle.standardError.write(Data("utensild: \(error)\n".utf8))
             throw ExitCode(78)
         }
         if checkConfig {
             print(configuration.renderTOML(), terminator: "")
+            return
+        }
+        if recordStop {
+            try Self.recordStop(stateDirectory: configuration.stateDir)
             return
         }
         let logger = LogSetup.makeLogger(level: configuration.logLevel)
@@ -58,6 +67,22 @@ struct UtensildCommand: AsyncParsableCommand {
             throw error
         } catch {
             logger.critical("utensild cannot run: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// `--record-stop`: systemd sets `$SERVICE_RESULT` for `ExecStopPost=` (`success`, `signal`,
+    /// `oom-kill`, `watchdog`, `timeout`, …); the next start reads it (``LastStop``).
+    static func recordStop(stateDirectory: String) throws {
+        guard let result = ProcessInfo.processInfo.environment["SERVICE_RESULT"], !result.isEmpty else {
+            FileHandle.standardError.write(Data(
+                "utensild: --record-stop is for the unit's ExecStopPost=, where systemd sets SERVICE_RESULT; it is not set here\n".utf8))
+            throw ExitCode(64)
+        }
+        do {
+            try LastStop(serviceResult: result).record(in: RawPath(stateDirectory))
+        } catch {
+            FileHandle.standardError.write(Data("utensild: cannot record how the run ended: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

@@ -60,4 +60,48 @@ struct PoisonFileDaemonTests {
         let census = try InvariantChecker(world: world).verify(inputs: photos)
         #expect(census == .init(utensils: 2, rejections: 1, stillInInbox: 0))
     }
+
+    /// A decode the daemon never comes back from (a decoder stuck in a huge picture), ended by
+    /// `kill -9`, where no signal handler runs. The slot in `decoding.slots` survives the
+    /// process; what it means is decided by what systemd said of the run (`ExecStopPost=`
+    /// runs `utensild --record-stop` with `$SERVICE_RESULT`): an operator's `kill -9`
+    /// (`signal`) is no fault of the drop, which is decoded again; after `oom-kill` the drop is
+    /// counted as a decoder crash, and after the second it is quarantined instead of decoded
+    /// forever.
+    @Test func aDropBeingDecodedWhenTheOOMKillerEndsTheDaemonCountsAsADecoderCrash() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let root = world.root.path
+        let photos = try TestImages.make([TestImages.jpeg(root + "/stuck", seed: 41), TestImages.jpeg(root + "/good", seed: 42)])
+        try world.drop("Stuck.jpg", photos[0])
+        let hanging = ["UTENSIL_FAULT_DECODER_HANG": "Stuck"]
+
+        for (attempt, serviceResult) in ["signal", "oom-kill", "oom-kill"].enumerated() {
+            let daemon = try RunningDaemon(world: world, extra: ["--workers", "1"], environment: hanging)
+            try daemon.waitUntil(seconds: 120, "start \(attempt + 1) to decode Stuck.jpg") { daemon.log.contains("decoder hangs on Stuck.jpg") }
+            daemon.kill()
+            #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == SIGKILL)
+            #expect(world.files(in: world.inbox).contains("Stuck.jpg"), "after kill \(attempt + 1) the drop must still be in the inbox")
+            let recorded = try UtensildProcess.run(
+                UtensildProcess.arguments(for: world, extra: ["--record-stop"]), environment: ["SERVICE_RESULT": serviceResult])
+            #expect(recorded.status == 0, "\(recorded.errors)")
+        }
+
+        let daemon = try RunningDaemon(world: world, extra: ["--workers", "1"], environment: hanging)
+        try daemon.waitUntil(seconds: 120, "Stuck.jpg to be quarantined") { world.files(in: world.rejected).contains("Stuck.jpg.error.json") }
+        #expect(try world.sidecar(for: "Stuck.jpg")["reason"] as? String == "decoder-crash")
+        #expect(!daemon.log.contains("decoder hangs on Stuck.jpg"), "the fourth start must not decode it again")
+        try world.drop("Good.jpg", photos[1])
+        try daemon.waitForCatalog("the photo dropped after the quarantine") { $0.contains { $0.name == "Good" } }
+        #expect(try daemon.terminate() == 0)
+        let census = try InvariantChecker(world: world).verify(inputs: photos)
+        #expect(census == .init(utensils: 1, rejections: 1, stillInInbox: 0))
+    }
+
+    @Test func recordStopWithoutSystemdSaysWhatItIsFor() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let run = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--record-stop"]))
+        #expect(run.status == 64 && run.errors.contains("ExecStopPost="), "\(run.errors)")
+    }
 }

@@ -31,7 +31,7 @@ struct StatePermissionsTests {
             #expect(Self.mode(folder) == 0o700, "\(folder): \(String(Self.mode(folder) ?? 0, radix: 8))")
         }
         for file in ["originals/\(id).jpg", "thumbnails/\(id).jpeg", "utensils.sqlite", "utensils.sqlite-wal", "utensils.sqlite-shm",
-                     "utensild.lock", "decoder-crashes.log"] {
+                     "utensild.lock", "decoding.slots"] {
             #expect(Self.mode(state + "/" + file) == 0o600, "\(file): \(String(Self.mode(state + "/" + file) ?? 0, radix: 8))")
         }
         #expect(daemon.log.contains("private to utensild"), "the tightening is logged\n\(daemon.log)")

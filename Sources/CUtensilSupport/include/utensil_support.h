@@ -3,11 +3,25 @@
 
 #include <stddef.h>
 
-/// Installs handlers for fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP)
-/// that append the key of the drop being decoded (if any) to the open file `crash_log_fd`,
-/// then hand the signal on to the previous handler or the default action.
-/// A SIGKILL can never be caught, so an external `kill -9` is never recorded as a decoder crash.
-void utensil_crashguard_install(int crash_log_fd);
+/// Maps the decoding slots file `slots_fd` (grown to its size if shorter; kept open by the
+/// mapping) and installs handlers for fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+/// SIGTRAP) that mark the drops to blame, then hand the signal on to the previous handler or
+/// the default action. A slot marked decoding when the process dies, of any signal, SIGKILL
+/// and the OOM killer included, stays marked in the file for the next start. Once per process (later calls do nothing).
+/// 0 on success, -1 with errno.
+int utensil_crashguard_install(int slots_fd);
+
+/// The number of slots.
+int utensil_crashguard_slot_count(void);
+
+/// The key of the drop slot `index` was decoding when an earlier process died, or NULL;
+/// `*blamed` is 1 when a fatal-signal handler blamed it (a fault on its thread, or a signal
+/// sent from outside), 0 when the process died without one running (SIGKILL, the OOM killer,
+/// a power cut).
+const char *utensil_crashguard_interrupted(int index, int *blamed);
+
+/// Clears slot `index` once its interrupted decode has been recorded.
+void utensil_crashguard_forget(int index);
 
 /// Marks the calling thread as decoding the drop `key` (at most 255 bytes, copied).
 void utensil_crashguard_enter(const char *key);
@@ -15,11 +29,11 @@ void utensil_crashguard_enter(const char *key);
 /// Marks the calling thread as no longer decoding.
 void utensil_crashguard_leave(void);
 
-/// Test hook: raises SIGSEGV on the calling thread, as a decoder bug would.
+/// Test hook, defined in debug builds only (the release library has no such symbol): raises SIGSEGV on the calling thread, as a decoder bug would.
 void utensil_crashguard_simulate_crash(void);
 
-/// Test hook: raises SIGSEGV on a thread it starts (and waits for), as a bug in a codec's own
-/// worker thread would (libde265 and dav1d decode on threads of their own).
+/// Test hook, defined in debug builds only: raises SIGSEGV on a thread it starts (and waits for), as a
+/// bug in a codec's own worker thread would (libde265 and dav1d decode on threads of their own).
 void utensil_crashguard_simulate_crash_on_codec_thread(void);
 
 /// `renameat2(…, RENAME_NOREPLACE)`: 0 on success, -1 with errno (EEXIST when the target exists).

@@ -107,13 +107,7 @@ extension UtensilStore {
         try FileOps.makeDirectory(settings.thumbnails)
         try FileOps.makeDirectory(settings.rejected, mode: 0o755)  // shared with the group
 
-        for key in DecoderCrashGuard.takeRecordedCrashes(crashLog: settings.crashLog) where !key.isEmpty {
-            let count = try catalog.recordDecoderCrash(sourceKey: key)
-            report.decoderCrashesRecorded += 1
-            logger.error(
-                "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
-                metadata: .journal([.messageID: .id(.decoderCrash), .sourceKey: .string(key)]))
-        }
+        try recordInterruptedDecodes(&report)
 
         if !FileOps.exists(settings.staging) {
             try lookThroughEverything(&report)
@@ -265,5 +259,28 @@ extension UtensilStore {
             }
         }
         return removed
+    }
+}
+
+extension UtensilStore {
+    /// Counts a decoder crash for each drop an earlier process was decoding when it died: those
+    /// a fatal-signal handler blamed, and the others too when systemd said the run was ended by
+    /// the OOM killer, the watchdog or a stop time-out (``LastStop``). Each is recorded in the
+    /// catalog before its slot is cleared, and the word from systemd is removed last: a catalog
+    /// that cannot record them leaves everything for the next start.
+    func recordInterruptedDecodes(_ report: inout ReconcileReport) throws {
+        let state = try HeldFolder.open(settings.stateDirectory)
+        let lastStop = try LastStop.read(in: state)
+        for interrupted in DecoderCrashGuard.interruptedDecodes() {
+            if !interrupted.key.isEmpty && (interrupted.blamed || lastStop?.blamesInterruptedDecodes == true) {
+                let count = try catalog.recordDecoderCrash(sourceKey: interrupted.key)
+                report.decoderCrashesRecorded += 1
+                logger.error(
+                    "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
+                    metadata: .journal([.messageID: .id(.decoderCrash), .sourceKey: .string(interrupted.key)]))
+            }
+            interrupted.forget()
+        }
+        try LastStop.clear(in: state)
     }
 }
