@@ -112,13 +112,21 @@ def even(value):
     return value + (value & 1)
 
 
-def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=None, thumbnail=None):
+def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=None, thumbnail=None,
+               imir=None, clap=None, identity=False, depth=None, no_data=False):
     """Writes `stored` (a PIL image as coded, before any rotation) as a HEIC file.
 
     irot: quarter turns anticlockwise that show the image (the `irot` property, 0 for none).
     exif_orientation: an Exif item with this orientation, as cameras add beside `irot`.
     grid: (columns, rows) to code the image as that many tiles of a `grid` item.
     thumbnail: a PIL image stored as the primary image's thumbnail item (`thmb`).
+    imir: a mirroring (`imir`) about the vertical axis (0: left and right swap) or the
+        horizontal one (1: top and bottom swap), applied after `irot`.
+    clap: (width, height) of a centred clean aperture (`clap`): the image is cropped to it.
+    identity: the primary item is an `iden` derived image of the coded one (the transforms on it).
+    depth: a PIL image stored as an auxiliary depth map (`auxC`, `auxl`) of the primary image.
+    no_data: the primary item's data is missing (an `iloc` entry with no extent).
+    (Image sequences are `write_heif_sequence`.)
     """
     width, height = stored.size
     items = []  # (id, type, data, [property boxes], essential flags)
@@ -136,10 +144,20 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
         return [(prop(b'hvcC', hvcc), True), (ispe(*image.size), False)], data
 
     transforms = []
+    if clap:
+        numerators = [clap[0], 1, clap[1], 1, 0, 1, 0, 1]  # centred: offsets 0
+        transforms.append((prop(b'clap', struct.pack('>8i', *numerators)), True))
     if irot:
         transforms.append((prop(b'irot', bytes([irot & 3])), True))
+    if imir is not None:
+        transforms.append((prop(b'imir', bytes([imir & 1])), True))
     primary_id = 1
-    if grid is None:
+    if grid is None and identity:
+        items.append((primary_id, b'iden', b'', [(ispe(width, height), False)] + transforms))
+        associations, data = coded(stored)
+        tile_ids = [len(items) + 1]
+        items.append((len(items) + 1, b'hvc1', data, associations))
+    elif grid is None:
         if width % 2 or height % 2:
             raise ValueError('a plain image needs an even width and height: use a grid')
         associations, data = coded(stored)
@@ -170,8 +188,17 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
         exif_id = len(items) + 1
         items.append((exif_id, b'Exif', exif_item(exif_orientation), []))
         references += box(b'cdsc', struct.pack('>HHH', exif_id, 1, primary_id))
-
     hidden = set(tile_ids)
+    if depth is not None:
+        associations, data = coded(depth)
+        depth_id = len(items) + 1
+        aux_type = prop(b'auxC', struct.pack('>I', 0) + b'urn:mpeg:hevc:2015:auxid:2\x00')
+        items.append((depth_id, b'hvc1', data, associations + [(aux_type, True)]))
+        references += box(b'auxl', struct.pack('>HHH', depth_id, 1, primary_id))
+        hidden.add(depth_id)
+    if no_data:
+        items[0] = items[0][:2] + (b'',) + items[0][3:]
+
     infe = b''.join(
         full_box(b'infe', 2, 1 if item_id in hidden else 0, struct.pack('>HH4s', item_id, 0, kind) + b'\x00')
         for item_id, kind, _, _ in items)
@@ -182,8 +209,9 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
 
     def meta_box(offsets):
         iloc = struct.pack('>BBH', 0x44, 0x00, len(items)) + b''.join(
-            struct.pack('>HHHII', item_id, 0, 1, offset, len(data))
-            for (item_id, _, data, _), offset in zip(items, offsets))
+            struct.pack('>HHHII', item_id, 0, 1, offset, len(data)) if data or kind == b'iden'
+            else struct.pack('>HHH', item_id, 0, 0)  # no extent: the item has no data
+            for (item_id, kind, data, _), offset in zip(items, offsets))
         body = full_box(b'hdlr', 0, 0, struct.pack('>I4s12s', 0, b'pict', b'') + b'\x00')
         body += full_box(b'pitm', 0, 0, struct.pack('>H', primary_id))
         body += full_box(b'iloc', 0, 0, iloc)
@@ -202,6 +230,16 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
     mdat = box(b'mdat', b''.join(data for _, _, data, _ in items))
     with open(path, 'wb') as out:
         out.write(ftyp + meta_box(offsets) + mdat)
+
+
+def write_heif_sequence(path):
+    """An image sequence (brand `msf1`): a movie box and a track, no still image to show, as the
+    HEIF conformance suite's sequence files are to a still-image reader."""
+    ftyp = box(b'ftyp', b'msf1' + struct.pack('>I', 0) + b'msf1iso8hevc')
+    mvhd = full_box(b'mvhd', 0, 0, struct.pack('>IIII', 0, 0, 1000, 0) + bytes(80))
+    moov = box(b'moov', mvhd + box(b'trak', full_box(b'tkhd', 0, 3, bytes(80))))
+    with open(path, 'wb') as out:
+        out.write(ftyp + moov + box(b'mdat', b''))
 
 
 def write_heic_displayed(path, displayed, irot, **options):

@@ -3,7 +3,9 @@ import Testing
 
 /// HEIC and AVIF through libheif: files made at test time by Debian's `heif-enc`
 /// (libheif-examples), and by `Tests/Fixtures/phone_photos.py` for what heif-enc cannot write
-/// (a rotation, an EXIF orientation beside it, a grid of tiles, a thumbnail item).
+/// (a rotation, an EXIF orientation beside it, a grid of tiles, a thumbnail item; and what the
+/// HEIF conformance suite showed our own fixtures lacked: mirroring, a clean aperture, a derived
+/// `iden` image, an auxiliary depth map, an item without data, an image sequence).
 @Suite("HEIC and AVIF: rotation, grids, 10-bit, alpha, thumbnail items")
 struct HEIFDecoderTests {
     static let fixtures: Result<[String: [UInt8]], any Error> = Result {
@@ -29,6 +31,13 @@ rgba.save('rgba.png')
 enc('rgba.png', 'alpha.heic')
 heif.write_heic('with-thumbnail.heic', quadrants(640, 480), thumbnail=Image.new('RGB', (320, 240), (0, 200, 0)))
 heif.write_heic_bomb('bomb.heic', 40000, 40000)
+heif.write_heic('imir0.heic', shown, imir=0)
+heif.write_heic('imir1.heic', shown, imir=1)
+heif.write_heic('clap.heic', shown, clap=(160, 120))
+heif.write_heic('iden-irot.heic', shown, identity=True, irot=1)
+heif.write_heic('depth.heic', shown, depth=Image.new('RGB', (W, H), (128, 128, 128)))
+heif.write_heic('no-data.heic', shown, no_data=True)
+heif.write_heif_sequence('sequence.heic')
 heif.write_heif_liar('lying.heic', 4096)
 heif.write_heif_liar('lying.avif', 4096, avif=True)
 heif.write_heif_liar('honest-edge.heic', 300, 300)
@@ -70,6 +79,38 @@ heif.write_heif_liar('honest-edge.heic', 300, 300)
         let made = try thumbnail(try Self.fixture("grid.heic"))
         #expect(made.width == 317 && made.height == 239)
         try expectQuadrants(made, Self.quads, "grid")
+    }
+
+    /// libheif 1.15 reads `imir` axis 0 as top ↔ bottom and 1 as left ↔ right (the 2017 text of
+    /// the HEIF standard says "vertical axis" for 0; readers differ: docs/CONFORMANCE.md).
+    @Test("Lossless transforms: a mirroring, a clean aperture, a derived iden image turned by irot")
+    func losslessTransforms() throws {
+        let q = Self.quads
+        let cases: [(String, Int, Int, [RGB])] = [
+            ("imir0.heic", 320, 240, [q[2], q[3], q[0], q[1]]),
+            ("imir1.heic", 320, 240, [q[1], q[0], q[3], q[2]]),
+            ("clap.heic", 160, 120, q),
+            ("iden-irot.heic", 240, 320, [q[1], q[3], q[0], q[2]]),
+        ]
+        for (name, width, height, expected) in cases {
+            let made = try thumbnail(try Self.fixture(name))
+            #expect(made.width == width && made.height == height, "\(name): \(made.width)×\(made.height)")
+            try expectQuadrants(made, expected, name)
+        }
+    }
+
+    @Test("An auxiliary depth map is not the photo")
+    func depthMap() throws {
+        try expectQuadrants(try thumbnail(try Self.fixture("depth.heic")), Self.quads, "with a depth map")
+    }
+
+    @Test("A primary item without data is corrupt; an image sequence is a format utensild does not read")
+    func noStillImage() throws {
+        let noData = try Self.fixture("no-data.heic"), sequenceFile = try Self.fixture("sequence.heic")
+        let empty = codecError { () throws(ImageCodecError) in try thumbnail(noData) }
+        #expect(empty?.isCorrupt == true, "\(String(describing: empty))")
+        let sequence = codecError { () throws(ImageCodecError) in try thumbnail(sequenceFile) }
+        #expect(sequence?.isUnsupported == true || sequence == .unrecognizedFormat, "\(String(describing: sequence))")
     }
 
     @Test("A 10-bit HEIC comes out right")

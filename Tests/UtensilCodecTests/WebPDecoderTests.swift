@@ -20,6 +20,12 @@ run('/usr/bin/cwebp', '-lossless', 'quadrants.png', '-o', 'lossless.webp')
 run('/usr/bin/cwebp', '-q', '90', 'large.png', '-o', 'large.webp')
 run('/usr/bin/cwebp', '-q', '90', 'rgba.png', '-o', 'alpha.webp')
 run('/usr/bin/cwebp', '-lossless', 'rgba.png', '-o', 'alpha-lossless.webp')
+# What libwebp's own test vectors exercise and the files above do not (docs/CONFORMANCE.md):
+run('/usr/bin/cwebp', '-q', '90', '-alpha_method', '0', 'rgba.png', '-o', 'alpha-uncompressed.webp')
+run('/usr/bin/cwebp', '-q', '90', '-alpha_filter', 'best', '-alpha_q', '50', 'rgba.png', '-o', 'alpha-filtered.webp')
+run('/usr/bin/cwebp', '-lossless', '-z', '9', 'quadrants.png', '-o', 'lossless-z9.webp')
+run('/usr/bin/cwebp', '-near_lossless', '40', 'quadrants.png', '-o', 'near-lossless.webp')
+run('/usr/bin/cwebp', '-q', '70', '-segments', '4', '-sns', '100', '-partition_limit', '50', '-pass', '6', 'quadrants.png', '-o', 'segments.webp')
 run('/usr/bin/img2webp', '-lossy', '-q', '90', '-d', '500', 'quadrants.png', 'black.png', '-o', 'animated.webp')
 phone_photos.write_webp_bomb('bomb.webp', 16384, 16384)
 """#)
@@ -36,6 +42,8 @@ phone_photos.write_webp_bomb('bomb.webp', 16384, 16384)
     @Test("Each kind of WebP decodes to the right quadrants", arguments: [
         ("lossy.webp", quads, 320), ("lossless.webp", quads, 320), ("large.webp", quads, 2400),
         ("alpha.webp", whiteFirst, 320), ("alpha-lossless.webp", whiteFirst, 320), ("animated.webp", quads, 320),
+        ("alpha-uncompressed.webp", whiteFirst, 320), ("alpha-filtered.webp", whiteFirst, 320),
+        ("lossless-z9.webp", quads, 320), ("near-lossless.webp", quads, 320), ("segments.webp", quads, 320),
     ])
     func kinds(name: String, expected: [RGB], width: Int) throws {
         let made = try thumbnail(try Self.fixture(name))
