@@ -5,7 +5,8 @@ import UtensilTestSupport
 
 /// Web uploads go through the daemon's confined inbox operations: a category folder that is
 /// a link, or a name the inbox ignores, is refused and nothing is written outside; an upload
-/// waiting in the inbox is writable by utensild alone.
+/// waiting in the inbox is writable by utensild alone; a killed upload's hidden file is swept
+/// at the next start, and `check` reports one that stays.
 @Suite("upload confinement against utensild", .serialized)
 struct UploadConfinementTests {
     typealias Web = WebAccessTests
@@ -79,5 +80,52 @@ struct UploadConfinementTests {
         #expect(tongs.addedBy == "alice" && tongs.category == "Kitchen")
         #expect(tongs.sha256 == sha256Hex(image), "the photo is the one uploaded")
         #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aKilledUploadIsSweptAtTheNextStartAndCheckReportsOneThatStays() throws {
+        let (world, daemon, web, _) = try Web.world()
+        defer { world.remove() }
+        let (cookie, _) = try Web.signIn(web)
+        // An upload cut off by kill -9: its hidden file stays in the inbox.
+        let fd = try web.connect()
+        defer { close(fd) }
+        let head = "POST /api/v1/uploads HTTP/1.1\r\nHost: localhost\r\nCookie: \(cookie)\r\n"
+            + "Content-Type: multipart/form-data; boundary=XyZzY\r\nContent-Length: 100000\r\n\r\n"
+            + "--XyZzY\r\nContent-Disposition: form-data; name=\"files\"; filename=\"Cut.jpg\"\r\n\r\n"
+        #expect(web.send(fd, Data(head.utf8) + Data(repeating: 0xFF, count: 5000)))
+        let leftovers = { world.files(in: world.inbox).filter { $0.hasPrefix(".upload-") && $0.hasSuffix(".part") } }
+        try daemon.waitUntil("the upload's hidden file") { leftovers().count == 1 }
+        daemon.kill()
+        let killed = try #require(leftovers().first)
+
+        // What is not utensild's own regular file is left alone: another user's file of that
+        // name, a link of that name to a file outside, a folder link to such a file outside.
+        let canary = try OutsideCanary(in: world.root, files: [".upload-\(UUID().uuidString).part": Data("outside".utf8)])
+        let outsideFile = try #require(try FileManager.default.contentsOfDirectory(atPath: canary.folder.path).first)
+        let foreign = ".upload-\(UUID().uuidString).part"
+        try world.drop(foreign, Data("someone else's".utf8))
+        #expect(chown(world.inbox.appendingPathComponent(foreign).path, 65534, 65534) == 0)
+        let link = ".upload-\(UUID().uuidString).part"
+        #expect(symlink(canary.folder.appendingPathComponent(outsideFile).path, world.inbox.appendingPathComponent(link).path) == 0)
+        #expect(symlink(canary.folder.path, world.inbox.appendingPathComponent("Linked").path) == 0)
+
+        let again = try RunningDaemon(world: world)  // Start-up's sweep is done by READY=1.
+        #expect(!leftovers().contains(killed), "the killed upload's file is swept at start")
+        #expect(Set(leftovers()) == [foreign, link])
+        canary.verifyUntouched()
+
+        // One that stays (planted a while ago while the daemon runs): check names it and fails.
+        let control = world.root.appendingPathComponent("control.sock").path
+        #expect(mkdir(world.inbox.path + "/Knives", 0o770) == 0)
+        let stale = world.inbox.path + "/Knives/.upload-\(UUID().uuidString).part"
+        #expect(FileManager.default.createFile(atPath: stale, contents: Data("cut".utf8)))
+        var old = [timeval(tv_sec: time(nil) - 120, tv_usec: 0), timeval(tv_sec: time(nil) - 120, tv_usec: 0)]
+        #expect(utimes(stale, &old) == 0)
+        let check = try Utensilctl.run(["check", "--json"], socket: control)
+        #expect(check.status == 1, "\(check.output) \(check.errors)")
+        #expect(check.json?["uploadLeftovers"] as? [String] == [stale], "\(check.output)")
+        let people = try Utensilctl.run(["check"], socket: control)
+        #expect(people.output.contains("cut-off uploads") && people.output.contains(stale), "\(people.output)")
+        #expect(try again.terminate() == 0)
     }
 }
