@@ -19,6 +19,12 @@ public enum DropVisibility {
         return partialSuffixes.contains { lowered.hasSuffix($0) }
     }
 
+    /// Whether the inbox ignores an entry of this name whatever it is: as a folder (`@eaDir`),
+    /// or as a file or link (`Evil~`, `x.part`). A category must be neither.
+    public static func isIgnored(name: [UInt8]) -> Bool {
+        isInvisible(name: name, isDirectory: true) || isInvisible(name: name, isDirectory: false)
+    }
+
     /// The lower-case extension of a file name (`Spoon.JPG` → `jpg`), or nil without one.
     public static func fileExtension(of name: [UInt8]) -> String? {
         guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > name.startIndex else { return nil }

@@ -110,7 +110,7 @@ struct ChangeRoutes: Sendable {
             throw WebProblem(.contentTooLarge, .requestTooLarge,
                 "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
         }
-        var upload = InboxUpload(inbox: backend.inbox, maxFileBytes: backend.maxFileBytes, user: user)
+        var upload = InboxUpload(backend: backend, user: user)
         var category: String?
         var fieldName: String?
         var fieldValue: [UInt8] = []

@@ -15,8 +15,12 @@ public protocol GalleryBackend: Sendable {
     /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
     func thumbnailPath(id: String) -> String
 
-    /// The inbox folder: the empty gallery's "drop photos here", and where uploads go.
+    /// The inbox folder: the empty gallery's "drop photos here".
     var inbox: String { get }
+
+    /// Starts the uploaded file `fileName` (one name) in the inbox folder of `category` (nil:
+    /// the inbox), marked as `uploader`'s; a refusal says what to do.
+    func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile
 
     /// Uploads larger than this are refused (`max_file_bytes`).
     var maxFileBytes: Int { get }

@@ -145,6 +145,37 @@ struct UtensilStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: kitchen.images)
     }
 
+    @Test func renameAndSetCategoryRefuseWhatNoDroppedFileCouldCarry() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let store = kitchen.store
+        /// The sentence of an `invalidName` refusal; anything else fails the test.
+        func refusal(_ what: String, _ body: () throws(StoreError) -> Void) throws -> String {
+            do throws(StoreError) {
+                try body()
+            } catch {
+                guard case .invalidName(let message) = error else { throw error }
+                #expect(message.hasSuffix(".") && !message.contains("\n"), "one sentence: \(message)")
+                return message
+            }
+            Issue.record("\(what) was taken")
+            return ""
+        }
+        let longName = String(repeating: "🥄", count: 70)  // 70 characters, 280 bytes
+        for name in ["../../etc", "a/b", "..", ".hidden", "~$lock", longName] {
+            _ = try refusal("the name \(name)") { () throws(StoreError) in _ = try store.rename(id: kitchen.spoon.id, to: name) }
+            _ = try refusal("restore --as \(name)") { () throws(StoreError) in _ = try store.restore(id: kitchen.whisk.id, as: name) }
+        }
+        for category in ["..", "a/b", "Evil~", ".hidden", "x.part", "@eaDir", "Thumbs.db", longName] {
+            let message = try refusal("the category \(category)") { () throws(StoreError) in _ = try store.setCategory(id: kitchen.spoon.id, to: category) }
+            #expect(message.contains("categor"), "\(category): \(message)")
+        }
+        #expect(try store.find("Spoon").category == nil, "nothing refused was written")
+        // What a file can carry is still taken: a name ending in ~ (Spoon~.jpg is a photo).
+        #expect(try store.rename(id: kitchen.spoon.id, to: "Spoon~").renamed.name == "Spoon~")
+        #expect(try store.setCategory(id: kitchen.spoon.id, to: "Knives & forks").category == "Knives & forks")
+    }
+
     @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() throws {
         let kitchen = try Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }

@@ -31,15 +31,17 @@ struct WebAccessTests {
     /// The photo every world starts with (the utensil "Spatula").
     static let spatula = Result(catching: { try TestImages.make([TestImages.jpeg(FileManager.default.temporaryDirectory.path + "/spatula-\(getpid())", seed: 7)])[0] })
 
-    /// A daemon with one utensil, a user `alice`, its gallery on `web.sock`.
-    static func world(extra: [String] = []) throws -> (TestWorld, RunningDaemon, WebClient, String) {
+    /// A daemon with one utensil, a user `alice`, its gallery on `web.sock` (started through
+    /// `launcher`, see `RunningDaemon`).
+    static func world(extra: [String] = [], launcher: [String] = []) throws -> (TestWorld, RunningDaemon, WebClient, String) {
         let world = try TestWorld()
         let users = world.root.appendingPathComponent("web-users").path
         let added = try ctl(["web-user", "add", "alice", "--users-file", users], input: password + "\n")
         #expect(added.status == 0, "\(added.errors)")
         try world.drop("Spatula.jpg", try spatula.get())
         let socket = world.root.appendingPathComponent("web.sock").path
-        let daemon = try RunningDaemon(world: world, extra: ["--web-listen", "unix:" + socket, "--web-users-file", users] + extra)
+        let daemon = try RunningDaemon(
+            world: world, extra: ["--web-listen", "unix:" + socket, "--web-users-file", users] + extra, launcher: launcher)
         try daemon.waitForUtensils(1)
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: socket) }
         return (world, daemon, WebClient(socketPath: socket), users)

@@ -255,7 +255,8 @@ extension CategoryInfo {
 
 extension CheckReport {
     init(_ report: ConsistencyReport) {
-        self.init(integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles, filesWithoutRows: report.filesWithoutRows)
+        self.init(integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles, filesWithoutRows: report.filesWithoutRows,
+            uploadLeftovers: report.uploadLeftovers)
     }
 }
 

@@ -26,6 +26,12 @@ struct WebGalleryBackend: GalleryBackend {
 
     var inbox: String { settings.inbox.description }
 
+    func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {
+        try ConfinedUpload.refusing { () throws(UploadRefusal) in
+            ConfinedUpload(try InboxUploads(inbox: settings.inbox).create(fileName: fileName, category: category, uploader: uploader))
+        }
+    }
+
     var maxFileBytes: Int { settings.maxFileBytes }
 
     let usersFile: String

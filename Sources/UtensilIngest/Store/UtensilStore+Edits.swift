@@ -5,14 +5,14 @@ import UtensilCore
 /// Changes of a utensil's row alone: its name and its category. Files are named by id, so
 /// neither touches a file; each is one transaction, so a crash leaves it done or not done.
 extension UtensilStore {
-    /// Renames a utensil (not one in the trash); the name is validated like a dropped file's
-    /// and, when names are unique, claimed.
+    /// Renames a utensil (not one in the trash); the name must be one a dropped file could
+    /// carry (``CarriedName``) and, when names are unique, is claimed.
     /// - Returns: the utensil as it was and as it is now.
     public func rename(id: UUID, to newName: String) throws(StoreError) -> (previous: UtensilRecord, renamed: UtensilRecord) {
         let previous = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad name.
         let name: UtensilName
         do {
-            name = try UtensilName(validating: newName)
+            name = try CarriedName.utensilName(newName)
         } catch {
             throw .invalidName(error.message)
         }
@@ -25,15 +25,16 @@ extension UtensilStore {
         return (previous, renamed)
     }
 
-    /// Sets a utensil's category, or clears it with nil; the category is validated like a name.
+    /// Sets a utensil's category, or clears it with nil; the category must be a folder name the
+    /// inbox watches (``CarriedName``).
     public func setCategory(id: UUID, to newCategory: String?) throws(StoreError) -> UtensilRecord {
         _ = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad category.
         var category: UtensilName?
         if let newCategory {
             do {
-                category = try UtensilName(validating: newCategory)
+                category = try CarriedName.category(newCategory)
             } catch {
-                throw .invalidName("The category \(error.problem); choose another.")
+                throw .invalidName(error.message)
             }
         }
         return try catalogCall { () throws(CatalogError) in try catalog.setCategory(id: id, to: category) }

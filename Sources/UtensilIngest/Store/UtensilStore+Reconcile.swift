@@ -5,7 +5,7 @@ import UtensilCore
 
 /// What start-up reconciliation found and mended.
 public struct ReconcileReport: Sendable, Equatable {
-    /// Half-written files of an interrupted ingest or rejection.
+    /// Half-written files of an interrupted ingest, rejection or web upload.
     public var temporariesRemoved = 0
     /// Originals and thumbnails without a row, and originals a replacement by a photo of
     /// another extension left behind (found only by a look through everything).
@@ -42,6 +42,8 @@ public struct ConsistencyReport: Sendable, Equatable {
     public var rowsWithoutFiles: [String]
     /// Paths of files in `originals/` and `thumbnails/` without a row, sorted.
     public var filesWithoutRows: [String]
+    /// Paths of files of cut-off web uploads left in the inbox, sorted.
+    public var uploadLeftovers: [String] = []
 }
 
 /// What `originals/` and `thumbnails/` hold, measured against the rows: the one scan that
@@ -118,6 +120,7 @@ extension UtensilStore {
         report.rolledBack = rolled.back
 
         report.temporariesRemoved += try removeProbes()
+        report.temporariesRemoved += removeUploadLeftovers()
         let (temporaries, sidecars) = removeRejectedLeftovers()
         report.temporariesRemoved += temporaries
         report.sidecarsRemoved += sidecars
@@ -165,7 +168,8 @@ extension UtensilStore {
     }
 
     /// `utensilctl check`: the database's integrity, rows whose files are missing, files
-    /// without rows (and files left in `staging/`), looking through everything. Files younger
+    /// without rows (and files left in `staging/`), cut-off uploads in the inbox, looking
+    /// through everything. Files younger
     /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
     public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
         let integrity = try catalogCall { () throws(CatalogError) in try catalog.integrityCheck() }
@@ -178,14 +182,23 @@ extension UtensilStore {
         } catch {
             throw .fileSystem("Cannot look through the state folder: \(error).")
         }
+        let settled = { (status: FileStatus) in
+            now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9)) >= Self.checkGraceSeconds
+        }
         let filesWithoutRows = (scan.temporaries + scan.orphans + scan.foreign + scan.staged).filter { entry in
             guard let status = try? entry.folder.status(of: entry.name) else { return false }  // Gone meanwhile.
-            let modified = Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9)
-            return now.timeIntervalSince(modified) >= Self.checkGraceSeconds
+            return settled(status)
+        }
+        let uploads: [(entry: StateScan.Entry, status: FileStatus)]
+        do throws(SystemError) {
+            uploads = try uploadLeftovers()
+        } catch {
+            throw .fileSystem("Cannot look through the inbox: \(error).")
         }
         return ConsistencyReport(
             integrity: integrity, rowsWithoutFiles: scan.rowsMissingFiles.map(\.uuidString).sorted(),
-            filesWithoutRows: filesWithoutRows.map(\.path.description).sorted())
+            filesWithoutRows: filesWithoutRows.map(\.path.description).sorted(),
+            uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted())
     }
 
     /// How old a file without a row must be before `check` reports it.

@@ -41,7 +41,7 @@ extension UtensilStore {
         var name: UtensilName?
         if let newName {
             do {
-                name = try UtensilName(validating: newName)
+                name = try CarriedName.utensilName(newName)
             } catch {
                 throw .invalidName(error.message)
             }

@@ -3,7 +3,7 @@ import UtensilControlProtocol
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the catalog: database integrity, rows without files, files without rows.",
+        abstract: "Check the catalog: database integrity, rows without files, files without rows, cut-off uploads.",
         discussion: """
             Exits with 1 when the catalog is inconsistent, after printing the report.
 

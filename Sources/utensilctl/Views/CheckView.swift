@@ -11,6 +11,8 @@ enum CheckView {
         lines += report.rowsWithoutFiles.map { "  " + TerminalText.escaped($0) }
         lines.append("files without rows  " + count(report.filesWithoutRows.count, style))
         lines += report.filesWithoutRows.map { "  " + TerminalText.escaped($0) }
+        lines.append("cut-off uploads     " + count(report.uploadLeftovers.count, style))
+        lines += report.uploadLeftovers.map { "  " + TerminalText.escaped($0) }
         lines.append(report.ok ? style.green("The catalog is consistent.") : style.red("The catalog is inconsistent."))
         return lines
     }
@@ -24,6 +26,9 @@ enum CheckView {
         }
         if !report.filesWithoutRows.isEmpty {
             parts.append(Formats.count(report.filesWithoutRows.count, "file") + " without a row")
+        }
+        if !report.uploadLeftovers.isEmpty {
+            parts.append(Formats.count(report.uploadLeftovers.count, "cut-off upload") + " in the inbox")
         }
         return parts.isEmpty ? "the daemon reports a problem" : parts.joined(separator: ", ")
     }

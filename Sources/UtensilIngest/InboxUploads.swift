@@ -1,0 +1,184 @@
+import CUtensilSupport
+import Foundation
+import Glibc
+import UtensilCore
+
+/// The web gallery's way into the inbox, through the same confined operations as every other
+/// file operation of the daemon. A category's folder is opened beneath the held inbox (made
+/// if missing, never reached through a link); each file is created in it exclusively under a
+/// hidden name (``temporaryPrefix``), writable by utensild alone (``fileMode``), labelled
+/// with its uploader for `addedBy`, flushed, and renamed into place without overwriting.
+/// What the browser sent reaches system calls only as checked single names relative to a
+/// held folder, never as a path.
+public struct InboxUploads: Sendable {
+    /// Uploads being written are `.upload-<UUID>.part`: invisible to the watcher.
+    static let temporaryPrefix = ".upload-"
+    static let temporarySuffix = ".part"
+    /// The group (the folder's, `utensil`) may read an upload, as it reads `rejected/`;
+    /// nobody but utensild may write it, so nobody can swap its photo before the ingest.
+    static let fileMode: mode_t = 0o640
+    /// A category folder the upload makes: shared with the group like the inbox (setgid).
+    static let folderMode: mode_t = 0o2770
+
+    let inbox: FolderAnchor
+
+    public init(inbox: RawPath) {
+        self.inbox = FolderAnchor(inbox)
+    }
+
+    /// Starts the file `fileName` (one name, as uploaded) in the folder of `category` (nil:
+    /// the inbox itself), owned by utensild and marked as `uploader`'s.
+    public func create(fileName: String, category: String?, uploader: String) throws(UploadRefusal) -> UploadFile {
+        let name = Array(fileName.utf8)
+        if let problem = Self.problem(with: name) { throw .badFileName(fileName, problem) }
+        let root: HeldFolder
+        do {
+            root = try inbox.folder()
+        } catch {
+            throw .inboxUnavailable(error)
+        }
+        var folder = root
+        var relative: [UInt8] = []
+        if let category, !category.isEmpty {
+            let checked: UtensilName
+            do {
+                checked = try CarriedName.category(category)
+            } catch {
+                throw .badCategory(error)
+            }
+            relative = Array(checked.value.utf8)
+            do {
+                try root.makeFolder(relative, mode: Self.folderMode)
+                folder = try root.folder(relative)
+            } catch where error.code == ELOOP || error.code == ENOTDIR || error.code == EXDEV {
+                throw .categoryNotAFolder(checked.value)
+            } catch {
+                throw .inboxUnavailable(error)
+            }
+        }
+        let temporary = Array((Self.temporaryPrefix + UUID().uuidString + Self.temporarySuffix).utf8)
+        let fd: Int32
+        do {
+            fd = try folder.createExclusively(temporary, mode: Self.fileMode)
+        } catch {
+            throw .inboxUnavailable(error)
+        }
+        // For `addedBy`: utensild trusts it only on files of its own user (``UserName``); a
+        // file system without user attributes records utensild's user instead.
+        _ = utensil_set_xattr(fd, UserName.uploaderAttribute, uploader)
+        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd)
+    }
+
+    /// What is wrong with a file name for the inbox, as the end of a sentence; nil if nothing.
+    static func problem(with name: [UInt8]) -> String? {
+        if name.isEmpty { return "has no name; give it one" }
+        if name.contains(HeldFolder.slash) { return "is not one file name; send the file itself" }
+        if name.count > CarriedName.fileNameBytes { return "is longer than \(CarriedName.fileNameBytes) bytes; shorten it" }
+        if name.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "holds a control character; rename it" }
+        if DropVisibility.isInvisible(name: name, isDirectory: false) {
+            return "is a hidden or temporary name the inbox ignores; rename it (no leading dot, no ~, .part or .tmp)"
+        }
+        return nil
+    }
+
+    /// Whether `name` is an upload's temporary file.
+    static func isTemporary(_ name: [UInt8]) -> Bool {
+        name.starts(with: Array(temporaryPrefix.utf8)) && name.count > temporaryPrefix.utf8.count + temporarySuffix.utf8.count
+            && name.suffix(temporarySuffix.utf8.count).elementsEqual(temporarySuffix.utf8)
+    }
+}
+
+/// One uploaded file on its way into the inbox: hidden while it is written, placed under its
+/// own name by ``place()``, removed by ``discard()`` (and by the next start if utensild dies).
+public final class UploadFile {
+    let folder: HeldFolder
+    /// The category folder's name, or empty for the inbox itself.
+    let category: [UInt8]
+    let temporary: [UInt8]
+    let name: [UInt8]
+    private var fd: Int32
+
+    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32) {
+        self.folder = folder
+        self.category = category
+        self.temporary = temporary
+        self.name = name
+        self.fd = fd
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    private var shown: String { String(decoding: name, as: UTF8.self) }
+
+    public func write(_ bytes: [UInt8]) throws(UploadRefusal) {
+        do {
+            try FileOps.writeAll(fd, bytes, path: folder.path.appending(temporary))
+        } catch {
+            throw .notWritten(shown, error)
+        }
+    }
+
+    /// The whole file arrived: flushes it to disk (it stays hidden until ``place()``).
+    public func finish() throws(UploadRefusal) {
+        defer { fd = -1 }
+        let path = folder.path.appending(temporary)
+        guard fsync(fd) == 0 else {
+            let error = SystemError("fsync", path)
+            close(fd)
+            throw .notWritten(shown, error)
+        }
+        guard close(fd) == 0 else { throw .notWritten(shown, SystemError("close", path)) }
+    }
+
+    /// Renames the file into place, as `Name (2).jpg` … if the name is taken (never
+    /// overwriting), and returns where it is relative to the inbox (the name events carry).
+    public func place() throws(UploadRefusal) -> String {
+        let dot = name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex
+        for attempt in 1...100 {
+            let candidate = attempt == 1 ? name : Array(name[..<dot]) + Array(" (\(attempt))".utf8) + Array(name[dot...])
+            do {
+                try folder.renameNoReplace(temporary, to: folder, as: candidate)
+                let relative = category.isEmpty ? candidate : category + [HeldFolder.slash] + candidate
+                return String(decoding: relative, as: UTF8.self)
+            } catch where error.code == EEXIST {
+                continue
+            } catch {
+                discard()
+                throw .notPlaced(shown)
+            }
+        }
+        discard()
+        throw .notPlaced(shown)
+    }
+
+    /// Removes the file (a cut-off or refused upload).
+    public func discard() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+        try? folder.unlinkIfPresent(temporary)
+    }
+}
+
+/// Why an uploaded file was not taken; ``message`` says what to do.
+public enum UploadRefusal: Error, Sendable, Equatable {
+    /// The name (as uploaded) and what is wrong with it.
+    case badFileName(String, String)
+    case badCategory(NameRefusal)
+    /// The category's entry in the inbox is a link or a file, not a folder.
+    case categoryNotAFolder(String)
+    case inboxUnavailable(SystemError)
+    case notWritten(String, SystemError)
+    case notPlaced(String)
+
+    public var message: String {
+        switch self {
+        case .badFileName(let name, let problem): "The file \(name) \(problem)."
+        case .badCategory(let refusal): refusal.message
+        case .categoryNotAFolder(let name):
+            "The category \(name) is a link or a file in the inbox, not a folder; choose another category, or ask the administrator to remove it."
+        case .inboxUnavailable(let error): "The inbox cannot be written (\(error)); ask the administrator."
+        case .notWritten(let name, let error): "\(name) could not be written into the inbox (\(error)); try again later."
+        case .notPlaced(let name): "\(name) could not be placed into the inbox; try again later."
+        }
+    }
+}
