@@ -207,8 +207,9 @@ class Events:
         if not reply.get("subscribed"):
             raise SystemExit(f"bench: events not subscribed: {reply}")
 
-    def wait(self, count, timeout=600):
-        """Reads events until `count` ingests; returns their arrival times (monotonic)."""
+    def wait(self, count, timeout=600, expected="ingested", reason=None):
+        """Reads events until `count` of kind `expected` (`ingested`, or `rejected` for `reason`);
+        returns their arrival times (monotonic). Any other outcome ends the bench."""
         self.connection.settimeout(timeout)
         times = []
         while len(times) < count:
@@ -216,8 +217,8 @@ class Events:
             if not line:
                 raise SystemExit("bench: the daemon closed the events stream")
             event = json.loads(line)["event"]
-            if event["kind"] != "ingested":
-                raise SystemExit(f"bench: a drop was not ingested: {event}")
+            if event["kind"] != expected or (reason is not None and event.get("reason") != reason):
+                raise SystemExit(f"bench: a drop was not {expected}: {event}")
             times.append(time.monotonic())
         return times
 
@@ -395,7 +396,8 @@ def bomb_burst(binaries, work, profile, lying=False):
         started = time.monotonic()
         for staged, target in pairs:
             os.rename(staged, target)
-        arrivals = events.wait(len(files))
+        # The lying files must be refused (corrupt-image) before they are decoded.
+        arrivals = events.wait(len(files), **(dict(expected="rejected", reason="corrupt-image") if lying else {}))
         events.close()
         side = profile["lying_side"] if lying else profile["bomb_side"]
         return dict(pngs=profile["bomb_pngs"], jpegs=profile["bomb_jpegs"], files=len(files),
