@@ -58,15 +58,23 @@ public struct InboxUploads: Sendable {
         }
         let temporary = Array((Self.temporaryPrefix + UUID().uuidString + Self.temporarySuffix).utf8)
         let fd: Int32
-        do {
+        let identity: FileIdentity
+        do throws(SystemError) {
             fd = try folder.createExclusively(temporary, mode: Self.fileMode)
+            do throws(SystemError) {
+                identity = try FileOps.fstat(fd, path: folder.path.appending(temporary)).identity
+            } catch {
+                close(fd)
+                try? folder.unlink(temporary)
+                throw error
+            }
         } catch {
             throw .inboxUnavailable(error)
         }
         // For `addedBy`: utensild trusts it only on files of its own user (``UserName``); a
         // file system without user attributes records utensild's user instead.
         _ = utensil_set_xattr(fd, UserName.uploaderAttribute, uploader)
-        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd)
+        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd, identity: identity)
     }
 
     /// What is wrong with a file name for the inbox, as the end of a sentence; nil if nothing.
@@ -96,14 +104,17 @@ public final class UploadFile {
     let category: [UInt8]
     let temporary: [UInt8]
     let name: [UInt8]
+    /// The file utensild created: only this is put into place.
+    let identity: FileIdentity
     private var fd: Int32
 
-    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32) {
+    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32, identity: FileIdentity) {
         self.folder = folder
         self.category = category
         self.temporary = temporary
         self.name = name
         self.fd = fd
+        self.identity = identity
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -132,7 +143,12 @@ public final class UploadFile {
 
     /// Renames the file into place, as `Name (2).jpg` … if the name is taken (never
     /// overwriting), and returns where it is relative to the inbox (the name events carry).
+    /// A hidden name that no longer holds the file utensild wrote (a group member swapped it)
+    /// is refused, not placed.
     public func place() throws(UploadRefusal) -> String {
+        guard let now = try? folder.status(of: temporary), now.kind == .regular, now.identity == identity else {
+            throw .replaced(shown)
+        }
         let dot = name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex
         for attempt in 1...100 {
             let candidate = attempt == 1 ? name : Array(name[..<dot]) + Array(" (\(attempt))".utf8) + Array(name[dot...])
@@ -169,6 +185,8 @@ public enum UploadRefusal: Error, Sendable, Equatable {
     case inboxUnavailable(SystemError)
     case notWritten(String, SystemError)
     case notPlaced(String)
+    /// Its hidden file was swapped for another before it was put into place.
+    case replaced(String)
 
     public var message: String {
         switch self {
@@ -179,6 +197,7 @@ public enum UploadRefusal: Error, Sendable, Equatable {
         case .inboxUnavailable(let error): "The inbox cannot be written (\(error)); ask the administrator."
         case .notWritten(let name, let error): "\(name) could not be written into the inbox (\(error)); try again later."
         case .notPlaced(let name): "\(name) could not be placed into the inbox; try again later."
+        case .replaced(let name): "\(name) was replaced in the inbox by someone else before it was placed; upload it again."
         }
     }
 }
