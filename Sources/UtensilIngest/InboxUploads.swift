@@ -21,9 +21,19 @@ public struct InboxUploads: Sendable {
     static let folderMode: mode_t = 0o2770
 
     let inbox: FolderAnchor
+    /// Folders that are never a category: `rejected/` or the state folder, should someone
+    /// have placed them inside the inbox (the scanner skips them too).
+    let excludedFolders: Set<FileIdentity>
 
-    public init(inbox: RawPath) {
+    public init(inbox: RawPath, excludedFolders: Set<FileIdentity> = []) {
         self.inbox = FolderAnchor(inbox)
+        self.excludedFolders = excludedFolders
+    }
+
+    /// Uploads into the settings' inbox, never into the folders its scanner skips.
+    public init(settings: IngestSettings) {
+        let scanner = InboxScanner(settings: settings)
+        self.init(inbox: scanner.inbox, excludedFolders: scanner.excludedFolders)
     }
 
     /// Starts the file `fileName` (one name, as uploaded) in the folder of `category` (nil:
@@ -55,6 +65,7 @@ public struct InboxUploads: Sendable {
             } catch {
                 throw .inboxUnavailable(error)
             }
+            if excludedFolders.contains(folder.identity) { throw .categoryNotAFolder(checked.value) }
         }
         let temporary = Array((Self.temporaryPrefix + UUID().uuidString + Self.temporarySuffix).utf8)
         let fd: Int32
@@ -180,7 +191,8 @@ public enum UploadRefusal: Error, Sendable, Equatable {
     /// The name (as uploaded) and what is wrong with it.
     case badFileName(String, String)
     case badCategory(NameRefusal)
-    /// The category's entry in the inbox is a link or a file, not a folder.
+    /// The category's entry in the inbox is a link or a file, not a folder (or it is the
+    /// rejected or state folder).
     case categoryNotAFolder(String)
     case inboxUnavailable(SystemError)
     case notWritten(String, SystemError)
@@ -193,7 +205,7 @@ public enum UploadRefusal: Error, Sendable, Equatable {
         case .badFileName(let name, let problem): "The file \(name) \(problem)."
         case .badCategory(let refusal): refusal.message
         case .categoryNotAFolder(let name):
-            "The category \(name) is a link or a file in the inbox, not a folder; choose another category, or ask the administrator to remove it."
+            "The category \(name) is not a folder for photos in the inbox (it is a link, a file or one of utensild's own folders); choose another category, or ask the administrator to remove it."
         case .inboxUnavailable(let error): "The inbox cannot be written (\(error)); ask the administrator."
         case .notWritten(let name, let error): "\(name) could not be written into the inbox (\(error)); try again later."
         case .notPlaced(let name): "\(name) could not be placed into the inbox; try again later."

@@ -22,7 +22,7 @@ struct InboxUploadsTests {
         #expect(world.files(in: world.inbox.appendingPathComponent("Kitchen")) == [hidden.lastPathComponent])
     }
 
-    @Test func aLinkedCategoryIsRefusedAndAnUnswappedFileIsPlacedPrivate() throws {
+    @Test func aLinkedCategoryOrUtensildsOwnFolderIsRefusedAndAnUnswappedFileIsPlacedPrivate() throws {
         let world = try TestWorld()
         defer { world.remove() }
         let outside = world.root.appendingPathComponent("outside")
@@ -33,6 +33,15 @@ struct InboxUploadsTests {
             _ = try uploads.create(fileName: "Tongs.jpg", category: "Evil", uploader: "alice")
         }
         #expect(world.files(in: outside).isEmpty)
+
+        // The rejected folder, placed inside the inbox, is no category either.
+        var settings = world.settings()
+        settings.rejected = RawPath(world.inbox.appendingPathComponent("rejected").path)
+        #expect(mkdir(settings.rejected.description, 0o755) == 0)
+        #expect(throws: UploadRefusal.categoryNotAFolder("rejected")) {
+            _ = try InboxUploads(settings: settings).create(fileName: "Tongs.jpg", category: "rejected", uploader: "alice")
+        }
+        #expect(world.files(in: world.inbox.appendingPathComponent("rejected")).isEmpty)
 
         let file = try uploads.create(fileName: "Tongs.jpg", category: nil, uploader: "alice")
         try file.write(Array("photo".utf8))
