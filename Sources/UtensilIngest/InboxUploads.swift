@@ -21,9 +21,19 @@ public struct InboxUploads: Sendable {
     static let folderMode: mode_t = 0o2770
 
     let inbox: FolderAnchor
+    /// Folders that are never a category: `rejected/` or the state folder, should someone
+    /// have placed them inside the inbox (the scanner skips them too).
+    let excludedFolders: Set<FileIdentity>
 
-    public init(inbox: RawPath) {
+    public init(inbox: RawPath, excludedFolders: Set<FileIdentity> = []) {
         self.inbox = FolderAnchor(inbox)
+        self.excludedFolders = excludedFolders
+    }
+
+    /// Uploads into the settings' inbox, never into the folders its scanner skips.
+    public init(settings: IngestSettings) {
+        let scanner = InboxScanner(settings: settings)
+        self.init(inbox: scanner.inbox, excludedFolders: scanner.excludedFolders)
     }
 
     /// Starts the file `fileName` (one name, as uploaded) in the folder of `category` (nil:
@@ -55,18 +65,27 @@ public struct InboxUploads: Sendable {
             } catch {
                 throw .inboxUnavailable(error)
             }
+            if excludedFolders.contains(folder.identity) { throw .categoryNotAFolder(checked.value) }
         }
         let temporary = Array((Self.temporaryPrefix + UUID().uuidString + Self.temporarySuffix).utf8)
         let fd: Int32
-        do {
+        let identity: FileIdentity
+        do throws(SystemError) {
             fd = try folder.createExclusively(temporary, mode: Self.fileMode)
+            do throws(SystemError) {
+                identity = try FileOps.fstat(fd, path: folder.path.appending(temporary)).identity
+            } catch {
+                close(fd)
+                try? folder.unlink(temporary)
+                throw error
+            }
         } catch {
             throw .inboxUnavailable(error)
         }
         // For `addedBy`: utensild trusts it only on files of its own user (``UserName``); a
         // file system without user attributes records utensild's user instead.
         _ = utensil_set_xattr(fd, UserName.uploaderAttribute, uploader)
-        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd)
+        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd, identity: identity)
     }
 
     /// What is wrong with a file name for the inbox, as the end of a sentence; nil if nothing.
@@ -96,14 +115,17 @@ public final class UploadFile {
     let category: [UInt8]
     let temporary: [UInt8]
     let name: [UInt8]
+    /// The file utensild created: only this is put into place.
+    let identity: FileIdentity
     private var fd: Int32
 
-    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32) {
+    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32, identity: FileIdentity) {
         self.folder = folder
         self.category = category
         self.temporary = temporary
         self.name = name
         self.fd = fd
+        self.identity = identity
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -132,7 +154,12 @@ public final class UploadFile {
 
     /// Renames the file into place, as `Name (2).jpg` … if the name is taken (never
     /// overwriting), and returns where it is relative to the inbox (the name events carry).
+    /// A hidden name that no longer holds the file utensild wrote (a group member swapped it)
+    /// is refused, not placed.
     public func place() throws(UploadRefusal) -> String {
+        guard let now = try? folder.status(of: temporary), now.kind == .regular, now.identity == identity else {
+            throw .replaced(shown)
+        }
         let dot = name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex
         for attempt in 1...100 {
             let candidate = attempt == 1 ? name : Array(name[..<dot]) + Array(" (\(attempt))".utf8) + Array(name[dot...])
@@ -164,21 +191,25 @@ public enum UploadRefusal: Error, Sendable, Equatable {
     /// The name (as uploaded) and what is wrong with it.
     case badFileName(String, String)
     case badCategory(NameRefusal)
-    /// The category's entry in the inbox is a link or a file, not a folder.
+    /// The category's entry in the inbox is a link or a file, not a folder (or it is the
+    /// rejected or state folder).
     case categoryNotAFolder(String)
     case inboxUnavailable(SystemError)
     case notWritten(String, SystemError)
     case notPlaced(String)
+    /// Its hidden file was swapped for another before it was put into place.
+    case replaced(String)
 
     public var message: String {
         switch self {
         case .badFileName(let name, let problem): "The file \(name) \(problem)."
         case .badCategory(let refusal): refusal.message
         case .categoryNotAFolder(let name):
-            "The category \(name) is a link or a file in the inbox, not a folder; choose another category, or ask the administrator to remove it."
+            "The category \(name) is not a folder for photos in the inbox (it is a link, a file or one of utensild's own folders); choose another category, or ask the administrator to remove it."
         case .inboxUnavailable(let error): "The inbox cannot be written (\(error)); ask the administrator."
         case .notWritten(let name, let error): "\(name) could not be written into the inbox (\(error)); try again later."
         case .notPlaced(let name): "\(name) could not be placed into the inbox; try again later."
+        case .replaced(let name): "\(name) was replaced in the inbox by someone else before it was placed; upload it again."
         }
     }
 }

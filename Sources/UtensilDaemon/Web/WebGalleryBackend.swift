@@ -28,7 +28,7 @@ struct WebGalleryBackend: GalleryBackend {
 
     func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {
         try ConfinedUpload.refusing { () throws(UploadRefusal) in
-            ConfinedUpload(try InboxUploads(inbox: settings.inbox).create(fileName: fileName, category: category, uploader: uploader))
+            ConfinedUpload(try InboxUploads(settings: settings).create(fileName: fileName, category: category, uploader: uploader))
         }
     }
 
