@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "utensild",
             dependencies: [
-                "UtensilIngest", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
+                "UtensilIngest", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
