@@ -13,9 +13,15 @@ public struct GalleryServer: Sendable {
     let backend: any GalleryBackend
     let logger: Logger
     let access: Access
+    /// `web_hosts`: Host names answered besides the listen address and the loopback names.
+    let extraHosts: [String]
 
-    public init(listen: WebListen, activatedDescriptor: Int32? = nil, backend: any GalleryBackend, logger: Logger) {
+    public init(
+        listen: WebListen, extraHosts: [String] = [], activatedDescriptor: Int32? = nil, backend: any GalleryBackend,
+        logger: Logger
+    ) {
         self.listen = listen
+        self.extraHosts = extraHosts
         self.activatedDescriptor = activatedDescriptor
         self.backend = backend
         self.logger = logger
@@ -26,6 +32,7 @@ public struct GalleryServer: Sendable {
     func makeRouter() -> Router<GalleryRequestContext> {
         let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeaders())
+        router.add(middleware: HostCheck(listen: listen, extraHosts: extraHosts))
         APIRoutes(backend: backend).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle()).register(on: router)

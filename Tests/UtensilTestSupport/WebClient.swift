@@ -16,11 +16,11 @@ public struct WebClient: Sendable {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// `method path` with `headers` and `body`; waits for the whole answer (30 s at most).
+    /// `method path` with `headers` and `body`, sent for `host`; waits for the whole answer (30 s at most).
     public func request(
-        _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+        _ method: String, _ path: String, host: String = "localhost", headers: [String: String] = [:], body: Data = Data()
     ) throws -> Reply {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
