@@ -15,6 +15,8 @@ public struct GalleryServer: Sendable {
     let access: Access
     /// `web_hosts`: Host names answered besides the listen address and the loopback names.
     let extraHosts: [String]
+    /// bcrypt's own threads (``PasswordChecks``), started and stopped by ``run(onListening:)``.
+    let passwordChecks = PasswordChecks()
 
     public init(
         listen: WebListen, extraHosts: [String] = [], activatedDescriptor: Int32? = nil, backend: any GalleryBackend,
@@ -35,7 +37,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: HostCheck(listen: listen, extraHosts: extraHosts))
         APIRoutes(backend: backend).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
-        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle()).register(on: router)
+        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
     }
@@ -43,6 +45,17 @@ public struct GalleryServer: Sendable {
     /// Serves until cancelled (or until graceful shutdown); `onListening` gets the address.
     public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         if listen == .off { return }
+        passwordChecks.start()
+        do {
+            try await serve(onListening: onListening)
+        } catch {
+            await passwordChecks.shutdown()
+            throw error
+        }
+        await passwordChecks.shutdown()
+    }
+
+    private func serve(onListening: @escaping @Sendable (String) -> Void) async throws {
         // Hummingbird logs each request at info, and the cancellation that ends it on shutdown
         // as errors; what matters (a listener that cannot be opened) is thrown to the daemon.
         var quiet = logger

@@ -1,12 +1,21 @@
 import Foundation
 import Glibc
 
-/// A bare HTTP/1.1 client of the web gallery on a Unix socket (`--web-listen unix:PATH`):
-/// one connection per request, so tests can send anything, hostile bytes included.
+/// A bare HTTP/1.1 client of the web gallery on a Unix socket (`--web-listen unix:PATH`) or
+/// on `127.0.0.1:PORT`: one connection per request, so tests can send anything, hostile bytes
+/// included.
 public struct WebClient: Sendable {
-    public let socketPath: String
+    public enum Endpoint: Sendable {
+        case unix(path: String)
+        /// `127.0.0.1:port`, connecting from `source` (another loopback address) when given.
+        case loopback(port: Int, source: String?)
+    }
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    public let endpoint: Endpoint
+
+    public init(socketPath: String) { endpoint = .unix(path: socketPath) }
+
+    public init(port: Int, from source: String? = nil) { endpoint = .loopback(port: port, source: source) }
 
     public struct Reply: Sendable {
         public var status: Int
@@ -76,7 +85,10 @@ public struct WebClient: Sendable {
 
     /// A connected socket; also used by tests that hold a connection open.
     public func connect() throws -> Int32 {
-        let fd = try UnixSocket.connected(to: socketPath)
+        let fd = switch endpoint {
+        case .unix(let path): try UnixSocket.connected(to: path)
+        case .loopback(let port, let source): try LoopbackSocket.connected(port: port, from: source)
+        }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
