@@ -101,6 +101,11 @@ struct WebAPITests {
             "/api/v1/utensils?limit=99999999999999999999999", "/api/v1/utensils?sort=bogus",
             "/api/v1/utensils?after=not-a-cursor", "/api/v1/utensils?after=" + String(repeating: "x", count: 5000),
             "/api/v1/utensils?search=%ff%fe", "/api/v1/utensils?search=%",
+            // Cursors that decode but were never handed out: three NUL bytes, a name and no utensil id.
+            "/api/v1/utensils?after=AAAA", "/api/v1/utensils?after=" + Data("Spoon\u{0}../../x".utf8).base64EncodedString(),
+            // One character of 2,001 code points (an "e" and 2,000 combining accents): short in
+            // characters, not in code points or bytes.
+            "/api/v1/utensils?search=e" + String(repeating: "%CC%81", count: 2_000),
         ]
         for path in refused {
             let reply = try web.get(path)
