@@ -10,15 +10,10 @@ struct WebListenerLimitsTests {
     @Test func elevenHundredIdleConnectionsDoNotStarveStatusOrIngest() throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let port = try LoopbackSocket.freePort()
         // The unit's LimitNOFILE=1024, for the daemon alone.
-        let daemon = try RunningDaemon(
-            world: world, extra: ["--web-listen", "127.0.0.1:\(port)"], launcher: ["/usr/bin/prlimit", "--nofile=1024:1024", "--"])
+        let (daemon, port) = try WebSignInTests.galleryOnLoopback(world, launcher: ["/usr/bin/prlimit", "--nofile=1024:1024", "--"])
         defer { _ = daemon }
         let control = world.root.appendingPathComponent("control.sock").path
-        try daemon.waitUntil(seconds: 10, "the gallery to listen") {
-            (try? WebClient(port: port).get("/api/v1/status").status) == 200
-        }
 
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }

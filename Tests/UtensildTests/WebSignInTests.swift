@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import UtensilTestSupport
 
@@ -10,6 +11,27 @@ struct WebSignInTests {
 
     static func signedIn(_ web: WebClient, _ cookie: String) throws -> Bool {
         try web.get("/", headers: ["Cookie": cookie]).text.contains("Signed in as")
+    }
+
+    /// The real daemon with its gallery on `127.0.0.1:PORT` (a free port), once it answers there.
+    static func galleryOnLoopback(
+        _ world: TestWorld, extra: [String] = [], launcher: [String] = []
+    ) throws -> (RunningDaemon, port: Int) {
+        let port = try LoopbackSocket.freePort()
+        let daemon = try RunningDaemon(world: world, extra: ["--web-listen", "127.0.0.1:\(port)"] + extra, launcher: launcher)
+        try daemon.waitUntil(seconds: 10, "the gallery to listen") {
+            (try? WebClient(port: port).get("/api/v1/status").status) == 200
+        }
+        return (daemon, port)
+    }
+
+    /// A world with the web user `alice` and its gallery on the loopback.
+    static func aliceOnLoopback() throws -> (TestWorld, RunningDaemon, port: Int) {
+        let world = try TestWorld()
+        let users = world.root.appendingPathComponent("web-users").path
+        #expect(try WebAccessTests.ctl(["web-user", "add", "alice", "--users-file", users], input: WebAccessTests.password + "\n").status == 0)
+        let (daemon, port) = try galleryOnLoopback(world, extra: ["--web-users-file", users])
+        return (world, daemon, port)
     }
 
     @Test func aSessionEndsWhenThePasswordChangesOrTheUserIsRemovedAndAddedAgain() throws {
@@ -38,16 +60,8 @@ struct WebSignInTests {
     }
 
     @Test func parallelGuessesAreNotAllCheckedAndDoNotLockOutAnotherAddress() throws {
-        let world = try TestWorld()
-        defer { world.remove() }
-        let users = world.root.appendingPathComponent("web-users").path
-        #expect(try WebAccessTests.ctl(["web-user", "add", "alice", "--users-file", users], input: WebAccessTests.password + "\n").status == 0)
-        let port = try LoopbackSocket.freePort()
-        let daemon = try RunningDaemon(world: world, extra: ["--web-listen", "127.0.0.1:\(port)", "--web-users-file", users])
-        defer { _ = daemon }
-        try daemon.waitUntil(seconds: 10, "the gallery to listen") {
-            (try? WebClient(port: port).get("/api/v1/status").status) == 200
-        }
+        let (world, daemon, port) = try Self.aliceOnLoopback()
+        defer { _ = daemon; world.remove() }
         let attacker = WebClient(port: port, from: "127.0.0.2")
         let statuses = Statuses()
         DispatchQueue.concurrentPerform(iterations: 60) { index in
@@ -78,6 +92,38 @@ struct WebSignInTests {
             #expect(after.status == 429)
             #expect((after.headers["retry-after"].flatMap(Int.init) ?? 0) >= 2, "Retry-After: \(after.headers["retry-after"] ?? "none")")
         }
+    }
+
+    @Test func manyAnonymousSignInsDoNotSlowTheControlSocket() throws {
+        let (world, daemon, port) = try Self.aliceOnLoopback()
+        defer { _ = daemon; world.remove() }
+        // 300 bad sign-ins in flight at once, from 150 addresses that have not failed yet.
+        var connections: [Int32] = []
+        defer { connections.forEach { close($0) } }
+        for index in 0..<300 {
+            let client = WebClient(port: port, from: "127.0.0.\(2 + index / 2)")
+            let body = "name=alice&password=guess\(index)"
+            let request = "POST /login HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let fd = try client.connect()
+            connections.append(fd)
+            #expect(client.send(fd, Data(request.utf8)))
+        }
+        let control = world.root.appendingPathComponent("control.sock").path
+        for _ in 0..<3 {
+            let status = try Utensilctl.run(["status"], socket: control, timeout: 30)
+            #expect(status.status == 0 && status.seconds < 1, "status took \(status.seconds) s: \(status.errors)")
+        }
+        // Most were refused at once rather than queued behind bcrypt.
+        var statuses: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        for fd in connections {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            statuses.append(count > 12 ? String(decoding: buffer[9..<12], as: UTF8.self) : "none")
+        }
+        let checked = statuses.filter { $0 == "401" }.count
+        #expect(checked <= 60, "\(checked) of 300 had their password checked")
+        #expect(statuses.filter { $0 == "429" }.count + checked == 300, "statuses: \(Dictionary(grouping: statuses) { $0 }.mapValues(\.count))")
     }
 }
 
