@@ -37,7 +37,8 @@ public struct GalleryServer: Sendable {
     func makeRouter() -> Router<GalleryRequestContext> {
         let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: HostCheck(listen: listen, extraHosts: extraHosts))
+        router.add(middleware: HostCheck(
+            listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
         APIRoutes(backend: backend).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)

@@ -2,16 +2,21 @@ import Hummingbird
 import UtensilConfig
 
 /// Answers 421 to a request whose Host header names neither the listen address, `localhost`,
-/// `127.0.0.1`, `[::1]` nor one of `web_hosts`: a web page that points a DNS name of its own
+/// `127.0.0.1`, `[::1]`, the address of a socket systemd passed in, nor one of `web_hosts`: a web page that points a DNS name of its own
 /// at this machine (DNS rebinding) reads nothing through it. The port is not compared; a
 /// request without a Host is refused too (every browser sends one).
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
     /// Lower-case host names, IPv6 addresses in brackets.
     let allowed: Set<String>
 
-    init(listen: WebListen, extraHosts: [String]) {
+    /// `boundHost`: the host of a socket systemd passed in (``BoundHost``).
+    init(listen: WebListen, boundHost: String? = nil, extraHosts: [String]) {
         var allowed: Set<String> = ["localhost", "127.0.0.1", "[::1]"]
-        if case .tcp(let host, _) = listen { allowed.insert(host.contains(":") ? "[\(host.lowercased())]" : host.lowercased()) }
+        // A wildcard is no name a browser sends; those come from web_hosts.
+        if case .tcp(let host, _) = listen, host != "0.0.0.0", host != "::" {
+            allowed.insert(host.contains(":") ? "[\(host.lowercased())]" : host.lowercased())
+        }
+        if let boundHost { allowed.insert(boundHost.lowercased()) }
         allowed.formUnion(extraHosts.map { $0.lowercased() })
         self.allowed = allowed
     }

@@ -16,12 +16,12 @@ public enum LoopbackSocket {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A stream socket connected to `127.0.0.1:port`, from `source` (a loopback address) when given.
-    public static func connected(port: Int, from source: String? = nil) throws -> Int32 {
+    /// A stream socket connected to `destination:port`, from `source` (a loopback address) when given.
+    public static func connected(port: Int, from source: String? = nil, to destination: String = "127.0.0.1") throws -> Int32 {
         let fd = try stream()
         do {
             if let source { try call("bind \(source)", on: fd, source, port: 0, bind) }
-            try call("connect 127.0.0.1:\(port)", on: fd, "127.0.0.1", port: port, connect)
+            try call("connect \(destination):\(port)", on: fd, destination, port: port, connect)
         } catch {
             close(fd)
             throw error

@@ -7,15 +7,18 @@ import Glibc
 public struct WebClient: Sendable {
     public enum Endpoint: Sendable {
         case unix(path: String)
-        /// `127.0.0.1:port`, connecting from `source` (another loopback address) when given.
-        case loopback(port: Int, source: String?)
+        /// `destination:port` on the loopback (`127.0.0.1` unless said), connecting from `source`
+        /// (another loopback address) when given.
+        case loopback(port: Int, source: String?, destination: String)
     }
 
     public let endpoint: Endpoint
 
     public init(socketPath: String) { endpoint = .unix(path: socketPath) }
 
-    public init(port: Int, from source: String? = nil) { endpoint = .loopback(port: port, source: source) }
+    public init(port: Int, from source: String? = nil, to destination: String = "127.0.0.1") {
+        endpoint = .loopback(port: port, source: source, destination: destination)
+    }
 
     public struct Reply: Sendable {
         public var status: Int
@@ -87,7 +90,8 @@ public struct WebClient: Sendable {
     public func connect() throws -> Int32 {
         let fd = switch endpoint {
         case .unix(let path): try UnixSocket.connected(to: path)
-        case .loopback(let port, let source): try LoopbackSocket.connected(port: port, from: source)
+        case .loopback(let port, let source, let destination):
+            try LoopbackSocket.connected(port: port, from: source, to: destination)
         }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
