@@ -658,7 +658,10 @@ extension Catalog {
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
         let parts = text.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
+        // Only a cursor this catalog handed out: its id is a utensil id, and it encodes back to itself.
+        guard parts.count == 2, UUID(uuidString: String(parts[1])) != nil,
+              encodeCursor(value: String(parts[0]), id: String(parts[1])) == cursor
+        else { return nil }
         return (String(parts[0]), String(parts[1]))
     }
 }

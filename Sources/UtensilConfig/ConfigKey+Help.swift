@@ -42,6 +42,8 @@ extension ConfigKey {
             "Where the web gallery listens: \"HOST:PORT\" (\"[::1]:8180\" for IPv6), \"unix:PATH\" for a reverse proxy, or \"\" for off."
         case .webUsersFile:
             "Users who may change things through the web gallery, one name:bcrypt-hash a line; utensilctl web-user manages it (absolute path)."
+        case .webHosts:
+            "Host header names the web gallery also answers to (a reverse proxy's public name), besides its listen address, localhost, 127.0.0.1 and [::1]; any other Host gets 421. A TOML array of strings; in the environment or a flag, names separated by commas."
         }
     }
 }

@@ -20,6 +20,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case logLevel = "log_level"
     case webListen = "web_listen"
     case webUsersFile = "web_users_file"
+    case webHosts = "web_hosts"
 }
 
 extension ConfigKey {
@@ -57,7 +58,7 @@ extension ConfigKey {
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts:
             false
         }
     }
@@ -77,6 +78,7 @@ extension ConfigKey {
         case .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
+        case .webHosts: "NAME,NAME…"
         }
     }
 }

@@ -6,6 +6,8 @@ enum RawSetting: Sendable, Equatable {
     /// `literal` is how the integer was written in the file, when known (only looked up for `socket_mode`).
     case tomlInteger(Int, literal: String?)
     case tomlFloat(Double)
+    /// A TOML array whose elements are all strings.
+    case tomlStrings([String])
     /// A TOML value no key accepts (boolean, array, table, date …), described as "a boolean" etc.
     case tomlOther(kind: String)
 
@@ -15,6 +17,7 @@ enum RawSetting: Sendable, Equatable {
         case .text(let s), .tomlString(let s): TOMLText.quoted(s)
         case .tomlInteger(let value, let literal): literal ?? String(value)
         case .tomlFloat(let value): TOMLText.float(value)
+        case .tomlStrings(let list): WebHosts.rendered(list)
         case .tomlOther(let kind): kind
         }
     }
@@ -25,6 +28,7 @@ enum RawSetting: Sendable, Equatable {
         case .text, .tomlString: "a string"
         case .tomlInteger: "an integer"
         case .tomlFloat: "a floating-point number"
+        case .tomlStrings: "an array"
         case .tomlOther(let kind): kind
         }
     }

@@ -71,6 +71,17 @@ struct SettingParser {
         return try checking { () throws(SettingProblem) in try WebListen.parse(text) }
     }
 
+    /// A TOML array of strings, or a comma-separated list from the environment or a flag.
+    func webHosts() throws(ConfigurationError) -> [String] {
+        let names: [String]
+        switch raw {
+        case .tomlStrings(let list): names = list
+        case .text(let s): names = WebHosts.split(s)
+        default: throw wrongType("an array of host names, like [\"photos.example.org\"]")
+        }
+        return try checking { () throws(SettingProblem) in try WebHosts.parse(list: names) }
+    }
+
     func socketMode() throws(ConfigurationError) -> UInt32 {
         switch raw {
         case .text(let s), .tomlString(let s):

@@ -26,6 +26,17 @@ enum TOMLSettings {
         return settings
     }
 
+    /// The elements of `array` when every one is a string.
+    private static func strings(_ array: TOMLArray?) -> [String]? {
+        guard let array else { return nil }
+        var strings: [String] = []
+        for element in array {
+            guard let string = element.string else { return nil }
+            strings.append(string)
+        }
+        return strings
+    }
+
     private static func raw(_ value: any TOMLValueConvertible, key: ConfigKey, text: String) -> RawSetting {
         switch value.type {
         case .string: .tomlString(value.string ?? "")
@@ -33,7 +44,7 @@ enum TOMLSettings {
             .tomlInteger(value.int ?? 0, literal: key == .socketMode ? SocketMode.integerLiteral(in: text, value: value.int ?? 0) : nil)
         case .double: .tomlFloat(value.double ?? .nan)
         case .bool: .tomlOther(kind: "a boolean")
-        case .array: .tomlOther(kind: "an array")
+        case .array: strings(value.array).map(RawSetting.tomlStrings) ?? .tomlOther(kind: "an array")
         case .table: .tomlOther(kind: "a table")
         case .date: .tomlOther(kind: "a date")
         case .time: .tomlOther(kind: "a time")

@@ -27,6 +27,7 @@ extension UtensilConfiguration {
         case .logLevel: logLevel = try value.choice(LogLevelName.self)
         case .webListen: webListen = try value.webListen()
         case .webUsersFile: webUsersFile = try value.absolutePath()
+        case .webHosts: webHosts = try value.webHosts()
         }
     }
 }

@@ -22,6 +22,7 @@ extension UtensilConfiguration {
         case .logLevel: TOMLText.quoted(logLevel.rawValue)
         case .webListen: TOMLText.quoted(webListen.description)
         case .webUsersFile: TOMLText.quoted(webUsersFile)
+        case .webHosts: WebHosts.rendered(webHosts)
         }
     }
 

@@ -28,6 +28,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var webListen: WebListen
     /// The web users file: `name:bcrypt-hash` lines.
     public var webUsersFile: String
+    /// Host header names the gallery answers to besides its own (lower case, no port).
+    public var webHosts: [String]
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -50,7 +52,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
         rescanSeconds: 300,
         logLevel: .info,
         webListen: .tcp(host: "127.0.0.1", port: 8180),
-        webUsersFile: "/etc/utensild/web-users")
+        webUsersFile: "/etc/utensild/web-users",
+        webHosts: [])
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

@@ -42,6 +42,7 @@ extension UtensilConfiguration {
         case .logLevel: logLevel = other.logLevel
         case .webListen: webListen = other.webListen
         case .webUsersFile: webUsersFile = other.webUsersFile
+        case .webHosts: webHosts = other.webHosts
         }
     }
 }

@@ -81,7 +81,7 @@ public struct UtensilDaemon: Sendable {
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
             audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache())
         let gallery = GalleryServer(
-            listen: configuration.webListen,
+            listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
             logger: logger)

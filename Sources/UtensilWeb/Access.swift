@@ -10,15 +10,16 @@ struct Access: Sendable {
     let sessions: Sessions
     let usersFile: String
 
-    /// The signed-in user, or nil.
+    /// The signed-in user, or nil. A session whose user is gone from the users file, or whose
+    /// line there changed since sign-in (a new password, a remove and add), ends here.
     func user(_ request: Request) -> String? {
-        guard let token = request.cookies[Sessions.cookieName]?.value, let user = sessions.user(for: token) else { return nil }
-        // A user removed from the file is signed out at once.
-        guard (try? WebUsersFile.read(usersFile).entry(named: user)) != nil else {
-            sessions.closeAll(of: user)
+        guard let token = request.cookies[Sessions.cookieName]?.value, let session = sessions.session(for: token) else { return nil }
+        let current = (try? WebUsersFile.read(usersFile))?.entry(named: session.user)?.hash
+        guard current == session.generation else {
+            sessions.closeAll(of: session.user, unless: current)
             return nil
         }
-        return user
+        return session.user
     }
 
     /// For every request that changes something: 403 if cross-site, 401 without a session.

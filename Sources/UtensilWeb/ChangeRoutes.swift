@@ -9,6 +9,7 @@ struct ChangeRoutes: Sendable {
     let backend: any GalleryBackend
     let access: Access
     let throttle: LoginThrottle
+    let passwordChecks: PasswordChecks
     /// Files per upload request at most.
     static var maximumFilesPerUpload: Int { 100 }
 
@@ -25,27 +26,28 @@ struct ChangeRoutes: Sendable {
             let form = try await Self.form(request, context: context)
             let name = form["name"] ?? ""
             let password = form["password"] ?? ""
-            let keys = ["user:" + name] + (context.remoteAddress.map { ["client:" + $0] } ?? [])
-            let wait = throttle.wait(for: keys)
-            if wait > 0 {
-                var response = HTML.response(LoginPage(
-                    message: "Too many failed attempts; wait \(wait) seconds and try again.", signedIn: nil).render(),
-                    status: .tooManyRequests)
-                response.headers[.retryAfter] = String(wait)
-                return response
+            let address = context.remoteAddress
+            // Counted as a failure before the check, so parallel guesses cannot all be checked.
+            if case .wait(let seconds) = throttle.reserve(account: name, address: address) {
+                return Self.tooMany("Too many failed attempts; wait \(seconds) seconds and try again.", retryAfter: seconds)
             }
             let usersFile = access.usersFile
-            let valid = await backend.runBlocking {
-                (try? WebUsersFile.read(usersFile))?.verify(name, password: password) ?? false
+            let generation: String?
+            do {
+                generation = try await passwordChecks.run { () -> String? in
+                    guard let users = try? WebUsersFile.read(usersFile), users.verify(name, password: password) else { return nil }
+                    return users.entry(named: name)?.hash
+                }
+            } catch {
+                return Self.tooMany("Too many people are signing in at once; try again in a few seconds.", retryAfter: 5)
             }
-            guard valid else {
-                throttle.failed(keys)
+            guard let generation else {
                 return HTML.response(LoginPage(
                     message: "That name and password do not match; try again (an administrator adds users with utensilctl web-user add).",
                     signedIn: nil).render(), status: .unauthorized)
             }
-            throttle.succeeded(keys)
-            let token = access.sessions.open(for: name)
+            throttle.succeeded(account: name, address: address)
+            let token = access.sessions.open(for: name, generation: generation)
             var response = Response.redirect(to: "/", type: .normal)
             response.headers[.setCookie] = Access.cookie(token: token, request: request)
             return response
@@ -162,6 +164,13 @@ struct ChangeRoutes: Sendable {
             throw error
         }
         return upload.commit()
+    }
+
+    /// A 429 sign-in page saying `message`, with `Retry-After`.
+    static func tooMany(_ message: String, retryAfter seconds: Int) -> Response {
+        var response = HTML.response(LoginPage(message: message, signedIn: nil).render(), status: .tooManyRequests)
+        response.headers[.retryAfter] = String(seconds)
+        return response
     }
 
     static func id(_ context: GalleryRequestContext) throws -> UtensilID {

@@ -13,9 +13,20 @@ public struct GalleryServer: Sendable {
     let backend: any GalleryBackend
     let logger: Logger
     let access: Access
+    /// `web_hosts`: Host names answered besides the listen address and the loopback names.
+    let extraHosts: [String]
+    /// Connections in all and per address, idle and body time-outs.
+    let limits: WebLimits
+    /// bcrypt's own threads (``PasswordChecks``), started and stopped by ``run(onListening:)``.
+    let passwordChecks = PasswordChecks()
 
-    public init(listen: WebListen, activatedDescriptor: Int32? = nil, backend: any GalleryBackend, logger: Logger) {
+    public init(
+        listen: WebListen, extraHosts: [String] = [], limits: WebLimits = .current, activatedDescriptor: Int32? = nil,
+        backend: any GalleryBackend, logger: Logger
+    ) {
         self.listen = listen
+        self.extraHosts = extraHosts
+        self.limits = limits
         self.activatedDescriptor = activatedDescriptor
         self.backend = backend
         self.logger = logger
@@ -26,9 +37,11 @@ public struct GalleryServer: Sendable {
     func makeRouter() -> Router<GalleryRequestContext> {
         let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeaders())
+        router.add(middleware: HostCheck(
+            listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
         APIRoutes(backend: backend).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
-        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle()).register(on: router)
+        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
     }
@@ -36,32 +49,42 @@ public struct GalleryServer: Sendable {
     /// Serves until cancelled (or until graceful shutdown); `onListening` gets the address.
     public func run(onListening: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         if listen == .off { return }
+        passwordChecks.start()
+        do {
+            try await serve(onListening: onListening)
+        } catch {
+            await passwordChecks.shutdown()
+            throw error
+        }
+        await passwordChecks.shutdown()
+    }
+
+    private func serve(onListening: @escaping @Sendable (String) -> Void) async throws {
         // Hummingbird logs each request at info, and the cancellation that ends it on shutdown
         // as errors; what matters (a listener that cannot be opened) is thrown to the daemon.
         var quiet = logger
         quiet.logLevel = .critical
+        let endpoint: GalleryListener.Endpoint
         if let activatedDescriptor {
-            return try await ActivatedListener.serve(
-                descriptor: activatedDescriptor, router: makeRouter(), logger: quiet, onListening: onListening)
+            endpoint = .descriptor(activatedDescriptor)
+        } else {
+            switch listen {
+            case .off: return
+            case .tcp(let host, let port): endpoint = .tcp(host: host, port: port)
+            case .unix(let path): endpoint = .unix(path: path)
+            }
         }
-        let address: BindAddress
-        switch listen {
-        case .off: return
-        case .tcp(let host, let port): address = .hostname(host, port: port)
-        case .unix(let path): address = .unixDomainSocket(path: path)
+        try await GalleryListener.serve(
+            endpoint, router: makeRouter(), limits: limits, logger: logger, quietLogger: quiet
+        ) { [listen, activatedDescriptor] address in
+            if activatedDescriptor != nil {
+                onListening(address.map { "\($0) (from systemd)" } ?? "the socket from systemd")
+            } else if case .tcp(let host, let port) = listen {
+                let shownHost = host.contains(":") ? "[\(host)]" : host
+                onListening("http://\(shownHost):\(address?.port ?? port)/")
+            } else {
+                onListening(listen.description)
+            }
         }
-        let app = Application(
-            router: makeRouter(), configuration: .init(address: address, serverName: "utensild"),
-            onServerRunning: { [listen] channel in
-                switch listen {
-                case .tcp(let host, let port):
-                    let shownHost = host.contains(":") ? "[\(host)]" : host
-                    onListening("http://\(shownHost):\(channel.localAddress?.port ?? port)/")
-                default:
-                    onListening(listen.description)
-                }
-            },
-            logger: quiet)
-        try await app.run()
     }
 }

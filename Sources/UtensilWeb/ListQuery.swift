@@ -6,6 +6,10 @@ import UtensilCore
 /// 500, default 50) and `after` (a cursor from an earlier page's `next`).
 struct ListQuery: Sendable, Equatable {
     static let maximumSearchCharacters = 200
+    /// A character may hold any number of code points: the search is bounded in those and in
+    /// UTF-8 bytes too, so one 2,001-code-point "character" is refused like 201 letters.
+    static let maximumSearchScalars = 400
+    static let maximumSearchBytes = 1_024
     static let maximumLimit = 500
     static let maximumCursorBytes = 512
 
@@ -27,8 +31,11 @@ struct ListQuery: Sendable, Equatable {
             throw .badRequest("The query string is not valid percent-encoded UTF-8; encode it as a browser does.")
         }
         let search = items["search"]?.trimmingCharacters(in: .whitespaces)
-        if let search, search.count > Self.maximumSearchCharacters {
-            throw .badRequest("The search text is longer than \(Self.maximumSearchCharacters) characters; search for a shorter part of the name.")
+        if let search, search.count > Self.maximumSearchCharacters || search.unicodeScalars.count > Self.maximumSearchScalars
+            || search.utf8.count > Self.maximumSearchBytes
+        {
+            throw .badRequest(
+                "The search text is longer than \(Self.maximumSearchCharacters) characters (\(Self.maximumSearchScalars) code points, \(Self.maximumSearchBytes) bytes); search for a shorter part of the name.")
         }
         self.search = search?.isEmpty == false ? search : nil
         if let category = items["category"], !category.isEmpty {

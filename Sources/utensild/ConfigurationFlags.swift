@@ -23,6 +23,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
     @Option(name: .customLong("web-listen"), help: "The web gallery: HOST:PORT, unix:PATH, or \"\" for off.") var webListen: String?
     @Option(name: .customLong("web-users-file"), help: "Users who may change things through the web.") var webUsersFile: String?
+    @Option(name: .customLong("web-hosts"), help: "Host names the web gallery also answers to, separated by commas.") var webHosts: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -33,7 +34,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.memoryBudget, memoryBudget),
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
-            (.webListen, webListen), (.webUsersFile, webUsersFile),
+            (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -8,7 +8,7 @@ private let badText: [ConfigKey: String] = [
     .socketMode: "0990", .workers: "many", .thumbnailSize: "15", .thumbnailQuality: "101",
     .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe", .trashDays: "-1",
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
-    .webListen: "localhost", .webUsersFile: "web-users",
+    .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
 ]
 
 @Suite struct ErrorTests {

@@ -23,6 +23,7 @@ private let samples: [ConfigKey: [String]] = [
     .logLevel: ["debug", "warning", "error"],
     .webListen: ["127.0.0.1:9000", "unix:/run/w.sock", "[::1]:8080"],
     .webUsersFile: ["/f/users", "/e/users", "/g/users"],
+    .webHosts: ["f.example", "e.example", "g.example"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
@@ -31,7 +32,7 @@ private func isNumber(_ key: ConfigKey) -> Bool {
 
 /// `text` as it is written in the TOML file.
 private func tomlLiteral(_ key: ConfigKey, _ text: String) -> String {
-    isNumber(key) ? text : "\"\(text)\""
+    isNumber(key) ? text : key == .webHosts ? "[\"\(text)\"]" : "\"\(text)\""
 }
 
 /// What ``UtensilConfiguration/renderedValue(of:)`` must give after `text` was applied.

@@ -22,7 +22,8 @@ import Testing
             thumbnailQuality: 1, maxFileBytes: Int.max, maxPixels: 1, memoryBudget: 16 << 20, duplicateNames: .allow, duplicateContent: .allow,
             trashDays: 0.5,
             settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical,
-            webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users")
+            webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users",
+            webHosts: ["photos.example.org", "[::2]"])
         // A tab cannot be typed into a path key: control characters are refused, so drop it for the round trip.
         var typable = config
         typable.rejected = "/srv/failed drops"

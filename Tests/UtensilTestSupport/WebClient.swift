@@ -1,12 +1,24 @@
 import Foundation
 import Glibc
 
-/// A bare HTTP/1.1 client of the web gallery on a Unix socket (`--web-listen unix:PATH`):
-/// one connection per request, so tests can send anything, hostile bytes included.
+/// A bare HTTP/1.1 client of the web gallery on a Unix socket (`--web-listen unix:PATH`) or
+/// on `127.0.0.1:PORT`: one connection per request, so tests can send anything, hostile bytes
+/// included.
 public struct WebClient: Sendable {
-    public let socketPath: String
+    public enum Endpoint: Sendable {
+        case unix(path: String)
+        /// `destination:port` on the loopback (`127.0.0.1` unless said), connecting from `source`
+        /// (another loopback address) when given.
+        case loopback(port: Int, source: String?, destination: String)
+    }
 
-    public init(socketPath: String) { self.socketPath = socketPath }
+    public let endpoint: Endpoint
+
+    public init(socketPath: String) { endpoint = .unix(path: socketPath) }
+
+    public init(port: Int, from source: String? = nil, to destination: String = "127.0.0.1") {
+        endpoint = .loopback(port: port, source: source, destination: destination)
+    }
 
     public struct Reply: Sendable {
         public var status: Int
@@ -16,11 +28,11 @@ public struct WebClient: Sendable {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// `method path` with `headers` and `body`; waits for the whole answer (30 s at most).
+    /// `method path` with `headers` and `body`, sent for `host`; waits for the whole answer (30 s at most).
     public func request(
-        _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data()
+        _ method: String, _ path: String, host: String = "localhost", headers: [String: String] = [:], body: Data = Data()
     ) throws -> Reply {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
@@ -76,7 +88,11 @@ public struct WebClient: Sendable {
 
     /// A connected socket; also used by tests that hold a connection open.
     public func connect() throws -> Int32 {
-        let fd = try UnixSocket.connected(to: socketPath)
+        let fd = switch endpoint {
+        case .unix(let path): try UnixSocket.connected(to: path)
+        case .loopback(let port, let source, let destination):
+            try LoopbackSocket.connected(port: port, from: source, to: destination)
+        }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -16,9 +16,7 @@ struct SocketActivationTests {
     static let activator = "/usr/bin/systemd-socket-activate"
 
     @Test func theControlAndWebSocketsArePassedInAndOutliveTheDaemon() throws {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: Self.activator),
-            "\(Self.activator) (Debian's systemd package) is needed")
+        try Self.requireActivator()
         let world = try TestWorld()
         defer { world.remove() }
         let control = world.root.appendingPathComponent("control.sock").path
@@ -61,6 +59,39 @@ struct SocketActivationTests {
         #expect(waitStatus == 0, "wait status \(waitStatus)\n\(log())")
         #expect(FileManager.default.fileExists(atPath: control))
         #expect(FileManager.default.fileExists(atPath: web))
+    }
+
+    /// On a TCP socket from systemd, the gallery answers to that socket's address (which
+    /// `web_listen` does not say) and still refuses other hosts.
+    @Test func theHostCheckKnowsTheAddressOfAPassedInSocket() throws {
+        try Self.requireActivator()
+        let world = try TestWorld()
+        defer { world.remove() }
+        let port = try LoopbackSocket.freePort()
+        let logPath = world.root.appendingPathComponent("utensild.log").path
+        let arguments = [
+            Self.activator, "-l", "127.0.0.2:\(port)", "--fdname=web", "-E", "SYSTEMD_LOG_TARGET=console",
+            "-E", "SWIFT_BACKTRACE=enable=no", try UtensildProcess.binary.path,
+        ] + UtensildProcess.arguments(for: world, extra: ["--web-listen", "127.0.0.1:8180"])
+        let pid = try Self.spawn(arguments, stderr: logPath)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        let web = WebClient(port: port, to: "127.0.0.2")
+        // The first connection starts the daemon; poll until it answers.
+        try Poll.until("the gallery on 127.0.0.2:\(port)", detail: { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }) {
+            (try? web.request("GET", "/api/v1/status", host: "127.0.0.2:\(port)").status) == 200
+        }
+        #expect(try web.request("GET", "/", host: "localhost").status == 200)
+        #expect(try web.request("GET", "/", host: "127.0.0.3:\(port)").status == 421)
+        #expect(try web.request("GET", "/", host: "attacker.example:\(port)").status == 421)
+    }
+
+    static func requireActivator() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: activator), "\(activator) (Debian's systemd package) is needed")
     }
 
     /// Starts `arguments` with stdin from /dev/null and stderr (and stdout) into `stderr`.

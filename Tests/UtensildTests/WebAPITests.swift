@@ -101,6 +101,11 @@ struct WebAPITests {
             "/api/v1/utensils?limit=99999999999999999999999", "/api/v1/utensils?sort=bogus",
             "/api/v1/utensils?after=not-a-cursor", "/api/v1/utensils?after=" + String(repeating: "x", count: 5000),
             "/api/v1/utensils?search=%ff%fe", "/api/v1/utensils?search=%",
+            // Cursors that decode but were never handed out: three NUL bytes, a name and no utensil id.
+            "/api/v1/utensils?after=AAAA", "/api/v1/utensils?after=" + Data("Spoon\u{0}../../x".utf8).base64EncodedString(),
+            // One character of 2,001 code points (an "e" and 2,000 combining accents): short in
+            // characters, not in code points or bytes.
+            "/api/v1/utensils?search=e" + String(repeating: "%CC%81", count: 2_000),
         ]
         for path in refused {
             let reply = try web.get(path)
@@ -109,7 +114,7 @@ struct WebAPITests {
             #expect((error?["message"] as? String)?.isEmpty == false, "\(path.prefix(80)): \(reply.text.prefix(200))")
         }
         // A request line far beyond what any browser sends: refused, and the daemon lives on.
-        let huge = try web.exchange(Data("GET /api/v1/utensils?search=\(String(repeating: "b", count: 200_000)) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let huge = try web.exchange(Data("GET /api/v1/utensils?search=\(String(repeating: "b", count: 200_000)) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         #expect((400..<500).contains(huge.status))
         let garbage = try? web.exchange(Data("\u{1}\u{2}NOT HTTP\r\n\r\n".utf8))
         #expect(garbage.map { (400..<500).contains($0.status) } ?? true)

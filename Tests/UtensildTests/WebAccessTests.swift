@@ -247,7 +247,7 @@ struct WebAccessTests {
         #expect(try web.request("POST", "/api/v1/uploads", headers: ["Cookie": cookie, "Content-Type": "text/plain"], body: Data("x".utf8)).status == 415)
         // A declared length far over the limit is refused before a byte is read.
         let fd = try web.connect()
-        _ = web.send(fd, Data("POST /api/v1/uploads HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\nContent-Type: multipart/form-data; boundary=XyZzY\r\nContent-Length: 999999999999\r\n\r\n".utf8))
+        _ = web.send(fd, Data("POST /api/v1/uploads HTTP/1.1\r\nHost: localhost\r\nCookie: \(cookie)\r\nContent-Type: multipart/form-data; boundary=XyZzY\r\nContent-Length: 999999999999\r\n\r\n".utf8))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(fd, &buffer, buffer.count, 0)
         close(fd)

@@ -1,0 +1,72 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The gallery's listening socket, bounded (``WebLimits``): Hummingbird's own HTTP/1 channel
+/// and the router, fed from NIO's bootstrap so that every connection passes the
+/// ``ConnectionLimiter`` before a byte is read, idles at most `idleSeconds` between requests
+/// and sends a body without pausing for `bodySeconds`. The socket is bound here, or is one
+/// systemd passed in (`utensild-web.socket`, so the service keeps `PrivateNetwork=yes`).
+enum GalleryListener {
+    enum Endpoint: Sendable {
+        case tcp(host: String, port: Int)
+        case unix(path: String)
+        /// A bound, listening socket from systemd.
+        case descriptor(Int32)
+    }
+
+    /// Serves until cancelled; `onListening` gets the bound address.
+    static func serve(
+        _ endpoint: Endpoint, router: Router<GalleryRequestContext>, limits: WebLimits, logger: Logger,
+        quietLogger: Logger, onListening: @Sendable (SocketAddress?) -> Void
+    ) async throws {
+        let responder = router.buildResponder()
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [BodyTimeout(timeout: .seconds(limits.bodySeconds))],
+            idleTimeout: .seconds(limits.idleSeconds))
+        let http = HTTP1Channel(responder: { request, responseWriter, channel in
+            let context = GalleryRequestContext(source: .init(channel: channel, logger: quietLogger))
+            var response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch {
+                quietLogger.debug("The web gallery failed a request: \(error)")
+                response = Response(status: .internalServerError)
+            }
+            response.headers[.server] = "utensild"
+            try await responseWriter.write(response: response.head, body: response.body)
+        }, configuration: configuration)
+        let limiter = ConnectionLimiter(limits: limits, logger: logger)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<HTTP1Channel.Value?> = { channel in
+            guard limiter.admit(channel) else {
+                channel.close(promise: nil)
+                return channel.eventLoop.makeSucceededFuture(nil)
+            }
+            return http.setup(channel: channel, logger: quietLogger).map { Optional($0) }
+        }
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+        let server: NIOAsyncChannel<HTTP1Channel.Value?, Never> = switch endpoint {
+        case .tcp(let host, let port):
+            try await bootstrap.bind(host: host, port: port, childChannelInitializer: initializer)
+        case .unix(let path):
+            try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+        case .descriptor(let descriptor):
+            try await bootstrap.bind(NIOBSDSocket.Handle(descriptor), childChannelInitializer: initializer)
+        }
+        onListening(server.channel.localAddress)
+        try await withThrowingDiscardingTaskGroup { group in
+            try await server.executeThenClose { connections in
+                for try await connection in connections {
+                    guard let connection else { continue }
+                    group.addTask { await http.handle(value: connection, logger: quietLogger) }
+                }
+            }
+        }
+    }
+}
