@@ -1,6 +1,7 @@
 # The stress suite (issues 7 and 12): burst, kill -9 loop, disk full, database trouble, slow-loris,
-# an adversary (folders swapped for links, drops rewritten in place during a burst), and files
-# planted in rejected/ during a burst.
+# an adversary (folders swapped for links, drops rewritten in place during a burst), files
+# planted in rejected/ during a burst, and a web adversary (idle connections past the descriptor
+# limit, parallel sign-ins, linked category folders, raced uploads, lying HEIC/AVIF).
 # Its short profile runs inside `make test` with the other Swift tests (Tests/UtensildTests/Stress);
 # `make stress` runs the long profile, by hand and before each release (about half an hour).
 # UTENSIL_STRESS_SEED=<n> replays a run's random choices (each run prints its seed).
