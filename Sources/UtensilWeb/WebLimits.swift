@@ -1,4 +1,5 @@
 import Glibc
+import UtensilControlProtocol
 
 /// The gallery listener's bounds: how many connections in all and from one address, and how
 /// long a connection may idle or dribble a request. A stranger who reaches the listener can
@@ -22,9 +23,11 @@ public struct WebLimits: Sendable, Equatable {
         self.bodySeconds = bodySeconds
     }
 
-    /// Descriptors kept out of the gallery's reach: the control socket's clients, the
-    /// catalog, the watcher, ingests and logging.
-    public static let reservedDescriptors = 384
+    /// Descriptors kept out of the gallery's reach: every client the control socket admits
+    /// (512), and 128 for the catalog, the watcher, ingests and logging. Under the unit's
+    /// `LimitNOFILE=1024` the gallery's worst case (192 connections, each sending a file) and
+    /// the control socket's together stay within the limit.
+    public static let reservedDescriptors = ControlProtocol.maximumClients + 128
 
     /// The limits for this process's descriptor limit (`RLIMIT_NOFILE`, systemd's
     /// `LimitNOFILE=`): each connection may also hold a file it sends, so the gallery gets
