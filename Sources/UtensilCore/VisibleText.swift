@@ -4,9 +4,11 @@
 /// and so does the plain log on standard error.
 ///
 /// Escaped: control characters (C0, DEL, C1), the line and paragraph separators, bidi
-/// controls, and every other default-ignorable code point (zero-width space and non-joiner,
-/// word joiner, BOM, soft hyphen …) — except the zero-width joiner, variation selectors and
-/// tag characters inside an emoji sequence, which draw "👩‍🍳" and "❤️" as they should.
+/// controls, every other default-ignorable code point (zero-width space and non-joiner,
+/// word joiner, BOM, soft hyphen …) and every other format character (the interlinear
+/// annotation marks U+FFF9–U+FFFB, which hide the text between them) — except the zero-width
+/// joiner, variation selectors and tag characters inside an emoji sequence, which draw "👩‍🍳"
+/// and "❤️" as they should.
 public enum VisibleText {
     /// `text` with what could hide escaped; `special` may give its own escape for a code point
     /// first (a log line writes `\n` for a line feed, say).
@@ -35,7 +37,7 @@ public enum VisibleText {
         case 0x2028, 0x2029: return true  // line and paragraph separators
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true  // bidi controls
         case 0x200D, 0xFE00...0xFE0F, 0xE0020...0xE007F, 0xE0100...0xE01EF: return !inEmojiSequence
-        default: return scalar.properties.isDefaultIgnorableCodePoint
+        default: return scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.generalCategory == .format
         }
     }
 }

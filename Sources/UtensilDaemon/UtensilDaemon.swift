@@ -189,7 +189,8 @@ public struct UtensilDaemon: Sendable {
         handler: ControlRequestHandler
     ) async {
         await scheduler.finish(job, outcome)
-        let inboxFile = job.drop.inboxPath.lossyText
+        // The one text form of a file name (`\xFF` for a byte that is not UTF-8), as `rejected` shows it.
+        let inboxFile = FileNameEscaping.escaped(job.drop.inboxPath)
         switch outcome {
         case .ingested(let record):
             events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))

@@ -19,6 +19,8 @@ import Testing
         ("Sp\u{200B}oon", "Sp\\u{200B}oon"),
         ("Sp\u{200D}o\u{FE0F}on\u{FEFF}\u{AD}\u{2060}\u{200C}", "Sp\\u{200D}o\\u{FE0F}on\\u{FEFF}\\u{AD}\\u{2060}\\u{200C}"),
         ("back\\slash", "back\\slash"),
+        // Interlinear annotation marks: format characters that hide the text between them.
+        ("Spoon\u{FFF9}hid\u{FFFA}den\u{FFFB}", "Spoon\\u{FFF9}hid\\u{FFFA}den\\u{FFFB}"),
     ])
     func escapes(_ raw: String, _ shown: String) {
         #expect(TerminalText.escaped(raw) == shown)

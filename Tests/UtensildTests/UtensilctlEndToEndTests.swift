@@ -162,10 +162,18 @@ struct UtensilctlEndToEndTests {
         let image = try TestImages.make([TestImages.jpeg(world.root.path + "/c", seed: 3)])[0]
         try world.drop("Whisk.jpg", image)
         try world.drop("Junk.jpg", Data("junk".utf8))
+        // A name that is not UTF-8 travels in the one text form `rejected` uses: `\xFF`, not U+FFFD.
+        let rawName = Array((world.inbox.path + "/Bad").utf8) + [0xFF] + Array(".jpg".utf8) + [0]
+        let fd = rawName.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        #expect(fd >= 0)
+        _ = write(fd, "junk", 4)
+        close(fd)
         var events: [String] = []
-        while events.count < 2, let line = follower.readLine() { events.append(line) }
+        while events.count < 3, let line = follower.readLine() { events.append(line) }
         #expect(events.contains { $0.contains(#""kind":"ingested""#) && $0.contains("Whisk.jpg") })
         #expect(events.contains { $0.contains(#""kind":"rejected""#) && $0.contains("Junk.jpg") && $0.contains("corrupt-image") })
+        #expect(events.contains { $0.contains(#""inboxFile":"Bad\\xFF.jpg""#) }, "\(events)")
+        #expect(!events.joined().contains("\u{FFFD}"))
         #expect(try daemon.terminate() == 0)
     }
 

@@ -259,7 +259,3 @@ extension CheckReport {
             uploadLeftovers: report.uploadLeftovers)
     }
 }
-
-extension Array where Element == UInt8 {
-    var lossyText: String { String(decoding: self, as: UTF8.self) }
-}
