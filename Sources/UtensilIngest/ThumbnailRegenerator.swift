@@ -17,6 +17,8 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
     case undecodable(UUID, ImageCodecError)
     /// Writing the new thumbnail failed (disk full …); the old one stays.
     case write(UUID, SystemError)
+    /// The catalog could not be read (busy, or failing): nothing was done; try again later.
+    case catalogUnavailable(UUID, String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
             "The original of \(id.uuidString) could not be decoded (\(error)); replace its photo by dropping a new one of the same name."
         case .write(let id, let error):
             "The thumbnail of \(id.uuidString) could not be written (\(error)); the old one stays; free some space and rethumb it again."
+        case .catalogUnavailable(let id, let error):
+            "The catalog could not be read for \(id.uuidString) (\(error)); nothing was changed; rethumb it again later."
         }
     }
 }
@@ -61,10 +65,20 @@ struct ThumbnailRegenerator: Sendable {
         var attempts = 0
         while true {
             attempts += 1
-            guard let record = try? catalog.utensil(id: id) else { throw .gone(id) }
+            // Only a missing row is "gone": a busy or failing catalog is an error, never a success.
+            guard let record = try row(id) else { throw .gone(id) }
             try regenerate(record)
-            guard let now = try? catalog.utensil(id: id) else { return }
+            guard let now = try row(id) else { return }
             if now.sha256 == record.sha256 || attempts >= 3 { return }
+        }
+    }
+
+    /// The row of `id`, nil when there is none.
+    private func row(_ id: UUID) throws(RethumbError) -> UtensilRecord? {
+        do {
+            return try catalog.utensil(id: id)
+        } catch {
+            throw .catalogUnavailable(id, "\(error)")
         }
     }
 
@@ -98,7 +112,7 @@ struct ThumbnailRegenerator: Sendable {
         }
         guard let bytes = read, ContentHash.sha256(of: bytes) == record.sha256 else {
             // A replacement moved a new original into place meanwhile: its row says so.
-            if let now = try? catalog.utensil(id: id), now.sha256 != record.sha256 { return }
+            if let now = try row(id), now.sha256 != record.sha256 { return }
             throw .originalChanged(id)
         }
         let thumbnail: Thumbnail

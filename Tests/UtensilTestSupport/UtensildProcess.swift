@@ -67,9 +67,9 @@ public struct UtensildProcess {
         return (process, output, errors)
     }
 
-    /// Runs utensild to completion.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let (process, output, errors) = try start(arguments, environment: environment)
+    /// Runs utensild to completion (through `launcher`, as ``start(_:environment:launcher:)``).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
+        let (process, output, errors) = try start(arguments, environment: environment, launcher: launcher)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -173,9 +173,22 @@ extension UtensilStore {
         for (operation, entry) in operations {
             let files = StagedFiles(
                 folders: folders, utensil: entry.utensil, operation: operation, fileExtension: entry.original ?? "jpeg")
+            // Only absence means "not committed": a staged original that cannot be read (an I/O
+            // error, say) leaves the operation's files for the next start or a person.
+            let stagedOriginal: [UInt8]?
+            do throws(SystemError) {
+                stagedOriginal = entry.original == nil ? nil : try FileOps.readRegularFile(files.original, in: folders.staging)
+            } catch where error.isNotFound {
+                stagedOriginal = nil
+            } catch {
+                logger.error(
+                    "Cannot read the staged original of utensil \(entry.utensil.uuidString) (\(error)); its staged files are left for the next start",
+                    metadata: .journal([.utensilID: .string(entry.utensil.uuidString)]))
+                continue
+            }
             if let fileExtension = entry.original, let record = try catalog.utensil(id: entry.utensil),
                record.fileExtension == fileExtension,
-               let bytes = try? FileOps.readRegularFile(files.original, in: folders.staging),
+               let bytes = stagedOriginal,
                ContentHash.sha256(of: bytes) == record.sha256
             {
                 try withoutFaults.moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys))
