@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HummingbirdBcrypt
 
 /// The web users file (`web_users_file`): one `name:bcrypt-hash` a line; blank lines and
@@ -101,11 +102,22 @@ public struct WebUsersFile: Sendable, Equatable {
     /// Writes the file atomically (a temporary file beside it, renamed into place), mode
     /// 0640; an existing file keeps its owner and group, a new one takes its folder's group
     /// (so that utensild's group can read it when the folder is `root:utensil`).
-    public func write(to path: String) throws {
+    /// Writes the file through a temporary name beside it (mode 0640, the folder's group),
+    /// renamed over `path`.
+    public func write(to path: String) throws(WebUsersFileError) {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o640])
-        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary]) }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        guard fd >= 0 else { throw WebUsersFileError(path: path, folder: folder, code: errno) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let code = errno
+        close(fd)
+        guard written == bytes.count else {
+            unlink(temporary)
+            throw WebUsersFileError(path: path, folder: folder, code: written < 0 ? code : EIO)
+        }
+        _ = chmod(temporary, 0o640)  // Whatever the umask.
         var existing = stat()
         if stat(path, &existing) == 0 {
             _ = chown(temporary, existing.st_uid, existing.st_gid)
@@ -115,7 +127,28 @@ public struct WebUsersFile: Sendable, Equatable {
         if rename(temporary, path) != 0 {
             let code = errno
             unlink(temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            throw WebUsersFileError(path: path, folder: folder, code: code)
+        }
+    }
+}
+
+/// Why the web users file could not be written, in words a person can act on.
+public struct WebUsersFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var folder: String
+    public var code: Int32
+
+    /// Not allowed (the folder or the file belongs to root): run as root.
+    public var isPermissionDenied: Bool { code == EACCES || code == EPERM || code == EROFS }
+
+    public var description: String {
+        switch code {
+        case ENOENT, ENOTDIR:
+            "cannot write \(path): the folder \(folder) does not exist; make it (the package makes /etc/utensild) or pass --users-file PATH."
+        case EACCES, EPERM:
+            "cannot write \(path) (permission denied); run as root, or pass --users-file PATH."
+        default:
+            "cannot write \(path) (\(String(cString: strerror(code)))); pass --users-file PATH to write another file."
         }
     }
 }

@@ -74,6 +74,15 @@ struct WebAccessTests {
         return try web.request("POST", "/api/v1/uploads", headers: all.merging(headers) { $1 }, body: body)
     }
 
+    @Test func webUserAddIntoAMissingFolderSaysTheFolderIsMissing() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let users = world.root.appendingPathComponent("no-such-folder/web-users").path
+        let added = try Self.ctl(["web-user", "add", "bob", "--users-file", users], input: "longenough\n")
+        #expect(added.status == 1, "\(added.errors)")
+        #expect(added.errors.contains("does not exist") && !added.errors.contains("run as root"), "\(added.errors)")
+    }
+
     @Test func webUserAddRemoveListManageTheFile() throws {
         let world = try TestWorld()
         defer { world.remove() }

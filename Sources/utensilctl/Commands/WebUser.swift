@@ -114,8 +114,7 @@ private func save(_ users: WebUsersFile, _ path: String) {
     do {
         try users.write(to: path)
     } catch {
-        fail("cannot write \(path) (\(error.localizedDescription)); run as root, or pass --users-file PATH.",
-             status: ExitStatus.permissionDenied)
+        fail(error.description, status: error.isPermissionDenied ? ExitStatus.permissionDenied : ExitStatus.failure)
     }
 }
 
