@@ -14,7 +14,7 @@
 LINT_PACKAGES   := lintian systemd procps man-db
 SYSTEM_PACKAGES := debootstrap debian-archive-keyring util-linux curl $(PHOTO_PACKAGES)
 
-.PHONY: lint system-test
+.PHONY: lint release-test system-test
 
 lint: deb
 	@scripts/ensure-packages $(LINT_PACKAGES)
@@ -29,4 +29,12 @@ system-test: lint
 	@scripts/ensure-packages $(SYSTEM_PACKAGES)
 	scripts/system-test $(DEB_FILE)
 
-TEST_EXTRAS += system-test
+## The suites about the daemon's doors, run again against the package's release binaries
+## (staged by `make lint`): descriptor limits, sign-in, the Host check, upload confinement,
+## decoding memory (lying HEIC/AVIF), PngSuite and the web adversary.
+RELEASE_SUITES := WebListenerLimitsTests|WebSignInTests|WebHostCheckTests|UploadConfinementTests|DecodeMemoryTests|PngSuiteDaemonTests|StressWebAdversaryTests
+release-test: lint
+	$(SWIFT) build --build-tests
+	UTENSIL_TEST_BIN_DIR=$(DEB_STAGE)/usr/bin $(SWIFT) test --skip-build --no-parallel --filter '$(RELEASE_SUITES)'
+
+TEST_EXTRAS += release-test system-test

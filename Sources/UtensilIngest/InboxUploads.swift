@@ -140,16 +140,16 @@ public final class UploadFile {
         }
     }
 
-    /// The whole file arrived: flushes it to disk (it stays hidden until ``place()``).
+    /// The whole file arrived: flushes it to disk (it stays hidden until ``place()``). The file
+    /// stays open until it is placed, so that its inode cannot be freed and handed to a file
+    /// someone swaps in under the hidden name (which ``place()`` would take for the same file).
     public func finish() throws(UploadRefusal) {
-        defer { fd = -1 }
-        let path = folder.path.appending(temporary)
         guard fsync(fd) == 0 else {
-            let error = SystemError("fsync", path)
+            let error = SystemError("fsync", folder.path.appending(temporary))
             close(fd)
+            fd = -1
             throw .notWritten(shown, error)
         }
-        guard close(fd) == 0 else { throw .notWritten(shown, SystemError("close", path)) }
     }
 
     /// Renames the file into place, as `Name (2).jpg` … if the name is taken (never
@@ -165,6 +165,8 @@ public final class UploadFile {
             let candidate = attempt == 1 ? name : Array(name[..<dot]) + Array(" (\(attempt))".utf8) + Array(name[dot...])
             do {
                 try folder.renameNoReplace(temporary, to: folder, as: candidate)
+                if fd >= 0 { close(fd) }
+                fd = -1
                 let relative = category.isEmpty ? candidate : category + [HeldFolder.slash] + candidate
                 return String(decoding: relative, as: UTF8.self)
             } catch where error.code == EEXIST {

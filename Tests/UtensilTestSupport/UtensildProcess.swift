@@ -8,8 +8,17 @@ public struct UtensildProcess {
         get throws { try built("utensild") }
     }
 
-    /// A product built beside the test bundle (`utensild`, `utensilctl`).
+    /// A product built beside the test bundle (`utensild`, `utensilctl`), or in
+    /// `$UTENSIL_TEST_BIN_DIR` when that is set (`make release-test` points it at the release
+    /// binaries of the package).
     public static func built(_ name: String) throws -> URL {
+        if let folder = ProcessInfo.processInfo.environment["UTENSIL_TEST_BIN_DIR"], !folder.isEmpty {
+            let candidate = URL(fileURLWithPath: folder).appendingPathComponent(name)
+            guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
+                throw TestFailure("UTENSIL_TEST_BIN_DIR=\(folder) has no executable \(name)")
+            }
+            return candidate
+        }
         do {
             let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             var folder = bundle.deletingLastPathComponent()
