@@ -3,8 +3,8 @@ import PackageDescription
 
 /// The image codec alone, for libFuzzer and the sanitizers (`make fuzz`, `make sanitize`).
 ///
-/// Its targets are symbolic links to the main package's `Sources/UtensilCodec` (and the four
-/// system-library shims) and `Tests/UtensilCodecTests`, so that a sanitized build compiles
+/// Its targets are symbolic links to the main package's `Sources/UtensilCodec` (the four
+/// system-library shims and the libheif size guard) and `Tests/UtensilCodecTests`, so that a sanitized build compiles
 /// only the codec and its tests, not GRDB, NIO and the rest. `CodecFuzz` is the libFuzzer
 /// target when built with `--sanitize=fuzzer -Xswiftc -DUTENSIL_LIBFUZZER`, and otherwise a
 /// plain program that runs the same checks over the files it is given.
@@ -16,7 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSPNG", pkgConfig: "spng"),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux"),
-        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CWebP"]),
+        .target(name: "CHeifGuard", dependencies: ["CHeif"]),
+        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"]),
         .executableTarget(
             name: "CodecFuzz", dependencies: ["UtensilCodec"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
