@@ -498,11 +498,15 @@ def scale(binaries, bench, corpus, work, rows, profile):
             entry["rest_rss_mb"] = round(daemon.status("VmRSS") / 1024, 1)
             result["starts"].append(entry)
             result["queries"] = scale_queries(daemon, rows, profile["scale_repeats"])
-            result["web"] = gallery(daemon, web_port, profile)
             connection = daemon.connect()
             connection.settimeout(600)
             started = time.monotonic()
-            reply = daemon.request(connection, {"command": "check"})
+            try:
+                reply = daemon.request(connection, {"command": "check"})
+            except TimeoutError:
+                # Once in CI (2026-11-25) check did not answer within 600 s: say where every thread was.
+                subprocess.run(["gdb", "-batch", "-p", str(daemon.pid), "-ex", "thread apply all bt 12"], check=False)
+                raise
             result["check_s"] = round(time.monotonic() - started, 3)
             connection.close()
             if not reply.get("ok"):
@@ -510,6 +514,7 @@ def scale(binaries, bench, corpus, work, rows, profile):
             result["check_peak_rss_mb"] = round(daemon.status("VmHWM") / 1024, 1)
             report = reply.get("check") or reply
             result["check_problems"] = len(report.get("rowsWithoutFiles", [])) + len(report.get("filesWithoutRows", []))
+            result["web"] = gallery(daemon, web_port, profile)
         finally:
             daemon.stop()
     result["ready_s"] = max(s["ready_s"] for s in result["starts"])

@@ -12,7 +12,7 @@
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
-BENCH_PACKAGES := python3 python3-pil libvips-tools dpkg libheif-examples webp wrk
+BENCH_PACKAGES := python3 python3-pil libvips-tools dpkg libheif-examples webp wrk gdb
 BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
