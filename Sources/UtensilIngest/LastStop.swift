@@ -27,10 +27,10 @@ public struct LastStop: Sendable, Equatable {
     /// Stores this result in `stateDirectory` (durably), replacing an earlier one.
     public func record(in stateDirectory: RawPath) throws(SystemError) {
         let folder = try HeldFolder.open(stateDirectory)
-        try folder.unlinkIfPresent(Self.fileName)
         let word = String(serviceResult.filter { $0.isASCII && ($0.isLetter || $0 == "-") }.prefix(32))
+        // The temporary's rename replaces an earlier result in one step.
         try FileOps.writeThroughTemporary(Array((word + "\n").utf8), in: folder, as: Self.fileName, durable: true)
-        guard fsync(folder.descriptor) == 0 else { throw SystemError("fsync", stateDirectory) }
+        try folder.sync()
     }
 
     /// The result stored by the previous run, or nil when none was (not under systemd, or the
