@@ -164,7 +164,7 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
             ]),
     ],
     swiftLanguageModes: [.v6]

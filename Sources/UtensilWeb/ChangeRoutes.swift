@@ -148,13 +148,23 @@ struct ChangeRoutes: Sendable {
                             upload.write(bytes)
                         }
                     case .partEnd:
-                        if fieldName == "category" { category = String(decoding: fieldValue, as: UTF8.self) }
+                        if fieldName == "category" {
+                            guard files == 0 else {
+                                throw WebProblem.badRequest("Send the category field before the files it applies to.")
+                            }
+                            let text = String(decoding: fieldValue, as: UTF8.self)
+                            guard text.count <= 100 else { throw WebProblem.badRequest("A category name has at most 100 characters.") }
+                            category = text
+                        }
                         if fieldName == nil { upload.end() }
                         fieldName = nil
                     }
                 }
             }
             guard parser.isFinished else { throw MultipartParser.Failure.malformed("the body ends before its closing boundary") }
+            guard files > 0 else {
+                throw WebProblem.badRequest("The upload holds no file (a part with a filename); choose at least one photo.")
+            }
         } catch let failure as MultipartParser.Failure {
             upload.abandon()
             guard case .malformed(let what) = failure else { throw failure }
