@@ -167,6 +167,8 @@ let package = Package(
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
                 "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
     ],
     swiftLanguageModes: [.v6]
