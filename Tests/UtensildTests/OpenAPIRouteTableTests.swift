@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import UtensilControlProtocol
+import UtensilCore
 @testable import UtensilWeb
 
 /// The OpenAPI document and the router describe the same API: every `/api/` route the
@@ -17,6 +18,15 @@ import UtensilControlProtocol
         let documented = Set(OpenAPIDocument.operations.flatMap { path, methods in methods.map { "\($0) \(path)" } })
         #expect(routes == documented, "routes only: \(routes.subtracting(documented)); document only: \(documented.subtracting(routes))")
         #expect(routes.count >= 7)
+    }
+
+    /// The document's list of extensions is the daemon's one list (``PhotoExtension``).
+    @Test func theDocumentNamesEveryPhotoExtension() throws {
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any])
+        let utensil = ((root["components"] as? [String: Any])?["schemas"] as? [String: Any])?["Utensil"] as? [String: Any]
+        let extensionSchema = (utensil?["properties"] as? [String: Any])?["extension"] as? [String: Any]
+        let documented = try #require(extensionSchema?["enum"] as? [String])
+        #expect(documented == PhotoExtension.allCases.map(\.rawValue))
     }
 
     @Test func documentedPathsAnswerOtherMethodsWith405() {
