@@ -15,6 +15,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case trash
     case restore
     case rethumb
+    case favorite
+    case unfavorite
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -34,6 +36,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .trash: "trash"
         case .restore: "restored"
         case .rethumb: "rethumb"
+        case .favorite: "favorited"
+        case .unfavorite: "unfavorited"
         }
     }
 

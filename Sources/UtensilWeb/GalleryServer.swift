@@ -39,7 +39,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: HostCheck(
             listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
-        APIRoutes(backend: backend).register(on: router)
+        APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)

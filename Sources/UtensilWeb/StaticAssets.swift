@@ -74,6 +74,14 @@ enum StaticAssets {
     .uploads .rejected { color: var(--bad); }
     .problem { color: var(--bad); }
     .stack label { display: block; margin: .5rem 0; }
+    /* Favorites, managed categories and accounts (issue 24): the star and its forms. */
+    .card { position: relative; }
+    .star-form { display: inline; margin: 0; }
+    .card .star-form { position: absolute; top: .25rem; right: .25rem; }
+    .star { min-width: 44px; min-height: 44px; padding: 0 .5rem; font-size: 1.5rem; line-height: 1; border: 0; border-radius: 999px; background: #000b; color: #fff; cursor: pointer; }
+    .star[aria-pressed="true"] { color: #ffd54a; }
+    .star:focus-visible { outline: 3px solid var(--good); outline-offset: 2px; }
+    h2 .star { font-size: 1.3rem; vertical-align: middle; }
     """
 
     static let script = """
