@@ -11,7 +11,7 @@ import UtensilCore
 /// several hosts sharing one catalog): a type in a target of its own conforming to it, chosen
 /// where the daemon opens its catalog (`StartUp`). Its signatures use only the catalog's own
 /// value types (``UtensilRecord``, ``CatalogPage``, ``ListSort``, ``CatalogCategory``,
-/// ``CatalogError``), never a database type.
+/// ``CatalogCategoryChange``, ``CatalogError``), never a database type.
 ///
 /// What every implementation must keep:
 /// - each call is atomic and, once it returns, durable;
@@ -92,6 +92,13 @@ public protocol CatalogBackend: Sendable {
     func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord
     /// Deletes a row for good; returns it.
     func delete(id: UUID) throws(CatalogError) -> UtensilRecord
+
+    /// Renames a category for all its utensils (the trash too); into an existing one, merges.
+    /// ``CatalogError/notFound`` when no utensil outside the trash has it.
+    func renameCategory(_ old: String, to new: UtensilName, at date: Date) throws(CatalogError) -> CatalogCategoryChange
+    /// Takes every utensil (the trash too) out of a category.
+    /// ``CatalogError/notFound`` when no utensil outside the trash has it.
+    func deleteCategory(_ name: String, at date: Date) throws(CatalogError) -> CatalogCategoryChange
 
     // MARK: Favorites
 

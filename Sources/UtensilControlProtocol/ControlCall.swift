@@ -48,6 +48,13 @@ extension ControlCall where Reply == UtensilInfo {
     public static func unfavorite(_ id: String) -> Self { Self(.unfavorite(id)) }
 }
 
+extension ControlCall where Reply == CategoryChange {
+    /// Renames a category (merging into an existing one of that name).
+    public static func categoryRename(_ category: String, to newName: String) -> Self { Self(.categoryRename(category, to: newName)) }
+    /// Deletes a category: its utensils become uncategorised.
+    public static func categoryDelete(_ category: String) -> Self { Self(.categoryDelete(category)) }
+}
+
 extension ControlCall where Reply == [RejectedInfo] {
     public static var rejected: Self { Self(.rejected) }
 }

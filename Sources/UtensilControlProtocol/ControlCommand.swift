@@ -17,6 +17,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case rethumb
     case favorite
     case unfavorite
+    case categoryRename = "category-rename"
+    case categoryDelete = "category-delete"
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -38,6 +40,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .rethumb: "rethumb"
         case .favorite: "favorited"
         case .unfavorite: "unfavorited"
+        case .categoryRename: "categoryRenamed"
+        case .categoryDelete: "categoryDeleted"
         }
     }
 

@@ -72,6 +72,10 @@ extension ControlRequest: Codable {
             self = .rethumb(selection)
         case .favorite: self = .favorite(try arguments.required(.target, "the id of a utensil"))
         case .unfavorite: self = .unfavorite(try arguments.required(.target, "the id of a utensil"))
+        case .categoryRename:
+            self = .categoryRename(
+                try arguments.required(.category, "the category to rename"), to: try arguments.required(.newName, "its new name"))
+        case .categoryDelete: self = .categoryDelete(try arguments.required(.category, "the category to delete"))
         }
     }
 
@@ -121,6 +125,11 @@ extension ControlRequest: Codable {
             try container.encode(ids, forKey: .targets)
         case .favorite(let target), .unfavorite(let target):
             try container.encode(target, forKey: .target)
+        case .categoryRename(let category, let newName):
+            try container.encode(category, forKey: .category)
+            try container.encode(newName, forKey: .newName)
+        case .categoryDelete(let category):
+            try container.encode(category, forKey: .category)
         }
     }
 

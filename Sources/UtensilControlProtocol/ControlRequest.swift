@@ -33,6 +33,11 @@ public enum ControlRequest: Sendable, Equatable {
     case favorite(String)
     /// A utensil by id, no longer a favorite of the calling user.
     case unfavorite(String)
+    /// A category by name (any letter case), and its new name (validated like `set-category`'s);
+    /// into an existing category, merges.
+    case categoryRename(String, to: String)
+    /// A category by name: its utensils become uncategorised.
+    case categoryDelete(String)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -53,6 +58,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .rethumb: .rethumb
         case .favorite: .favorite
         case .unfavorite: .unfavorite
+        case .categoryRename: .categoryRename
+        case .categoryDelete: .categoryDelete
         }
     }
 

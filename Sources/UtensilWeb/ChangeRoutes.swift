@@ -4,7 +4,7 @@ import UtensilControlProtocol
 import UtensilWebUsers
 
 /// Signing in and out, and every change: rename, change category, delete, restore, upload,
-/// and the signed-in user's own favorites.
+/// rename or delete a category, and the signed-in user's own favorites.
 /// Each change needs a signed-in user and a same-site request (``Access``).
 struct ChangeRoutes: Sendable {
     let backend: any GalleryBackend
@@ -105,6 +105,20 @@ struct ChangeRoutes: Sendable {
                 _ = try await backend.answer(call, webUser: user).payload()
                 return Response.redirect(to: Self.back(form["back"], otherwise: "/utensils/\(id.text)"), type: .normal)
             }
+        }
+        // A category as a whole, from the form on the category's view of the gallery.
+        router.post("/categories/rename") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            let change = try await backend.answer(
+                .categoryRename(form["category"] ?? "", to: form["name"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/" + HTML.query([("category", change.to)]), type: .normal)
+        }
+        router.post("/categories/delete") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            _ = try await backend.answer(.categoryDelete(form["category"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/", type: .normal)
         }
         router.post("/api/v1/uploads") { request, _ in
             let user = try access.requireUser(request)

@@ -61,6 +61,9 @@ struct GalleryPage: Sendable {
             }
             body += "</nav>\n"
         }
+        if user != nil, let category = query.category, !query.favorites {
+            body += Self.categoryForms(category)
+        }
         body += "<ul class=\"news\" id=\"news\" aria-live=\"polite\"></ul>\n"
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
         body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")>\n"
@@ -101,6 +104,24 @@ struct GalleryPage: Sendable {
         <span class="name">\(HTML.escape(utensil.name))</span></a>\(back.map { star(utensil, back: $0) } ?? "")</li>
 
         """
+    }
+
+    /// On a category's view, for a signed-in user: rename it (into an existing name: merge)
+    /// or delete it (its utensils stay, uncategorised).
+    static func categoryForms(_ category: String) -> String {
+        let name = HTML.escape(category)
+        return """
+            <section class="category-forms" aria-label="Manage the category">
+            <form method="post" action="/categories/rename" class="inline">\
+            <input type="hidden" name="category" value="\(name)">\
+            <label>Rename category <input name="name" value="\(name)" required maxlength="100"></label> \
+            <button type="submit">Rename</button></form>
+            <form method="post" action="/categories/delete" class="inline">\
+            <input type="hidden" name="category" value="\(name)">\
+            <button type="submit" class="danger">Delete category (keeps its utensils)</button></form>
+            </section>
+
+            """
     }
 
     /// The favorite toggle of a utensil: a form posting to `/utensils/{id}/favorite` (or

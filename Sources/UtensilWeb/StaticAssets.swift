@@ -82,6 +82,9 @@ enum StaticAssets {
     .star[aria-pressed="true"] { color: #ffd54a; }
     .star:focus-visible { outline: 3px solid var(--good); outline-offset: 2px; }
     h2 .star { font-size: 1.3rem; vertical-align: middle; }
+    .category-forms { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin-bottom: 1rem; }
+    .category-forms input { font: inherit; padding: .35rem .5rem; max-width: 100%; }
+    .category-forms button { font: inherit; min-height: 44px; }
     """
 
     static let script = """
@@ -227,6 +230,36 @@ enum StaticAssets {
           entry.state.textContent = "rejected: " + event.message;
         });
         note(event.inboxFile + " was rejected: " + event.message, "rejected");
+      });
+
+      // Categories renamed, merged or deleted (here or anywhere): a note, and the chips are
+      // drawn again from /api/v1/categories, keeping this page's search, order and favorites.
+      const chips = document.getElementById("chips");
+      events.addEventListener("category", function (message) {
+        const change = JSON.parse(message.data).categoryChange;
+        if (!change) return;
+        note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
+        if (!chips) return;
+        fetch("/api/v1/categories").then(function (reply) { return reply.ok ? reply.json() : null; }).then(function (categories) {
+          if (!categories) return;
+          const here = new URLSearchParams(location.search);
+          const current = (here.get("category") || "").toLowerCase();
+          chips.querySelectorAll("[data-category]").forEach(function (chip) { chip.remove(); });
+          categories.forEach(function (category) {
+            const query = new URLSearchParams();
+            ["search", "favorites", "sort"].forEach(function (key) { if (here.get(key)) query.set(key, here.get(key)); });
+            query.set("category", category.name);
+            const chip = document.createElement("a");
+            chip.href = "/?" + query.toString();
+            chip.dataset.category = category.name;
+            if (category.name.toLowerCase() === current) chip.className = "chosen";
+            const count = document.createElement("span");
+            count.className = "count";
+            count.textContent = String(category.count);
+            chip.append(category.name + " ", count);
+            chips.append(chip);
+          });
+        }).catch(function () {});
       });
     })();
     """

@@ -13,6 +13,7 @@ import UtensilControlServer
     static let changing: [ControlRequest] = [
         .delete("id"), .delete("id", now: true), .rename("id", to: "New"), .retry(file: "a.jpg"), .retryAll,
         .setCategory("id", to: "Knives"), .setCategory("id", to: nil), .restore("id"), .rethumb(.missing),
+        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"),
     ]
     static let reading: [ControlRequest] = [
         .status, .list(), .show("Spoon"), .rejected, .check, .events, .categories, .trash,

@@ -43,7 +43,7 @@ struct ChangePolicy: Sendable {
     /// The commands that change utensils or files, rather than only read.
     static func changes(_ command: ControlCommand) -> Bool {
         switch command {
-        case .delete, .rename, .retry, .setCategory, .restore, .rethumb: true
+        case .delete, .rename, .retry, .setCategory, .restore, .rethumb, .categoryRename, .categoryDelete: true
         case .status, .list, .show, .rejected, .check, .events, .categories, .trash, .favorite, .unfavorite: false
         }
     }

@@ -19,7 +19,7 @@ struct ControlAudit: Sendable {
         logger.notice("\(message) for \(caller)", metadata: metadata)
     }
 
-    /// `message` about files or categories rather than one utensil, done for `caller`.
+    /// `message` about files or a whole category rather than one utensil, done for `caller`.
     func filesChanged(_ message: String, for caller: Caller, level: Logger.Level = .notice) {
         logger.log(level: level, "\(message) for \(caller)", metadata: Self.fields(of: caller))
     }

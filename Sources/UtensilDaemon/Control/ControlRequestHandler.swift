@@ -71,6 +71,10 @@ struct ControlRequestHandler: Sendable {
         case .categories: return await run(request) { try store.categories().map(CategoryInfo.init) }
         case .favorite(let id): return await run(request) { try setFavorite(id, true, for: caller) }
         case .unfavorite(let id): return await run(request) { try setFavorite(id, false, for: caller) }
+        case .categoryRename(let category, let newName):
+            return await run(request) { changeCategory(try store.renameCategory(category, to: newName), for: caller) }
+        case .categoryDelete(let category):
+            return await run(request) { changeCategory(try store.deleteCategory(category), for: caller) }
         case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: caller) }
         case .trash: return await run(request) { try infos(try store.trashed(), for: caller) }
         case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: caller) }
@@ -196,6 +200,20 @@ struct ControlRequestHandler: Sendable {
         let record = try store.setFavorite(id: try Self.uuid(id), of: user, favorite)
         var shown = info(record)
         shown.favorite = favorite
+        return shown
+    }
+
+    /// A category renamed, merged or deleted: journalled, and announced to `events` (the
+    /// gallery's chips follow it).
+    private func changeCategory(_ change: CatalogCategoryChange, for caller: Caller) -> CategoryChange {
+        let what = switch change.to {
+        case nil: "Deleted the category \(change.from): its \(change.moved) utensils are uncategorised"
+        case let to? where change.merged: "Merged the category \(change.from) into \(to) (\(change.moved) utensils moved, \(change.count) in all)"
+        case let to?: "Renamed the category \(change.from) to \(to) (\(change.moved) utensils)"
+        }
+        audit.filesChanged(what, for: caller)
+        let shown = CategoryChange(from: change.from, to: change.to, moved: change.moved, merged: change.merged, count: change.count)
+        events.publish(.category(shown, at: Date()))
         return shown
     }
 
