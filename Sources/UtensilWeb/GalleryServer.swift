@@ -41,7 +41,9 @@ public struct GalleryServer: Sendable {
             listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
         APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
-        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
+        let throttle = LoginThrottle()
+        ChangeRoutes(backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
+        AccountRoutes(access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
     }

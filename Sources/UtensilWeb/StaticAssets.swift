@@ -85,6 +85,7 @@ enum StaticAssets {
     .category-forms { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin-bottom: 1rem; }
     .category-forms input { font: inherit; padding: .35rem .5rem; max-width: 100%; }
     .category-forms button { font: inherit; min-height: 44px; }
+    .done { color: var(--good); }
     """
 
     static let script = """
