@@ -66,11 +66,13 @@ struct GalleryPage: Sendable {
         }
         body += "<ul class=\"news\" id=\"news\" aria-live=\"polite\"></ul>\n"
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
-        body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")>\n"
         let back = user == nil ? nil : "/" + HTML.query([
             ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
             ("sort", query.sort?.rawValue), ("after", query.after),
         ])
+        // `data-back`: gallery.js gives a utensil that arrives live the same star.
+        let starAttribute = back.map { " data-back=\"\(HTML.escape($0))\"" } ?? ""
+        body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")\(starAttribute)>\n"
         for utensil in page.utensils { body += Self.card(utensil, back: back) }
         body += "</ul>\n"
         if page.utensils.isEmpty && query.favorites && query.after == nil {

@@ -113,7 +113,29 @@ enum StaticAssets {
         name.textContent = utensil.name;
         link.append(image, name);
         item.append(link);
+        if (grid.dataset.back) item.append(star(utensil));
         return item;
+      }
+
+      // The favorite star of a utensil that arrived live (as GalleryPage.star draws it).
+      function star(utensil) {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/utensils/" + utensil.id + "/favorite";
+        form.className = "star-form";
+        const back = document.createElement("input");
+        back.type = "hidden";
+        back.name = "back";
+        back.value = grid.dataset.back;
+        const button = document.createElement("button");
+        button.type = "submit";
+        button.className = "star";
+        button.setAttribute("aria-pressed", "false");
+        button.setAttribute("aria-label", "Add to favorites: " + utensil.name);
+        button.title = "Add to favorites: " + utensil.name;
+        button.textContent = "☆";
+        form.append(back, button);
+        return form;
       }
 
       function note(text, kind) {

@@ -3,6 +3,8 @@ star and unstar a utensil, rename a category (the chips of an open page follow l
 the password (another session ends, this one stays), sign out from the header.
 """
 import http.client
+import os
+import shutil
 import urllib.parse
 
 from selenium.webdriver.common.by import By
@@ -33,8 +35,25 @@ def _signed_in(daemon, cookie):
     return "Signed in as" in _request(daemon, "GET", "/", cookie=cookie)[2]
 
 
+def _unused_photo():
+    """A real photograph the main test did not drop (the seventh smallest)."""
+    folder = "/usr/share/backgrounds/mate/nature"
+    names = sorted((n for n in os.listdir(folder) if n.lower().endswith(".jpg")),
+                   key=lambda n: os.path.getsize(os.path.join(folder, n)))
+    return os.path.join(folder, names[6])
+
+
 def run(driver, wait, daemon, check, password, category):
     """Every step; `category` names an existing category with at least one utensil."""
+    # A utensil that arrives live, while the page is open, gets its star too.
+    driver.get(daemon.base + "/")
+    photo = _unused_photo()
+    shutil.copy(photo, daemon.inbox)
+    arrived = os.path.splitext(os.path.basename(photo))[0]
+    wait.until(lambda d: arrived in d.find_element(By.ID, "grid").text)
+    live_star = driver.find_elements(By.CSS_SELECTOR, "#grid .card.fresh .star")
+    check("a utensil arriving live has a star", len(live_star) == 1, f"{len(live_star)}")
+
     # Star a utensil on the grid, find it under the Favorites chip, unstar it there.
     driver.get(daemon.base + "/")
     star = driver.find_element(By.CSS_SELECTOR, "#grid .card .star")
