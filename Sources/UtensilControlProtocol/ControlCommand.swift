@@ -15,6 +15,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case trash
     case restore
     case rethumb
+    case favorite
+    case unfavorite
+    case categoryRename = "category-rename"
+    case categoryDelete = "category-delete"
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -34,6 +38,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .trash: "trash"
         case .restore: "restored"
         case .rethumb: "rethumb"
+        case .favorite: "favorited"
+        case .unfavorite: "unfavorited"
+        case .categoryRename: "categoryRenamed"
+        case .categoryDelete: "categoryDeleted"
         }
     }
 

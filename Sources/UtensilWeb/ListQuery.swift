@@ -3,7 +3,8 @@ import UtensilCore
 
 /// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
 /// the catalog: `search`, `category`, `sort` (`name`, `created`, `-created`), `limit` (1 to
-/// 500, default 50) and `after` (a cursor from an earlier page's `next`).
+/// 500, default 50), `after` (a cursor from an earlier page's `next`) and `favorites` (`1` or
+/// `true`: only the signed-in user's favorites).
 struct ListQuery: Sendable, Equatable {
     static let maximumSearchCharacters = 200
     /// A character may hold any number of code points: the search is bounded in those and in
@@ -18,6 +19,7 @@ struct ListQuery: Sendable, Equatable {
     var sort: ListSort?
     var limit: Int
     var after: String?
+    var favorites = false
 
     init(search: String? = nil, sort: ListSort? = nil, limit: Int = 50, after: String? = nil) {
         self.search = search
@@ -58,6 +60,12 @@ struct ListQuery: Sendable, Equatable {
             }
             self.limit = limit
         }
+        if let favorites = items["favorites"], !favorites.isEmpty {
+            guard ["1", "true", "0", "false"].contains(favorites) else {
+                throw .badRequest("favorites must be 1 (or true) for only your favorites, or 0.")
+            }
+            self.favorites = favorites == "1" || favorites == "true"
+        }
         if let after = items["after"], !after.isEmpty {
             guard after.utf8.count <= Self.maximumCursorBytes else {
                 throw .badRequest("That cursor was not handed out by this daemon; start again from the first page.")
@@ -66,5 +74,7 @@ struct ListQuery: Sendable, Equatable {
         }
     }
 
-    var call: ControlCall<UtensilPage> { .list(search: search, sort: sort, limit: limit, after: after, category: category) }
+    var call: ControlCall<UtensilPage> {
+        .list(search: search, sort: sort, limit: limit, after: after, category: category, favorites: favorites)
+    }
 }

@@ -106,6 +106,20 @@ enum OpenAPIDocument {
               "type": "string",
               "maxLength": 512
             }
+          },
+          {
+            "name": "favorites",
+            "in": "query",
+            "description": "`1` (or `true`): only the signed-in user's favorites (needs the session cookie); `0` or absent: every utensil.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "1",
+                "true",
+                "0",
+                "false"
+              ]
+            }
           }
         ],
         "responses": {
@@ -124,8 +138,17 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/Busy"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "session": []
+          }
+        ]
       }
     },
     "/api/v1/utensils/{id}": {
@@ -160,7 +183,13 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Busy"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "session": []
+          }
+        ]
       }
     },
     "/api/v1/categories": {
@@ -416,6 +445,10 @@ enum OpenAPIDocument {
           },
           "purgeAt": {
             "$ref": "#/components/schemas/Timestamp"
+          },
+          "favorite": {
+            "type": "boolean",
+            "description": "Whether it is a favorite of the signed-in user; present only with a session."
           }
         }
       },
