@@ -81,6 +81,7 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "enum": [
+                "",
                 "name",
                 "created",
                 "-created"
@@ -92,9 +93,17 @@ enum OpenAPIDocument {
             "in": "query",
             "description": "How many utensils at most.",
             "schema": {
-              "type": "integer",
-              "minimum": 1,
-              "maximum": 500,
+              "anyOf": [
+                {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 500
+                },
+                {
+                  "type": "string",
+                  "const": ""
+                }
+              ],
               "default": 50
             }
           },
@@ -114,6 +123,7 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "enum": [
+                "",
                 "1",
                 "true",
                 "0",
@@ -148,7 +158,8 @@ enum OpenAPIDocument {
           {
             "session": []
           }
-        ]
+        ],
+        "description": "A parameter given empty (`sort=`) is as if it were not given."
       }
     },
     "/api/v1/utensils/{id}": {
