@@ -91,6 +91,12 @@ public protocol CatalogBackend: Sendable {
     /// Deletes a row for good; returns it.
     func delete(id: UUID) throws(CatalogError) -> UtensilRecord
 
+    // MARK: Backup
+
+    /// The catalog frozen as it is now, for `utensilctl backup` (every backend writes it out
+    /// as a SQLite file: see ``CatalogSnapshot``).
+    func snapshot() throws(CatalogError) -> any CatalogSnapshot
+
     // MARK: Health
 
     /// The database's own consistency check: `["ok"]` when it is sound, else what it found.

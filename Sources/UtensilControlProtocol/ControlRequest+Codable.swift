@@ -9,6 +9,7 @@ extension ControlRequest: Codable {
         case version = "v"
         case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
         case missing, targets
+        case destination, parentDevice, parentInode
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +70,14 @@ extension ControlRequest: Codable {
                     : "Rethumb takes one of \"all\", \"missing\" and \"targets\", not several.")
             }
             self = .rethumb(selection)
+        case .backup:
+            let path = try arguments.required(.destination, "the absolute path of the new backup folder")
+            guard path.hasPrefix("/") else {
+                throw ControlError(.badRequest, "The backup destination must be an absolute path, not \(path).")
+            }
+            self = .backup(BackupDestination(
+                path: path, parentDevice: try arguments.optional(.parentDevice, as: UInt64.self),
+                parentInode: try arguments.optional(.parentInode, as: UInt64.self)))
         }
     }
 
@@ -115,6 +124,10 @@ extension ControlRequest: Codable {
             try container.encode(true, forKey: .missing)
         case .rethumb(.utensils(let ids)):
             try container.encode(ids, forKey: .targets)
+        case .backup(let destination):
+            try container.encode(destination.path, forKey: .destination)
+            try container.encodeIfPresent(destination.parentDevice, forKey: .parentDevice)
+            try container.encodeIfPresent(destination.parentInode, forKey: .parentInode)
         }
     }
 

@@ -29,6 +29,9 @@ public enum ControlRequest: Sendable, Equatable {
     case restore(String, as: String? = nil)
     /// Regenerate thumbnails from originals, in the background.
     case rethumb(RethumbSelection)
+    /// A consistent copy of the catalog and the files into a new folder; answered by progress
+    /// lines, then the summary.
+    case backup(BackupDestination)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -47,6 +50,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .trash: .trash
         case .restore: .restore
         case .rethumb: .rethumb
+        case .backup: .backup
         }
     }
 

@@ -87,6 +87,13 @@ import UtensilControlProtocol
         case .trash: try again(.trash)
         case .restore(let id, let name): try again(.restore(id, as: name))
         case .rethumb(let selection): try again(.rethumb(selection))
+        case .backup(let destination):
+            // Progress lines, then the summary.
+            if case .progress(let progress) = try LineFraming.decodeBackupLine(Data(line.utf8)).get() {
+                LineFraming.line(.backupProgress(progress))
+            } else {
+                try again(.backup(destination))
+            }
         }
     }
 }

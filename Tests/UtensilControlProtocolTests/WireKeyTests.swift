@@ -71,7 +71,7 @@ import UtensilControlProtocol
     @Test func replyKeysOfEveryCommand() {
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
-            "categories", "categorized", "trash", "restored", "rethumb",
+            "categories", "categorized", "trash", "restored", "rethumb", "backup",
         ])
         #expect(ControlCommand.eventKey == "event")
     }

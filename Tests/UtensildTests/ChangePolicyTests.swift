@@ -18,8 +18,11 @@ import UtensilControlServer
         .status, .list(), .show("Spoon"), .rejected, .check, .events, .categories, .trash,
     ]
 
+    /// Only root and the daemon's own user: a backup writes every photo wherever it is told.
+    static let administering: [ControlRequest] = [.backup(BackupDestination(path: "/var/lib/utensild/backup"))]
+
     @Test func everyCommandIsEitherChangingOrReading() {
-        let commands = Set((Self.changing + Self.reading).map(\.command))
+        let commands = Set((Self.changing + Self.reading + Self.administering).map(\.command))
         #expect(commands == Set(ControlCommand.allCases))
     }
 
@@ -40,5 +43,15 @@ import UtensilControlServer
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 0, gid: 0)) == nil)
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: geteuid(), gid: 65534)) == nil)
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 65534, gid: 54321)) == nil)
+    }
+
+    @Test(arguments: administering)
+    func onlyRootAndTheDaemonsUserMayBackUp(_ request: ControlRequest) {
+        #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 0, gid: 0)) == nil)
+        #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: geteuid(), gid: 65534)) == nil)
+        let member = policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 65534, gid: 54321))
+        #expect(member?.code == .permissionDenied)
+        #expect(member?.message.contains("sudo") == true)
+        #expect(policy.refusal(of: request, from: stranger)?.code == .permissionDenied)
     }
 }
