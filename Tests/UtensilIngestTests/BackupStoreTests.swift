@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import UtensilCatalog
+@testable import UtensilIngest
+import UtensilTestSupport
+
+/// The store's backup on a real state folder and catalog: the snapshot's files and nothing
+/// else, whatever happens to the utensils meanwhile; copies where links cannot be made.
+@Suite("Backups of the store", .serialized)
+struct BackupStoreTests {
+    typealias Kitchen = UtensilStoreTests.Kitchen
+
+    private func request(_ destination: URL, parent: FileIdentity? = nil) -> BackupRequest {
+        BackupRequest(destination: destination.path, parentIdentity: parent, utensildVersion: "test")
+    }
+
+    private func listing(_ destination: URL) throws -> BackupManifest {
+        try JSONDecoder().decode(BackupManifest.self, from: Data(contentsOf: destination.appendingPathComponent("backup.json")))
+    }
+
+    @Test func aUtensilDeletedAfterTheSnapshotMakesTheBackupStartAgain() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let destination = kitchen.world.root.appendingPathComponent("backup")
+        var snapshots = 0
+        let summary = try kitchen.store.backup(request(destination), progress: { step in
+            guard case .catalogWritten = step else { return }
+            snapshots += 1
+            // Between the first snapshot and its files: the files it names go away.
+            if snapshots == 1 { _ = try? kitchen.store.delete(id: kitchen.spoon.id, now: true) }
+        }, isCancelled: { false })
+        #expect(snapshots == 2)
+        #expect(summary.manifest.counts.utensils == 1)
+        #expect(summary.linked == 2 && summary.copied == 0)
+        let listed = try listing(destination)
+        #expect(listed.files.map(\.path) == ["originals/\(kitchen.whisk.id.uuidString).jpg", "thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
+        #expect(try CatalogFile.inspect(path: destination.appendingPathComponent("utensils.sqlite").path).utensils.map(\.id) == [kitchen.whisk.id])
+    }
+
+    @Test func onAnotherFileSystemTheFilesAreCopiedWithTheirChecksums() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let elsewhere = kitchen.world.root.appendingPathComponent("elsewhere")
+        let mounts = try TmpfsMounts([(elsewhere, 16 << 20)])
+        defer { mounts.release() }
+        let destination = elsewhere.appendingPathComponent("backup")
+        let summary = try kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { false })
+        #expect(summary.linked == 0 && summary.copied == 4)
+        for file in try listing(destination).files {
+            let bytes = try Data(contentsOf: destination.appendingPathComponent(file.path))
+            #expect(sha256Hex(bytes) == file.sha256 && Int64(bytes.count) == file.bytes, "\(file.path)")
+        }
+        #expect(try Data(contentsOf: destination.appendingPathComponent("originals/\(kitchen.spoon.id.uuidString).jpg")) == kitchen.images[0])
+    }
+
+    @Test func aMissingThumbnailIsNotedAndAMissingOriginalRefusesTheBackup() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
+        let first = kitchen.world.root.appendingPathComponent("first")
+        let summary = try kitchen.store.backup(request(first), progress: { _ in }, isCancelled: { false })
+        #expect(summary.manifest.missing == ["thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
+        #expect(summary.manifest.files.count == 3)
+
+        try FileManager.default.removeItem(at: kitchen.original(kitchen.spoon))
+        let second = kitchen.world.root.appendingPathComponent("second")
+        #expect(throws: BackupError.originalMissing(
+            id: kitchen.spoon.id.uuidString, path: kitchen.original(kitchen.spoon).path)
+        ) {
+            try kitchen.store.backup(request(second), progress: { _ in }, isCancelled: { false })
+        }
+        #expect(!FileManager.default.fileExists(atPath: second.path))
+    }
+
+    @Test func aCancelledBackupAndAFolderTheCallerDoesNotShareLeaveNothing() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let destination = kitchen.world.root.appendingPathComponent("backup")
+        #expect(throws: BackupError.cancelled) {
+            try kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { true })
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        let elsewhere = FileIdentity(device: 1, inode: 2)
+        #expect(throws: BackupError.parentNotShared(parent: kitchen.world.root.path, stateDir: kitchen.world.state.path)) {
+            try kitchen.store.backup(request(destination, parent: elsewhere), progress: { _ in }, isCancelled: { false })
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+}
