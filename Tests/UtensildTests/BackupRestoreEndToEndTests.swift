@@ -104,8 +104,11 @@ struct BackupRestoreEndToEndTests {
         let exists = try Utensilctl.run(["backup", backup.path], socket: socket(world))
         #expect(exists.status == 1 && exists.errors.contains("exists already"), "\(exists.errors)")
         let inside = try Utensilctl.run(["backup", world.originals.appendingPathComponent("copy").path], socket: socket(world))
-        #expect(inside.status == 1 && inside.errors.contains("inside a folder utensild keeps photos in"), "\(inside.errors)")
+        #expect(inside.status == 1 && inside.errors.contains("inside a folder utensild watches or keeps photos in"), "\(inside.errors)")
         #expect(!FileManager.default.fileExists(atPath: world.originals.appendingPathComponent("copy").path))
+        // In the inbox, its photos would be ingested again.
+        let inInbox = try Utensilctl.run(["backup", world.inbox.appendingPathComponent("backup").path], socket: socket(world))
+        #expect(inInbox.status == 1 && inInbox.errors.contains("outside the inbox"), "\(inInbox.errors)")
         // A restore while the daemon runs is refused by the state lock.
         let whileRunning = try restore(backup, into: world)
         #expect(whileRunning.status == 1 && whileRunning.errors.contains("another utensild"), "\(whileRunning.errors)")

@@ -17,7 +17,7 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case readOnlyForDaemon(parent: String, stateDir: String)
     /// The daemon's user may not create folders there.
     case noPermission(parent: String, user: String)
-    /// The destination lies inside a folder the daemon manages (`originals/` …).
+    /// The destination lies inside a folder the daemon watches or manages (the inbox, `originals/` …).
     case insideState(String)
     /// The catalog could not be read or written out.
     case catalog(CatalogError)
@@ -47,7 +47,7 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noPermission(let parent, let user):
             "utensild runs as \(user), which may not create folders in \(parent); let it (chown \(user) \(parent)), or back up into its state folder."
         case .insideState(let path):
-            "\(path) lies inside a folder utensild keeps photos in; choose a folder outside originals/, thumbnails/ and staging/."
+            "\(path) lies inside a folder utensild watches or keeps photos in; choose a folder outside the inbox, rejected/, originals/, thumbnails/ and staging/."
         case .catalog(let error):
             "The catalog cannot be backed up just now (\(error)); try again in a moment."
         case .originalMissing(let id, let path):

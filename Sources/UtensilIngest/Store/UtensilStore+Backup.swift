@@ -81,10 +81,12 @@ extension UtensilStore {
         }
     }
 
-    /// The managed folder (`originals/` …) that `folder` is or lies in, if any.
+    /// The folder the daemon watches or keeps photos in (the inbox, whose drops it would
+    /// ingest; `rejected/`; `originals/` …) that `folder` is or lies in, if any.
     private func managedFolder(containing folder: RawPath) -> String? {
         guard let resolved = Self.realPath(folder) else { return nil }
-        let managed = BackupFolder.all.map { settings.stateDirectory.appending($0.name) } + [settings.staging]
+        let managed = BackupFolder.all.map { settings.stateDirectory.appending($0.name) }
+            + [settings.staging, settings.inbox, settings.rejected]
         for candidate in managed {
             guard let root = Self.realPath(candidate) else { continue }
             if resolved == root || resolved.hasPrefix(root + "/") { return candidate.description }
