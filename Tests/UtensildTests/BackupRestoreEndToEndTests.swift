@@ -169,4 +169,33 @@ struct BackupRestoreEndToEndTests {
             }
         }
     }
+
+    @Test(.enabled(if: geteuid() == 0, "needs root: a restore run as root hands what it installs to the state folder's owner"))
+    func runAsRootWhatTheRestoreInstallsBelongsToTheStateFoldersOwner() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let images = try photos(3, in: world, seed: 950)
+        for index in 0..<3 { try world.drop("Utensil \(index).jpg", images[index]) }
+        let daemon = try RunningDaemon(world: world)
+        try daemon.waitForUtensils(3)
+        let backup = world.root.appendingPathComponent("backup")
+        #expect(try Utensilctl.run(["backup", backup.path], socket: socket(world)).status == 0)
+        #expect(try daemon.terminate() == 0)
+
+        // The state folder as systemd's StateDirectory= makes it: the daemon's user owns it.
+        let fresh = try TestWorld()
+        defer { fresh.remove() }
+        let nobody: uid_t = 65534
+        #expect(chown(fresh.state.path, nobody, gid_t(nobody)) == 0)
+        let restored = try restore(backup, into: fresh)
+        #expect(restored.status == 0, "\(restored.errors)")
+        var owned: [String] = ["originals", "thumbnails", "utensils.sqlite", "utensild.lock"]
+        owned += fresh.files(in: fresh.originals).map { "originals/" + $0 } + fresh.files(in: fresh.thumbnails).map { "thumbnails/" + $0 }
+        #expect(owned.count == 4 + 3 + 3)
+        for path in owned {
+            var status = stat()
+            #expect(lstat(fresh.state.appendingPathComponent(path).path, &status) == 0, "\(path)")
+            #expect(status.st_uid == nobody && status.st_gid == gid_t(nobody), "\(path) is owned by \(status.st_uid)")
+        }
+    }
 }

@@ -40,6 +40,12 @@ public struct BackupRestore: Sendable {
         let manifest = try readManifest(in: backup)
         let state = try Self.fileSystem { () throws(SystemError) in try HeldFolder.open(settings.stateDirectory) }
         let owner = try Self.fileSystem { () throws(SystemError) in try Self.owner(of: state) }
+        if let owner {
+            // The lock this process took (and may have created) is the daemon's to take next.
+            _ = Self.withCString(Array("utensild.lock".utf8)) {
+                fchownat(state.descriptor, $0, owner.uid, owner.gid, AT_SYMLINK_NOFOLLOW)
+            }
+        }
         try ensureEmpty(state)
         removeLeftovers(in: state)
         do throws(RestoreError) {
