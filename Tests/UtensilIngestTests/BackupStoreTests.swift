@@ -86,4 +86,18 @@ struct BackupStoreTests {
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
+
+    @Test func aFolderTheDaemonMayNotWriteIsRefusedSayingWhereItMay() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let readOnly = kitchen.world.root.appendingPathComponent("read-only")
+        let mounts = try TmpfsMounts([(readOnly, 1 << 20)], readOnly: true)
+        defer { mounts.release() }
+        let refusal = BackupError.readOnlyForDaemon(parent: readOnly.path, stateDir: kitchen.world.state.path)
+        #expect(throws: refusal) {
+            try kitchen.store.backup(request(readOnly.appendingPathComponent("backup")), progress: { _ in }, isCancelled: { false })
+        }
+        #expect(refusal.description.contains("ReadWritePaths="))
+        #expect(refusal.description.contains("back up under \(kitchen.world.state.path)"))
+    }
 }
