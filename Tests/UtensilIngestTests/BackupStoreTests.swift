@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UtensilCatalog
+import UtensilCore
 @testable import UtensilIngest
 import UtensilTestSupport
 
@@ -61,6 +62,27 @@ struct BackupStoreTests {
         let summary = try kitchen.store.backup(request(first), progress: { _ in }, isCancelled: { false })
         #expect(summary.manifest.missing == ["thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
         #expect(summary.manifest.files.count == 3)
+        // It restores, the thumbnail left to be made again.
+        let fresh = try TestWorld()
+        defer { fresh.remove() }
+        try FileManager.default.createDirectory(at: fresh.originals, withIntermediateDirectories: true)
+        let restored = try BackupRestore(settings: fresh.settings(), logger: TestWorld.quietLogger)
+            .restore(from: RawPath(first.path)) { _, _ in }
+        #expect(restored.utensils == 2 && restored.files == 3 && restored.missing == 1)
+        #expect(fresh.files(in: fresh.thumbnails) == ["\(kitchen.spoon.id.uuidString).jpeg"])
+
+        // A backup that does not mention a folder of such files at all (one made before the
+        // folder existed) restores too, every file of that folder left to be made again.
+        var older = try listing(first)
+        older.files.removeAll { $0.path.hasPrefix("thumbnails/") }
+        older.missing = []
+        older.counts.files = older.files.count
+        try JSONEncoder().encode(older).write(to: first.appendingPathComponent("backup.json"))
+        let another = try TestWorld()
+        defer { another.remove() }
+        let again = try BackupRestore(settings: another.settings(), logger: TestWorld.quietLogger)
+            .restore(from: RawPath(first.path)) { _, _ in }
+        #expect(again.files == 2 && again.missing == 2)
 
         try FileManager.default.removeItem(at: kitchen.original(kitchen.spoon))
         let second = kitchen.world.root.appendingPathComponent("second")

@@ -97,6 +97,9 @@ public struct BackupRestore: Sendable {
             throw .badManifest(path: shown, problem: "it lists \(file.path) twice")
         }
         let missing = Set(manifest.missing)
+        // A folder of files that can be made again which a backup does not mention at all was
+        // added after it was made (previews, say): its files are made again, as missing ones.
+        let mentioned = Set((manifest.files.map(\.path) + manifest.missing).compactMap { $0.split(separator: "/").first.map(String.init) })
         var expected: [(folder: Int, name: [UInt8], file: BackupManifest.File)] = []
         for utensil in contents.utensils {
             for (index, folder) in BackupFolder.all.enumerated() {
@@ -107,7 +110,7 @@ public struct BackupRestore: Sendable {
                         throw .inconsistent(path: shown, problem: "its checksum of \(path) is not the one the catalog holds")
                     }
                     expected.append((index, Array(name.utf8), file))
-                } else if folder.holdsOriginals || !missing.contains(path) {
+                } else if folder.holdsOriginals || (mentioned.contains(folder.name) && !missing.contains(path)) {
                     throw .inconsistent(path: shown, problem: "it does not list \(path), a file of utensil \(utensil.id.uuidString)")
                 }
             }
@@ -208,7 +211,7 @@ public struct BackupRestore: Sendable {
         }
         return RestoreSummary(
             utensils: contents.utensils.count - trash, trash: trash, categories: contents.categoryCount,
-            files: expected.count, bytes: expected.reduce(0) { $0 + $1.file.bytes }, missing: manifest.missing.count,
+            files: expected.count, bytes: expected.reduce(0) { $0 + $1.file.bytes }, missing: contents.utensils.count * BackupFolder.all.count - expected.count,
             migrated: contents.needsMigration)
     }
 

@@ -46,7 +46,7 @@ public struct RestoreSummary: Sendable, Equatable {
     public var categories: Int
     public var files: Int
     public var bytes: Int64
-    /// Files the backup noted missing (thumbnails to make again with `utensilctl rethumb --missing`).
+    /// Files the utensils have none of in the backup (thumbnails to make again with `utensilctl rethumb --missing`).
     public var missing: Int
     /// Whether the backup's catalog was migrated to this utensild's schema.
     public var migrated: Bool
