@@ -11,6 +11,13 @@ import UtensilTestSupport
 struct BackupStoreTests {
     typealias Kitchen = UtensilStoreTests.Kitchen
 
+    /// Each utensil's files in a backup: `originals/<id>.jpg`, `thumbnails/<id>.jpeg`, …
+    private func paths(of record: UtensilRecord) -> [String] {
+        BackupFolder.all.map { "\($0.name)/\($0.fileName(record.id, record.fileExtension))" }
+    }
+
+    private var filesPerUtensil: Int { BackupFolder.all.count }
+
     private func request(_ destination: URL, parent: FileIdentity? = nil) -> BackupRequest {
         BackupRequest(destination: destination.path, parentIdentity: parent, utensildVersion: "test")
     }
@@ -32,9 +39,9 @@ struct BackupStoreTests {
         }, isCancelled: { false })
         #expect(snapshots == 2)
         #expect(summary.manifest.counts.utensils == 1)
-        #expect(summary.linked == 2 && summary.copied == 0)
+        #expect(summary.linked == filesPerUtensil && summary.copied == 0)
         let listed = try listing(destination)
-        #expect(listed.files.map(\.path) == ["originals/\(kitchen.whisk.id.uuidString).jpg", "thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
+        #expect(listed.files.map(\.path) == paths(of: kitchen.whisk).sorted())
         #expect(try CatalogFile.inspect(path: destination.appendingPathComponent("utensils.sqlite").path).utensils.map(\.id) == [kitchen.whisk.id])
     }
 
@@ -46,7 +53,7 @@ struct BackupStoreTests {
         defer { mounts.release() }
         let destination = elsewhere.appendingPathComponent("backup")
         let summary = try kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { false })
-        #expect(summary.linked == 0 && summary.copied == 4)
+        #expect(summary.linked == 0 && summary.copied == 2 * filesPerUtensil)
         for file in try listing(destination).files {
             let bytes = try Data(contentsOf: destination.appendingPathComponent(file.path))
             #expect(sha256Hex(bytes) == file.sha256 && Int64(bytes.count) == file.bytes, "\(file.path)")
@@ -61,14 +68,14 @@ struct BackupStoreTests {
         let first = kitchen.world.root.appendingPathComponent("first")
         let summary = try kitchen.store.backup(request(first), progress: { _ in }, isCancelled: { false })
         #expect(summary.manifest.missing == ["thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
-        #expect(summary.manifest.files.count == 3)
+        #expect(summary.manifest.files.count == 2 * filesPerUtensil - 1)
         // It restores, the thumbnail left to be made again.
         let fresh = try TestWorld()
         defer { fresh.remove() }
         try FileManager.default.createDirectory(at: fresh.originals, withIntermediateDirectories: true)
         let restored = try BackupRestore(settings: fresh.settings(), logger: TestWorld.quietLogger)
             .restore(from: RawPath(first.path)) { _, _ in }
-        #expect(restored.utensils == 2 && restored.files == 3 && restored.missing == 1)
+        #expect(restored.utensils == 2 && restored.files == 2 * filesPerUtensil - 1 && restored.missing == 1)
         #expect(fresh.files(in: fresh.thumbnails) == ["\(kitchen.spoon.id.uuidString).jpeg"])
 
         // A backup that does not mention a folder of such files at all (one made before the
@@ -82,7 +89,7 @@ struct BackupStoreTests {
         defer { another.remove() }
         let again = try BackupRestore(settings: another.settings(), logger: TestWorld.quietLogger)
             .restore(from: RawPath(first.path)) { _, _ in }
-        #expect(again.files == 2 && again.missing == 2)
+        #expect(again.files == 2 * (filesPerUtensil - 1) && again.missing == 2)
 
         try FileManager.default.removeItem(at: kitchen.original(kitchen.spoon))
         let second = kitchen.world.root.appendingPathComponent("second")

@@ -60,7 +60,9 @@ struct BackupRestoreEndToEndTests {
         #expect(run.json?["utensils"] as? Int == listed.counts.utensils)
         #expect(run.json?["files"] as? Int == listed.files.count)
         #expect(listed.missing.isEmpty)
-        let expectedPaths = Set(snapshot.utensils.flatMap { ["originals/\($0.id.uuidString).jpg", "thumbnails/\($0.id.uuidString).jpeg"] })
+        let expectedPaths = Set(snapshot.utensils.flatMap { utensil in
+            BackupFolder.all.map { "\($0.name)/\($0.fileName(utensil.id, utensil.fileExtension))" }
+        })
         #expect(Set(listed.files.map(\.path)) == expectedPaths)
         for file in listed.files {
             #expect(sha256Hex(try Data(contentsOf: backup.appendingPathComponent(file.path))) == file.sha256, "\(file.path)")
@@ -80,7 +82,8 @@ struct BackupRestoreEndToEndTests {
         for file in listed.files {
             #expect(sha256Hex(try Data(contentsOf: fresh.state.appendingPathComponent(file.path))) == file.sha256, "\(file.path)")
         }
-        #expect(fresh.files(in: fresh.originals).count + fresh.files(in: fresh.thumbnails).count == listed.files.count)
+        let installed = BackupFolder.all.map { fresh.files(in: fresh.state.appendingPathComponent($0.name)).count }.reduce(0, +)
+        #expect(installed == listed.files.count)
         let trash = try Utensilctl.run(["trash", "--json"], socket: socket(fresh))
         #expect(trash.output.contains(trashed), "\(trash.output)")
         let categories = try Utensilctl.run(["categories", "--json"], socket: socket(fresh))
