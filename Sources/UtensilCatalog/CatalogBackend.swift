@@ -109,6 +109,12 @@ public protocol CatalogBackend: Sendable {
     /// Which of `ids` are favorites of `user`.
     func favorites(of user: String, among ids: [UUID]) throws(CatalogError) -> Set<UUID>
 
+    // MARK: Backup
+
+    /// The catalog frozen as it is now, for `utensilctl backup` (every backend writes it out
+    /// as a SQLite file: see ``CatalogSnapshot``).
+    func snapshot() throws(CatalogError) -> any CatalogSnapshot
+
     // MARK: Health
 
     /// The database's own consistency check: `["ok"]` when it is sound, else what it found.

@@ -85,3 +85,8 @@ extension ControlCall where Reply == Subscription {
     /// Answered by `subscribed`, then one `EventInfo` line per event (`LineFraming.decodeEvent`).
     public static var events: Self { Self(.events) }
 }
+
+extension ControlCall where Reply == BackupInfo {
+    /// Answered by `backupProgress` lines (`LineFraming.decodeBackupLine`), then the summary.
+    public static func backup(_ destination: BackupDestination) -> Self { Self(.backup(destination)) }
+}

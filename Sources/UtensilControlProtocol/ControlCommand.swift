@@ -19,6 +19,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case unfavorite
     case categoryRename = "category-rename"
     case categoryDelete = "category-delete"
+    case backup
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -42,9 +43,13 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .unfavorite: "unfavorited"
         case .categoryRename: "categoryRenamed"
         case .categoryDelete: "categoryDeleted"
+        case .backup: "backup"
         }
     }
 
     /// The key of each event line that follows `events`' `subscribed` reply.
     public static let eventKey = "event"
+
+    /// The key of each progress line a `backup` sends before its final `backup` reply.
+    public static let backupProgressKey = "backupProgress"
 }

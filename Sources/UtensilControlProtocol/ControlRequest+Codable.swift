@@ -9,6 +9,7 @@ extension ControlRequest: Codable {
         case version = "v"
         case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
         case missing, targets, favorites
+        case destination, parentDevice, parentInode
     }
 
     public init(from decoder: any Decoder) throws {
@@ -76,6 +77,14 @@ extension ControlRequest: Codable {
             self = .categoryRename(
                 try arguments.required(.category, "the category to rename"), to: try arguments.required(.newName, "its new name"))
         case .categoryDelete: self = .categoryDelete(try arguments.required(.category, "the category to delete"))
+        case .backup:
+            let path = try arguments.required(.destination, "the absolute path of the new backup folder")
+            guard path.hasPrefix("/") else {
+                throw ControlError(.badRequest, "The backup destination must be an absolute path, not \(path).")
+            }
+            self = .backup(BackupDestination(
+                path: path, parentDevice: try arguments.optional(.parentDevice, as: UInt64.self),
+                parentInode: try arguments.optional(.parentInode, as: UInt64.self)))
         }
     }
 
@@ -130,6 +139,10 @@ extension ControlRequest: Codable {
             try container.encode(newName, forKey: .newName)
         case .categoryDelete(let category):
             try container.encode(category, forKey: .category)
+        case .backup(let destination):
+            try container.encode(destination.path, forKey: .destination)
+            try container.encodeIfPresent(destination.parentDevice, forKey: .parentDevice)
+            try container.encodeIfPresent(destination.parentInode, forKey: .parentInode)
         }
     }
 

@@ -38,6 +38,9 @@ public enum ControlRequest: Sendable, Equatable {
     case categoryRename(String, to: String)
     /// A category by name: its utensils become uncategorised.
     case categoryDelete(String)
+    /// A consistent copy of the catalog and the files into a new folder; answered by progress
+    /// lines, then the summary.
+    case backup(BackupDestination)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -60,6 +63,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .unfavorite: .unfavorite
         case .categoryRename: .categoryRename
         case .categoryDelete: .categoryDelete
+        case .backup: .backup
         }
     }
 

@@ -21,8 +21,11 @@ import UtensilControlServer
     /// The caller's own favorites: open to every peer, to signed-in web users only.
     static let personal: [ControlRequest] = [.favorite("id"), .unfavorite("id"), .list(favorites: true)]
 
+    /// Only root and the daemon's own user: a backup writes every photo wherever it is told.
+    static let administering: [ControlRequest] = [.backup(BackupDestination(path: "/var/lib/utensild/backup"))]
+
     @Test func everyCommandIsEitherChangingOrReadingOrPersonal() {
-        let commands = Set((Self.changing + Self.reading + Self.personal).map(\.command))
+        let commands = Set((Self.changing + Self.reading + Self.personal + Self.administering).map(\.command))
         #expect(commands == Set(ControlCommand.allCases))
     }
 
@@ -56,5 +59,15 @@ import UtensilControlServer
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 0, gid: 0)) == nil)
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: geteuid(), gid: 65534)) == nil)
         #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 65534, gid: 54321)) == nil)
+    }
+
+    @Test(arguments: administering)
+    func onlyRootAndTheDaemonsUserMayBackUp(_ request: ControlRequest) {
+        #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 0, gid: 0)) == nil)
+        #expect(policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: geteuid(), gid: 65534)) == nil)
+        let member = policy.refusal(of: request, from: PeerCredentials(pid: 1, uid: 65534, gid: 54321))
+        #expect(member?.code == .permissionDenied)
+        #expect(member?.message.contains("sudo") == true)
+        #expect(policy.refusal(of: request, from: stranger)?.code == .permissionDenied)
     }
 }

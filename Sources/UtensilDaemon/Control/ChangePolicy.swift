@@ -26,9 +26,22 @@ struct ChangePolicy: Sendable {
 
     /// The refusal for `request` from `peer`, or nil when it may go ahead.
     func refusal(of request: ControlRequest, from peer: PeerCredentials) -> ControlError? {
+        if Self.administers(request.command) {
+            return peer.uid == 0 || peer.uid == geteuid() ? nil : Self.refusedBackup
+        }
         guard Self.changes(request.command), !mayChange(peer) else { return nil }
         return Self.refused
     }
+
+    /// The commands only root and the daemon's own user may give: `backup` writes every photo
+    /// and the catalog, as the daemon, wherever it is told.
+    static func administers(_ command: ControlCommand) -> Bool {
+        command == .backup
+    }
+
+    static let refusedBackup = ControlError(
+        .permissionDenied,
+        "A backup needs root or utensild's own user: it writes every photo and the catalog where you say; run it with sudo.")
 
     /// Requests about the caller's own favorites: open to every peer (each has a user), and
     /// to signed-in web users.
@@ -43,7 +56,7 @@ struct ChangePolicy: Sendable {
     /// The commands that change utensils or files, rather than only read.
     static func changes(_ command: ControlCommand) -> Bool {
         switch command {
-        case .delete, .rename, .retry, .setCategory, .restore, .rethumb, .categoryRename, .categoryDelete: true
+        case .delete, .rename, .retry, .setCategory, .restore, .rethumb, .categoryRename, .categoryDelete, .backup: true
         case .status, .list, .show, .rejected, .check, .events, .categories, .trash, .favorite, .unfavorite: false
         }
     }

@@ -32,6 +32,13 @@ struct ControlRequestHandler: Sendable {
         } catch {
             return .reply(LineFraming.line(.failure(error)))
         }
+        if case .backup(let destination) = request {
+            if let refusal = policy.refusal(of: request, from: peer) {
+                audit.refused(request.command.rawValue, for: peer)
+                return .reply(LineFraming.line(.failure(refusal)))
+            }
+            return .stream(BackupStream(store: store, pool: pool, audit: audit).lines(for: destination, peer: peer))
+        }
         guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
         let stream = events.follow()
         let lines = AsyncStream<String> { continuation in
@@ -80,6 +87,7 @@ struct ControlRequestHandler: Sendable {
         case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: caller) }
         case .rethumb(let selection): return await startRethumb(selection, for: caller)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
+        case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
         }
     }
 
