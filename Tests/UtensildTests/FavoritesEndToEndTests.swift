@@ -49,6 +49,7 @@ struct FavoritesEndToEndTests {
         #expect(listed.map { $0["favorite"] as? Bool } == [false, true])
         #expect(try Ctl.ctl(["show", torch, "--json"], socket: socket).json?["favorite"] as? Bool == true)
         #expect(try Ctl.ctl(["show", knife, "--json"], socket: socket).json?["favorite"] as? Bool == false)
+        #expect(try Ctl.ctl(["show", torch], socket: socket).output.contains("yes (yours)"))
 
         // Another user (nobody, outside the socket's group) has favorites of their own.
         #expect(chmod(socket, 0o666) == 0)
