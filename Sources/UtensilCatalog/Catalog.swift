@@ -404,6 +404,11 @@ extension Catalog {
             guard let (value, id) = Self.decodeCursor(cursor) else { throw CatalogError.invalidCursor }
             cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
         }
+        // Names hold no control character, so a search with one matches nothing (and a NUL
+        // would end the full-text query early: SQLite answers "unterminated string").
+        if let search, search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return CatalogPage(utensils: [], next: nil)
+        }
         // Three characters make a trigram: shorter searches test each name with LIKE instead.
         let trigramSearch = search.flatMap { $0.unicodeScalars.count >= 3 ? $0 : nil }
         let rows = try read { db in

@@ -25,6 +25,12 @@ struct APIRoutes: Sendable {
         router.get("/api/v1/events") { _, _ in
             EventStream(events: backend.followEvents()).response()
         }
+        router.get("/api/v1/openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
     }
 
     /// The utensil a path segment names, strictly by id, as `user` (nil: a visitor) sees it.

@@ -5,6 +5,9 @@ import UtensilCore
 /// an empty state saying where photos go, and a place for live news (gallery.js). A
 /// signed-in user also gets a star on each utensil and a Favorites chip (`?favorites=1`).
 struct GalleryPage: Sendable {
+    /// The upload picker's `accept`: every photo extension, and any image.
+    static var uploadAccept: String { PhotoExtension.allCases.map { "." + $0.rawValue }.joined(separator: ",") + ",image/*" }
+
     let query: ListQuery
     let page: UtensilPage
     let inbox: String
@@ -31,7 +34,7 @@ struct GalleryPage: Sendable {
             body += """
             <section class="upload" id="upload">
             <form id="upload-form" method="post" action="/api/v1/uploads" enctype="multipart/form-data">
-            <label>Add photos <input type="file" name="files" id="upload-files" multiple accept=".jpg,.jpeg,.png,.heic,.heif,.webp,.avif,image/*"></label>
+            <label>Add photos <input type="file" name="files" id="upload-files" multiple accept="\(Self.uploadAccept)"></label>
             <button type="submit">Upload</button>
             </form>
             <p class="hint">…or drop photos anywhere on this page.</p>

@@ -39,6 +39,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: HostCheck(
             listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
+        router.add(middleware: APIMethodCheck())
         APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         let throttle = LoginThrottle()
