@@ -92,6 +92,10 @@ struct FavoritesEndToEndTests {
         #expect(try web.request("POST", "/utensils/\(id)/favorite", headers: form, body: Data("back=/".utf8)).status == 401)
         #expect(try web.get("/api/v1/utensils?favorites=1").status == 401)
         #expect(try web.get("/?favorites=1").status == 401)
+        // Only the documented values (the OpenAPI document's enum): an empty one too is 400.
+        for query in ["favorites=", "favorites=yes", "sort=", "limit="] {
+            #expect(try web.get("/api/v1/utensils?\(query)").status == 400, "\(query)")
+        }
         #expect((try web.get("/api/v1/utensils/\(id)")).text.contains("\"favorite\":false"))
 
         // alice stars it: back to the page she was on, a filled star, listed under Favorites.
