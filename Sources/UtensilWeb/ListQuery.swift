@@ -46,7 +46,9 @@ struct ListQuery: Sendable, Equatable {
             }
             self.category = category
         }
-        if let text = items["sort"], !text.isEmpty {
+        // An empty `sort`, `limit` or `favorites` is refused like any other value not documented
+        // (the gallery's own forms and links never send one).
+        if let text = items["sort"] {
             guard let sort = ListSort(rawValue: text) else {
                 let choices = ListSort.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .badRequest("The sort must be one of \(choices).")
@@ -54,13 +56,13 @@ struct ListQuery: Sendable, Equatable {
             self.sort = sort
         }
         limit = 50
-        if let text = items["limit"], !text.isEmpty {
+        if let text = items["limit"] {
             guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
                 throw .badRequest("The limit must be a whole number from 1 to \(Self.maximumLimit).")
             }
             self.limit = limit
         }
-        if let favorites = items["favorites"], !favorites.isEmpty {
+        if let favorites = items["favorites"] {
             guard ["1", "true", "0", "false"].contains(favorites) else {
                 throw .badRequest("favorites must be 1 (or true) for only your favorites, or 0.")
             }

@@ -252,7 +252,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "followEvents",
         "summary": "Live events, as server-sent events (`utensilctl events --json`)",
-        "description": "A stream that does not end: `event: ingested`, `event: rejected` or `event: rethumb`, each `data:` line one Event object; a `: keep-alive` comment every 15 s. (components/schemas/Event).",
+        "description": "A stream that does not end: `event: ingested`, `event: rejected`, `event: rethumb` or `event: category`, each `data:` line one Event object; a `: keep-alive` comment every 15 s. (components/schemas/Event).",
         "responses": {
           "200": {
             "description": "The stream.",
@@ -459,7 +459,7 @@ enum OpenAPIDocument {
           },
           "favorite": {
             "type": "boolean",
-            "description": "Whether it is a favorite of the signed-in user; present only with a session."
+            "description": "Whether it is a favorite of the signed-in user; `false` without a session. Left out of events."
           }
         }
       },
@@ -636,7 +636,8 @@ enum OpenAPIDocument {
             "enum": [
               "ingested",
               "rejected",
-              "rethumb"
+              "rethumb",
+              "category"
             ]
           },
           "at": {
@@ -656,6 +657,46 @@ enum OpenAPIDocument {
           },
           "rethumb": {
             "$ref": "#/components/schemas/Rethumb"
+          },
+          "categoryChange": {
+            "$ref": "#/components/schemas/CategoryChange"
+          }
+        }
+      },
+      "CategoryChange": {
+        "type": "object",
+        "description": "A category renamed, merged into another or deleted (`utensilctl category rename|delete`, or the gallery's category forms).",
+        "required": [
+          "from",
+          "to",
+          "moved",
+          "merged",
+          "count"
+        ],
+        "properties": {
+          "from": {
+            "type": "string",
+            "description": "The category as it was spelled."
+          },
+          "to": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The category its utensils are in now (an existing one's spelling after a merge); null after a delete."
+          },
+          "moved": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Utensils (not in the trash) that changed category."
+          },
+          "merged": {
+            "type": "boolean"
+          },
+          "count": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Utensils (not in the trash) in `to` now; 0 after a delete."
           }
         }
       },

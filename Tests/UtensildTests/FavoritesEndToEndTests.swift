@@ -49,6 +49,7 @@ struct FavoritesEndToEndTests {
         #expect(listed.map { $0["favorite"] as? Bool } == [false, true])
         #expect(try Ctl.ctl(["show", torch, "--json"], socket: socket).json?["favorite"] as? Bool == true)
         #expect(try Ctl.ctl(["show", knife, "--json"], socket: socket).json?["favorite"] as? Bool == false)
+        #expect(try Ctl.ctl(["show", torch], socket: socket).output.contains("yes (yours)"))
 
         // Another user (nobody, outside the socket's group) has favorites of their own.
         #expect(chmod(socket, 0o666) == 0)
@@ -91,6 +92,10 @@ struct FavoritesEndToEndTests {
         #expect(try web.request("POST", "/utensils/\(id)/favorite", headers: form, body: Data("back=/".utf8)).status == 401)
         #expect(try web.get("/api/v1/utensils?favorites=1").status == 401)
         #expect(try web.get("/?favorites=1").status == 401)
+        // Only the documented values (the OpenAPI document's enum): an empty one too is 400.
+        for query in ["favorites=", "favorites=yes", "sort=", "limit="] {
+            #expect(try web.get("/api/v1/utensils?\(query)").status == 400, "\(query)")
+        }
         #expect((try web.get("/api/v1/utensils/\(id)")).text.contains("\"favorite\":false"))
 
         // alice stars it: back to the page she was on, a filled star, listed under Favorites.
