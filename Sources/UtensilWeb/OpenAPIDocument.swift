@@ -81,7 +81,6 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "enum": [
-                "",
                 "name",
                 "created",
                 "-created"
@@ -93,17 +92,9 @@ enum OpenAPIDocument {
             "in": "query",
             "description": "How many utensils at most.",
             "schema": {
-              "anyOf": [
-                {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 500
-                },
-                {
-                  "type": "string",
-                  "const": ""
-                }
-              ],
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 500,
               "default": 50
             }
           },
@@ -123,7 +114,6 @@ enum OpenAPIDocument {
             "schema": {
               "type": "string",
               "enum": [
-                "",
                 "1",
                 "true",
                 "0",
@@ -158,8 +148,7 @@ enum OpenAPIDocument {
           {
             "session": []
           }
-        ],
-        "description": "A parameter given empty (`sort=`) is as if it were not given."
+        ]
       }
     },
     "/api/v1/utensils/{id}": {

@@ -34,7 +34,7 @@ struct ControlRequestHandler: Sendable {
         }
         if case .backup(let destination) = request {
             if let refusal = policy.refusal(of: request, from: peer) {
-                audit.refused(request.command.rawValue, for: peer)
+                audit.refused(request.command.rawValue, for: .peer(peer))
                 return .reply(LineFraming.line(.failure(refusal)))
             }
             return .stream(BackupStream(store: store, pool: pool, audit: audit).lines(for: destination, peer: peer))
