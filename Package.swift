@@ -87,7 +87,7 @@ let package = Package(
             name: "UtensilDaemon",
             dependencies: [
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

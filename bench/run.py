@@ -80,7 +80,7 @@ def loadavg():
 class Daemon:
     """The real utensild on a fresh world under `root`, ready (READY=1) when constructed."""
 
-    def __init__(self, binaries, root, workers=2, state=None, web_listen=""):
+    def __init__(self, binaries, root, workers=2, state=None, web_listen="", extra=()):
         self.binaries = binaries
         self.root = root
         for sub in ["inbox", "rejected", "run", "stage"]:
@@ -106,7 +106,7 @@ class Daemon:
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
              "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning", "--web-listen", web_listen],
+             "--log-level", "warning", "--web-listen", web_listen, *extra],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
         if not self.ready.wait(120):
@@ -310,15 +310,7 @@ def latency_and_idle(binaries, files, work, idle_seconds):
     """One drop at a time into an idle daemon; then that daemon, idle, is watched."""
     daemon = Daemon(binaries, os.path.join(work, "latency"))
     try:
-        pairs = stage(daemon, files)
-        events = Events(daemon)
-        samples = []
-        for staged, target in pairs:
-            time.sleep(0.25)  # idle again: no group to join, nothing in flight
-            started = time.monotonic()
-            os.rename(staged, target)
-            samples.append((events.wait(1)[0] - started) * 1000)
-        events.close()
+        samples = single_drops(daemon, files)
         latency = dict(drops=len(samples), p50_ms=round(percentile(samples, 50), 1),
                        p99_ms=round(percentile(samples, 99), 1), max_ms=round(max(samples), 1))
         idle = watch_idle(daemon, idle_seconds)
@@ -327,6 +319,40 @@ def latency_and_idle(binaries, files, work, idle_seconds):
         return latency, idle
     finally:
         daemon.stop()
+
+
+def single_drops(daemon, files):
+    """Drops `files` one at a time into an idle daemon; returns the latencies (ms) to their events."""
+    pairs = stage(daemon, files)
+    events = Events(daemon)
+    samples = []
+    for staged, target in pairs:
+        time.sleep(0.25)  # idle again: no group to join, nothing in flight
+        started = time.monotonic()
+        os.rename(staged, target)
+        samples.append((events.wait(1)[0] - started) * 1000)
+    events.close()
+    return samples
+
+
+def hook_latency(binaries, files, work):
+    """Single-drop latency without a hook, then with an on_ingest hook that hangs for the
+    whole run (4 running, the rest waiting): a hook must not delay an ingest."""
+    hang = os.path.join(work, "hang.sh")
+    with open(hang, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 3600\n")
+    os.chmod(hang, 0o755)
+    result = {}
+    for mode, extra in [("none", ()), ("hung", ("--on-ingest", hang))]:
+        daemon = Daemon(binaries, os.path.join(work, f"hooks-{mode}"), extra=extra)
+        try:
+            samples = single_drops(daemon, files)
+        finally:
+            daemon.stop()
+            shutil.rmtree(os.path.join(work, f"hooks-{mode}"), ignore_errors=True)
+        result[mode] = dict(p50_ms=round(percentile(samples, 50), 1), p99_ms=round(percentile(samples, 99), 1))
+    result["drops"] = len(files)
+    return result
 
 
 def watch_idle(daemon, seconds):
@@ -698,6 +724,10 @@ def base_rows(results, verdict):
          f"{s['daemon']['p99_ms']:.1f} ms", f"p50 {s['daemon']['p50_ms']:.1f} ms", f"< {TARGETS['search_p99']:.0f} ms",
          verdict(s["daemon"]["p99_ms"] < TARGETS["search_p99"] and s["in_process"]["p99ms"] < TARGETS["search_p99"])),
     ]
+    if "hooks" in results:
+        h = results["hooks"]
+        rows.append((f"single drop → committed, p50, on_ingest hook hung", f"no hook {h['none']['p50_ms']:.0f} ms",
+                     f"{h['hung']['p50_ms']:.0f} ms", f"{h['hung']['p50_ms'] / h['none']['p50_ms']:.2f}×", "", ""))
     for name in ["progressive", "png24"]:
         if name in c:
             d = c[name]
@@ -740,6 +770,8 @@ def check_numbers(results):
         "HEIC CPU ms per photo": results["heic_throughput"]["utensild_cpu_ms"],
         "WebP CPU ms per photo": results["webp_throughput"]["utensild_cpu_ms"],
         "latency p50 ms": results["latency"]["p50_ms"],
+        "latency p50 ms, no hook": results["hooks"]["none"]["p50_ms"],
+        "latency p50 ms, hung hook": results["hooks"]["hung"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
         "lying HEIF burst peak RSS MB": results["lying"]["peak_rss_mb"],
@@ -835,6 +867,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
     latency_files = jpeg12[: profile["latency_drops"]]
     results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
+    log(f"hooks: {len(latency_files)} single drops without a hook, then with an on_ingest hook that hangs")
+    results["hooks"] = hook_latency(binaries, latency_files, work)
     log(f"memory: {len(png24)} large PNGs at once")
     results["png"] = png_burst(binaries, png24, work)
     log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")

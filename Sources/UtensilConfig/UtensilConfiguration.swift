@@ -30,6 +30,12 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var webUsersFile: String
     /// Host header names the gallery answers to besides its own (lower case, no port).
     public var webHosts: [String]
+    /// The program run after each ingest (`""`: none): an absolute path to an executable file.
+    public var onIngest: String
+    /// The program run after each rejection (`""`: none).
+    public var onReject: String
+    /// How long a hook may run before it is stopped.
+    public var hookTimeoutSeconds: Double
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -53,7 +59,10 @@ public struct UtensilConfiguration: Sendable, Equatable {
         logLevel: .info,
         webListen: .tcp(host: "127.0.0.1", port: 8180),
         webUsersFile: "/etc/utensild/web-users",
-        webHosts: [])
+        webHosts: [],
+        onIngest: "",
+        onReject: "",
+        hookTimeoutSeconds: 30)
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

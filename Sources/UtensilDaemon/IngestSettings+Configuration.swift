@@ -43,6 +43,9 @@ extension UtensilConfiguration {
         case .webListen: webListen = other.webListen
         case .webUsersFile: webUsersFile = other.webUsersFile
         case .webHosts: webHosts = other.webHosts
+        case .onIngest: onIngest = other.onIngest
+        case .onReject: onReject = other.onReject
+        case .hookTimeoutSeconds: hookTimeoutSeconds = other.hookTimeoutSeconds
         }
     }
 }

@@ -68,7 +68,11 @@ public struct UtensilDaemon: Sendable {
         let reporter = StatusReporter(
             inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
-        let events = EventBroadcaster()
+        let hooks = HookRunner(
+            settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
+            host: MachineHostName.current(), rejectedFolder: configuration.rejected,
+            environment: ProcessInfo.processInfo.environment, logger: logger)
+        let events = EventBroadcaster(hooks: hooks)
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
@@ -126,8 +130,11 @@ public struct UtensilDaemon: Sendable {
                   serviceName: "trash purger"),
             // 4. SIGHUP reloads.
             .init(service: DaemonLoop {
-                await self.runReloads(scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link)
+                await self.runReloads(
+                    scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, hooks: hooks, link: link)
             }, serviceName: "configuration reloads"),
+            // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
+            .init(service: DaemonLoop { await hooks.run() }, serviceName: "ingest hooks"),
             // 3. The ingest workers: no drop is handed out any more, those in flight finish.
             .init(service: workers, serviceName: "ingest workers"),
             // 2. The watcher and the rescans: no new drop is seen.
@@ -194,9 +201,10 @@ public struct UtensilDaemon: Sendable {
         switch outcome {
         case .ingested(let record):
             events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))
-        case .rejected(let rejection, _):
+        case .rejected(let rejection, let rejectedAs):
             events.publish(.rejected(
-                inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
+                inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()),
+                rejectedAs: rejectedAs)
         case .alreadyIngested, .retryLater, .vanished:
             break
         }
@@ -233,7 +241,8 @@ public struct UtensilDaemon: Sendable {
 
     /// SIGHUP: re-read the configuration, apply what can change without a restart.
     func runReloads(
-        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, link: SystemdLink
+        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, hooks: HookRunner,
+        link: SystemdLink
     ) async {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         var current = configuration
@@ -251,6 +260,7 @@ public struct UtensilDaemon: Sendable {
                     settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
                 await scheduler.setSettleSeconds(applied.settleSeconds)
                 feeder.setRescanSeconds(applied.rescanSeconds)
+                hooks.update(HookRunner.Settings(applied))
                 current = applied
                 let appliedNames = changed.filter(\.isReloadable).map(\.rawValue)
                 let summary = appliedNames.isEmpty ? "nothing changed" : "applied " + appliedNames.joined(separator: ", ")
