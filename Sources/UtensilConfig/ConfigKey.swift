@@ -24,6 +24,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case onIngest = "on_ingest"
     case onReject = "on_reject"
     case hookTimeoutSeconds = "hook_timeout_seconds"
+    case hostName = "host_name"
 }
 
 extension ConfigKey {
@@ -63,7 +64,8 @@ extension ConfigKey {
              .onIngest, .onReject, .hookTimeoutSeconds:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
+             .hostName:
             false
         }
     }
@@ -85,6 +87,7 @@ extension ConfigKey {
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
         case .webHosts: "NAME,NAME…"
+        case .hostName: "NAME"
         }
     }
 }

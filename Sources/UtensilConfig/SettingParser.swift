@@ -17,6 +17,12 @@ struct SettingParser {
         return try checking { () throws(SettingProblem) in try HookProgram.check(path) }
     }
 
+    /// `""` (the machine's name) or 1 to 63 of `A-Z a-z 0-9 . -`.
+    func hostName() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding a host name, or \"\" for the machine's")
+        return try checking { () throws(SettingProblem) in try HostName.check(text) }
+    }
+
     func socketPath() throws(ConfigurationError) -> String {
         let path = try absolutePath()
         if path.utf8.count > Limits.socketPathBytes {

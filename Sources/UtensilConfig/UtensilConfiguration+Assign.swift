@@ -30,6 +30,7 @@ extension UtensilConfiguration {
         case .webHosts: webHosts = try value.webHosts()
         case .onIngest: onIngest = try value.hookProgram()
         case .onReject: onReject = try value.hookProgram()
+        case .hostName: hostName = try value.hostName()
         case .hookTimeoutSeconds:
             hookTimeoutSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.hookTimeoutSecondsMaximum)
         }

@@ -26,6 +26,7 @@ extension UtensilConfiguration {
         case .onIngest: TOMLText.quoted(onIngest)
         case .onReject: TOMLText.quoted(onReject)
         case .hookTimeoutSeconds: TOMLText.float(hookTimeoutSeconds)
+        case .hostName: TOMLText.quoted(hostName)
         }
     }
 

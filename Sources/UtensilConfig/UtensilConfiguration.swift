@@ -36,6 +36,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var onReject: String
     /// How long a hook may run before it is stopped.
     public var hookTimeoutSeconds: Double
+    /// This host's name; `""` means the machine's (see ``effectiveHostName``).
+    public var hostName: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -62,13 +64,17 @@ public struct UtensilConfiguration: Sendable, Equatable {
         webHosts: [],
         onIngest: "",
         onReject: "",
-        hookTimeoutSeconds: 30)
+        hookTimeoutSeconds: 30,
+        hostName: "")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///
     /// Precisely: the cores this process may run on (its affinity mask, which systemd's
     /// `CPUAffinity=` and container cpusets narrow), falling back to the online count.
     public var effectiveWorkers: Int { workers == 0 ? CPUCount.usable() : workers }
+
+    /// `host_name`, or where it is `""` the machine's host name made to fit the same rules.
+    public var effectiveHostName: String { hostName.isEmpty ? HostName.fitting(MachineHostName.current()) : hostName }
 
     /// The keys whose values differ between `self` and `other`, in contract order.
     ///

@@ -46,6 +46,7 @@ extension UtensilConfiguration {
         case .onIngest: onIngest = other.onIngest
         case .onReject: onReject = other.onReject
         case .hookTimeoutSeconds: hookTimeoutSeconds = other.hookTimeoutSeconds
+        case .hostName: hostName = other.hostName
         }
     }
 }

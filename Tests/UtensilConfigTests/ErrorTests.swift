@@ -10,6 +10,7 @@ private let badText: [ConfigKey: String] = [
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
     .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
     .onIngest: "hooks/on-ingest", .onReject: "/nonexistent/on-reject", .hookTimeoutSeconds: "0",
+    .hostName: "kitchen_1",
 ]
 
 @Suite struct ErrorTests {

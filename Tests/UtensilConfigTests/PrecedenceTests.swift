@@ -27,6 +27,7 @@ private let samples: [ConfigKey: [String]] = [
     .onIngest: ["/bin/true", "/bin/false", "/usr/bin/env"],
     .onReject: ["/bin/false", "/usr/bin/env", "/bin/true"],
     .hookTimeoutSeconds: ["0.5", "1", "90"],
+    .hostName: ["kitchen-1", "pantry.example.org", "Cellar"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
@@ -160,6 +161,7 @@ private func rendering(_ key: ConfigKey, _ text: String) -> String {
         #expect(reloadable == [.maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
                                .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality,
                                .onIngest, .onReject, .hookTimeoutSeconds])
+        #expect(!ConfigKey.hostName.isReloadable)
         var changed = UtensilConfiguration.defaults
         changed.logLevel = .debug
         changed.workers = 4

@@ -4,6 +4,7 @@ import Synchronization
 import UtensilConfig
 import UtensilCore
 import UtensilIngest
+import UtensilMetrics
 
 /// Runs the ingest hooks (`on_ingest`, `on_reject`) for the events the daemon publishes,
 /// without ever making an ingest wait: ``submit(_:)`` only queues, and ``run()`` (a service
@@ -56,14 +57,16 @@ actor HookRunner {
     private nonisolated let socket: String
     private nonisolated let host: String
     private nonisolated let rejectedFolder: String
+    private nonisolated let metrics: DaemonMetrics?
     /// Hooks started and not yet ended (owned here: started and awaited by ``run()``).
     private var running = 0
 
     init(
         settings: Settings, socket: String, host: String, rejectedFolder: String, environment: [String: String],
-        logger: Logger
+        logger: Logger, metrics: DaemonMetrics? = nil
     ) {
         self.rejectedFolder = rejectedFolder
+        self.metrics = metrics
         self.settings = Mutex(settings)
         (jobs, queue) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(Self.waitingLimit))
         self.logger = logger
@@ -81,6 +84,7 @@ actor HookRunner {
         let (program, timeout) = settings.withLock { ($0.program(for: kind), $0.timeout) }
         guard let program else { return }
         if case .dropped = queue.yield(Job(event: event, kind: kind, program: program, timeout: timeout)) {
+            metrics?.recordHook(kind.rawValue, end: "dropped")
             logger.warning(
                 "Ingest hook \(kind.rawValue) not run for \(event.event.inboxFile): \(Self.runningLimit) hooks are running and \(Self.waitingLimit) waiting",
                 metadata: fields(of: Job(event: event, kind: kind, program: program, timeout: timeout),
@@ -127,6 +131,7 @@ actor HookRunner {
     }
 
     private nonisolated func log(_ job: Job, _ run: HookRun) {
+        metrics?.recordHook(job.kind.rawValue, end: Self.endText(run.end))
         let name = "Ingest hook \(job.kind.rawValue) (\(job.program)) for \(job.event.event.inboxFile)"
         let elapsed = "after \(Self.milliseconds(run.duration)) ms"
         let failure: String
