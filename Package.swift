@@ -149,7 +149,9 @@ let package = Package(
             name: "UtensilCatalogTests",
             dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
-        .testTarget(name: "UtensilMetricsTests", dependencies: ["UtensilMetrics"]),
+        .testTarget(
+            name: "UtensilMetricsTests",
+            dependencies: ["UtensilMetrics", .product(name: "CoreMetrics", package: "swift-metrics")]),
         .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),

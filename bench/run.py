@@ -258,18 +258,44 @@ def vips_batch(files, out):
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def utensild_burst(binaries, files, root):
-    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB)."""
-    daemon = Daemon(binaries, root)
+def utensild_burst(binaries, files, root, scrape_every=None):
+    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB).
+    With `scrape_every` (seconds), GET /metrics that often during the burst, as a busy Prometheus would."""
+    port = free_port() if scrape_every else None
+    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "")
+    scraping = threading.Event()
+    scrapes = []
+
+    def scrape():
+        import http.client
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        while not scraping.is_set():
+            connection.request("GET", "/metrics")
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200 or b"utensild_drops_ingested_total" not in body:
+                raise SystemExit(f"bench: GET /metrics answered {response.status}")
+            scrapes.append(len(body))
+            scraping.wait(scrape_every)
+        connection.close()
+
+    scraper = threading.Thread(target=scrape, daemon=True) if port else None
     try:
         pairs = stage(daemon, files)
         events = Events(daemon)
         cpu_before = daemon.cpu_seconds()
+        if scraper:
+            scraper.start()
         started = time.monotonic()
         for staged, target in pairs:
             os.rename(staged, target)
         arrivals = events.wait(len(files))
         wall = arrivals[-1] - started
+        if scraper:
+            scraping.set()
+            scraper.join()
+            if not scrapes:
+                raise SystemExit("bench: no scrape of /metrics during the burst")
         cpu = daemon.cpu_seconds() - cpu_before
         events.close()
         count = daemon.ctl("status")["utensils"]
@@ -298,6 +324,18 @@ def throughput(binaries, files, work, rounds):
         utensild_per_second=round(n / middle["utensild_wall"], 2),
         utensild_cpu_ms=round(middle["utensild_cpu"] / n * 1000, 2),
         ratio=round(middle["ratio"], 3), ratios=[round(r["ratio"], 3) for r in results])
+
+
+def metrics_burst(binaries, files, work, rounds):
+    """The 12 MP JPEG burst without and with GET /metrics every 0.1 s (ten times a busy
+    Prometheus): recording is always on, so this shows what scraping costs the ingests."""
+    result = {}
+    for mode, every in [("quiet", None), ("scraped", 0.1)]:
+        walls = sorted(utensild_burst(binaries, files, os.path.join(work, f"metrics-{mode}-{r}"), every)[0]
+                       for r in range(rounds))
+        result[mode] = dict(per_second=round(len(files) / walls[len(walls) // 2], 2))
+    result["ratio"] = round(result["scraped"]["per_second"] / result["quiet"]["per_second"], 3)
+    return result
 
 
 def percentile(values, p):
@@ -724,6 +762,10 @@ def base_rows(results, verdict):
          f"{s['daemon']['p99_ms']:.1f} ms", f"p50 {s['daemon']['p50_ms']:.1f} ms", f"< {TARGETS['search_p99']:.0f} ms",
          verdict(s["daemon"]["p99_ms"] < TARGETS["search_p99"] and s["in_process"]["p99ms"] < TARGETS["search_p99"])),
     ]
+    if "metrics" in results:
+        m = results["metrics"]
+        rows.append(("12 MP JPEG burst, images/s, GET /metrics every 0.1 s", f"unscraped {m['quiet']['per_second']:.1f}",
+                     f"{m['scraped']['per_second']:.1f}", f"{m['ratio']:.2f}×", "", ""))
     if "hooks" in results:
         h = results["hooks"]
         rows.append((f"single drop → committed, p50, on_ingest hook hung", f"no hook {h['none']['p50_ms']:.0f} ms",
@@ -771,6 +813,7 @@ def check_numbers(results):
         "WebP CPU ms per photo": results["webp_throughput"]["utensild_cpu_ms"],
         "latency p50 ms": results["latency"]["p50_ms"],
         "latency p50 ms, no hook": results["hooks"]["none"]["p50_ms"],
+        "burst images/s, scraped": results["metrics"]["scraped"]["per_second"],
         "latency p50 ms, hung hook": results["hooks"]["hung"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
@@ -859,6 +902,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")
     results["heic_throughput"] = throughput(binaries, heic12, work, profile["rounds"])
     results["webp_throughput"] = throughput(binaries, webp12, work, profile["rounds"])
+    log(f"metrics: {len(jpeg12)} × 12 MP JPEG burst without, then with GET /metrics every 0.1 s")
+    results["metrics"] = metrics_burst(binaries, jpeg12, work, profile["rounds"])
     log("engine CPU, codec and decode floor (utensil-bench cpu)")
     out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
                           f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],
