@@ -9,6 +9,8 @@ import CTurboJPEG
 struct JPEGDecoder {
     let size: Int
     let maxPixels: Int
+    /// The preview's long side; 0 for none.
+    var previewSide = 0
 
     /// What the segments before the first scan say, checked (nothing is decoded yet).
     private struct Header {
@@ -54,13 +56,15 @@ struct JPEGDecoder {
     /// MCUs as libjpeg does).
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         try withHeader(bytes) { header, _, _ in
-            let scale = DCTScale.smallestCovering(width: header.width, height: header.height, size: size)
+            let preview = PreviewPlan(storedWidth: header.width, storedHeight: header.height, longSide: previewSide)
+            let scale = scale(width: header.width, height: header.height, preview: preview)
             let channels = header.isCMYK ? 4 : 3
             let scaledWidth = scale.scaled(header.width)
             let output = scaledWidth * scale.scaled(header.height) * channels
             // libjpeg's strip buffers: a few MCU rows of the scaled width per component.
             let strips = scaledWidth * 64 * max(header.markers.samplingFactors.count, channels)
-            guard header.markers.needsWholeCoefficientBuffer else { return output + strips }
+            let previewCost = preview?.cost ?? 0
+            guard header.markers.needsWholeCoefficientBuffer else { return output + strips + previewCost }
             let maxH = header.markers.samplingFactors.map(\.h).max() ?? 1
             let maxV = header.markers.samplingFactors.map(\.v).max() ?? 1
             func roundedUp(_ value: Int, _ multiple: Int) -> Int { (value + multiple - 1) / multiple * multiple }
@@ -69,8 +73,17 @@ struct JPEGDecoder {
                 let rows = roundedUp((header.height * factors.v + maxV * 8 - 1) / (maxV * 8), factors.v)
                 return total + columns * rows * 64 * 2
             }
-            return output + strips + coefficients
+            return output + strips + coefficients + previewCost
         }
+    }
+
+    /// The DCT scale to decode at: the smallest that still covers the thumbnail's square and
+    /// the preview.
+    func scale(width: Int, height: Int, preview: PreviewPlan?) -> DCTScale {
+        guard let preview else { return DCTScale.smallestCovering(width: width, height: height, size: size) }
+        let minimum = PreviewPlan.minimumSource(width: width, height: height, size: size, preview: preview)
+        return DCTScale.smallestCovering(
+            width: width, height: height, minimumWidth: minimum.width, minimumHeight: minimum.height)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
@@ -112,7 +125,8 @@ struct JPEGDecoder {
         }
 
         let isCMYK = header.isCMYK
-        let scale = DCTScale.smallestCovering(width: storedWidth, height: storedHeight, size: size)
+        let preview = PreviewPlan(storedWidth: storedWidth, storedHeight: storedHeight, longSide: previewSide)
+        let scale = scale(width: storedWidth, height: storedHeight, preview: preview)
         let scaledWidth = scale.scaled(storedWidth), scaledHeight = scale.scaled(storedHeight)
         let channels = isCMYK ? 4 : 3
         let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -124,9 +138,10 @@ struct JPEGDecoder {
         }
         try check(status, handle)
 
-        var resampler = ThumbnailResampler(
+        var resampler = RenditionResamplers(
             sourceWidth: scaledWidth, sourceHeight: scaledHeight,
-            region: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size)
+            square: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size,
+            preview: preview)
         let columns = resampler.sourceColumns
         var rgbRow = [UInt8](repeating: 0, count: isCMYK ? columns.count * 3 : 0)
         decoded.withUnsafeBufferPointer { pixels in
@@ -143,9 +158,10 @@ struct JPEGDecoder {
                 }
             }
         }
+        let (square, previewPixels) = resampler.finish()
         return DecodedSquare(
-            pixels: resampler.finish(), storedWidth: storedWidth, storedHeight: storedHeight,
-            orientation: Orientation(exifValue: markers.exifOrientation))
+            pixels: square, storedWidth: storedWidth, storedHeight: storedHeight,
+            orientation: Orientation(exifValue: markers.exifOrientation), preview: previewPixels)
     }
 
     /// A JPEG of `maxPixels` pixels may have this many scans; smaller ones proportionally more
