@@ -37,7 +37,9 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Images with more pixels than this are refused from their header, before any allocation.
     public var maxPixels: Int
     /// Long side in pixels of the display-size preview made from the same decode (the whole
-    /// photo, aspect kept, never enlarged); 0 makes none.
+    /// photo, aspect kept, never enlarged); 0 makes none. A JPEG's preview is its decode at
+    /// the largest DCT scale (n/8) whose long side fits, so it may be smaller (1,512 px for a
+    /// 4,032 × 3,024 photo).
     public var previewLongSide: Int
     /// JPEG quality (1…100) of the preview.
     public var previewQuality: Int

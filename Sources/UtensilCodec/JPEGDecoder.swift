@@ -56,8 +56,7 @@ struct JPEGDecoder {
     /// MCUs as libjpeg does).
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         try withHeader(bytes) { header, _, _ in
-            let preview = PreviewPlan(storedWidth: header.width, storedHeight: header.height, longSide: previewSide)
-            let scale = scale(width: header.width, height: header.height, preview: preview)
+            let (scale, preview, _) = plan(width: header.width, height: header.height, isCMYK: header.isCMYK)
             let channels = header.isCMYK ? 4 : 3
             let scaledWidth = scale.scaled(header.width)
             let output = scaledWidth * scale.scaled(header.height) * channels
@@ -77,13 +76,25 @@ struct JPEGDecoder {
         }
     }
 
-    /// The DCT scale to decode at: the smallest that still covers the thumbnail's square and
-    /// the preview.
-    func scale(width: Int, height: Int, preview: PreviewPlan?) -> DCTScale {
-        guard let preview else { return DCTScale.smallestCovering(width: width, height: height, size: size) }
+    /// The DCT scale to decode at, the preview's size, and whether the decode itself is the
+    /// preview. Without a preview: the smallest scale that still covers the thumbnail. With one:
+    /// the largest scale whose long side fits `previewSide` (the whole photo when it fits), so
+    /// that the decoded image is the preview and needs no resampling — unless that no longer
+    /// covers the thumbnail's square (a panorama) or the image is CMYK; then the smallest scale
+    /// covering both the thumbnail and a preview of exactly `previewSide`, resampled.
+    func plan(width: Int, height: Int, isCMYK: Bool) -> (scale: DCTScale, preview: PreviewPlan?, previewIsDecode: Bool) {
+        guard let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide) else {
+            return (DCTScale.smallestCovering(width: width, height: height, size: size), nil, false)
+        }
+        let long = max(width, height)
+        let fitting = DCTScale.available().filter { $0.scaled(long) <= previewSide }.max { $0.factor < $1.factor }
+        if !isCMYK, let fitting, min(fitting.scaled(width), fitting.scaled(height)) >= min(size, width, height) {
+            return (fitting, PreviewPlan(width: fitting.scaled(width), height: fitting.scaled(height)), true)
+        }
         let minimum = PreviewPlan.minimumSource(width: width, height: height, size: size, preview: preview)
-        return DCTScale.smallestCovering(
+        let scale = DCTScale.smallestCovering(
             width: width, height: height, minimumWidth: minimum.width, minimumHeight: minimum.height)
+        return (scale, preview, false)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
@@ -125,8 +136,7 @@ struct JPEGDecoder {
         }
 
         let isCMYK = header.isCMYK
-        let preview = PreviewPlan(storedWidth: storedWidth, storedHeight: storedHeight, longSide: previewSide)
-        let scale = scale(width: storedWidth, height: storedHeight, preview: preview)
+        let (scale, preview, previewIsDecode) = plan(width: storedWidth, height: storedHeight, isCMYK: header.isCMYK)
         let scaledWidth = scale.scaled(storedWidth), scaledHeight = scale.scaled(storedHeight)
         let channels = isCMYK ? 4 : 3
         let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -141,7 +151,7 @@ struct JPEGDecoder {
         var resampler = RenditionResamplers(
             sourceWidth: scaledWidth, sourceHeight: scaledHeight,
             square: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size,
-            preview: preview)
+            preview: previewIsDecode ? nil : preview)
         let columns = resampler.sourceColumns
         var rgbRow = [UInt8](repeating: 0, count: isCMYK ? columns.count * 3 : 0)
         decoded.withUnsafeBufferPointer { pixels in
@@ -158,7 +168,9 @@ struct JPEGDecoder {
                 }
             }
         }
-        let (square, previewPixels) = resampler.finish()
+        let (square, resampled) = resampler.finish()
+        let previewPixels = previewIsDecode
+            ? DecodedPreview(pixels: decoded, width: scaledWidth, height: scaledHeight) : resampled
         return DecodedSquare(
             pixels: square, storedWidth: storedWidth, storedHeight: storedHeight,
             orientation: Orientation(exifValue: markers.exifOrientation), preview: previewPixels)

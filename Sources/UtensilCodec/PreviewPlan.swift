@@ -1,9 +1,16 @@
 /// The display-size rendition of a photo: the whole image, its long side scaled down to
-/// `longSide` (never up), aspect kept to the nearest pixel.
+/// `longSide` (never up), aspect kept to the nearest pixel. (A JPEG's is the largest of
+/// libjpeg's DCT scales that fits instead: see `JPEGDecoder.plan`.)
 struct PreviewPlan: Equatable {
     /// Size of the preview in the photo's stored pixel order (before EXIF orientation).
     let width: Int
     let height: Int
+
+    /// A preview of exactly `width` × `height` (a JPEG's DCT-scaled decode).
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 
     /// The plan for a photo stored as `width` × `height`, or nil when `longSide` is 0 (no preview).
     init?(storedWidth width: Int, storedHeight height: Int, longSide: Int) {

@@ -88,9 +88,7 @@ extension ThumbnailMaker {
     /// For benchmarks that measure the decode floor at the same scale.
     public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
         let decoder = JPEGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
-        let scale = decoder.scale(
-            width: width, height: height,
-            preview: PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide))
+        let scale = decoder.plan(width: width, height: height, isCMYK: false).scale
         return (scale.num, scale.denom)
     }
 }

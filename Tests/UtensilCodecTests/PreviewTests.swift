@@ -2,7 +2,8 @@ import Testing
 @testable import UtensilCodec
 
 /// The display-size preview made from the same decode as the thumbnail: the whole photo as
-/// displayed, its long side at most the asked size (never enlarged), in every format.
+/// displayed, its long side at most the asked size (never enlarged), in every format; a
+/// JPEG's is its decode at the largest DCT scale that fits (no resampling).
 @Suite("The preview: long side, aspect, orientation, every format")
 struct PreviewTests {
     static let fixtures: Result<[String: [UInt8]], any Error> = Result {
@@ -16,6 +17,7 @@ quadrants(1500, 2000).save('portrait.png')
 quadrants(640, 480).save('small.jpg', quality=92)
 quadrants(3000, 400).save('panorama.jpg', quality=92)
 save_oriented(quadrants(1500, 2000), 'exif6.jpg', 6, quality=92)
+quadrants(2000, 1500).convert('CMYK').save('cmyk.jpg', quality=92)
 run('/usr/bin/heif-enc', '-q', '90', '-p', 'preset=ultrafast', 'landscape.png', '-o', 'landscape.heic')
 run('/usr/bin/cwebp', '-q', '90', 'landscape.png', '-o', 'landscape.webp')
 run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
@@ -63,11 +65,11 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
     }
 
     @Test(
-        "The long side is 1,600 px, the aspect the photo's, the quadrants where they are shown",
+        "The long side is 1,600 px (a JPEG's: 6/8 of 2,000), the aspect the photo's, the quadrants where they are shown",
         arguments: [
-            ("landscape.jpg", 1600, 1200), ("landscape.png", 1600, 1200), ("landscape.heic", 1600, 1200),
+            ("landscape.jpg", 1500, 1125), ("landscape.png", 1600, 1200), ("landscape.heic", 1600, 1200),
             ("landscape.webp", 1600, 1200), ("portrait.png", 1200, 1600), ("portrait.webp", 1200, 1600),
-            ("exif6.jpg", 1200, 1600), ("panorama.jpg", 1600, 213),
+            ("exif6.jpg", 1125, 1500), ("panorama.jpg", 1500, 200), ("cmyk.jpg", 1600, 1200),
         ])
     func longSide(name: String, width: Int, height: Int) throws {
         let thumbnail = try made(name)
@@ -105,6 +107,6 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
                 Result { () throws(ImageCodecError) in try maker.decodeCost(of: raw) }
             }.get()
         }
-        #expect(try cost(1600) >= cost(0) + 1600 * 1200 * 3 * 4)
+        #expect(try cost(1600) >= cost(0) + 1500 * 1125 * 3 * 3)
     }
 }

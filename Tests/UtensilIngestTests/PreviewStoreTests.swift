@@ -60,7 +60,7 @@ struct PreviewStoreTests {
     @Test func anIngestMakesAPreviewOfTheLongSideAndAspect() throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
-        #expect(try kitchen.previewSize(kitchen.pan) == (1600, 1200))
+        #expect(try kitchen.previewSize(kitchen.pan) == (1500, 1125), "a JPEG's: its decode at 5/8")
         #expect(try kitchen.previewSize(kitchen.jar) == (600, 900), "a smaller photo is not enlarged")
         #expect(kitchen.store.previewPath(of: kitchen.pan).description == kitchen.preview(kitchen.pan).path)
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0], kitchen.images[1]], inbox: .mustBeEmpty)
@@ -88,7 +88,7 @@ struct PreviewStoreTests {
             return
         }
         #expect(replaced.id == kitchen.pan.id)
-        #expect(try kitchen.previewSize(replaced) == (800, 1600))
+        #expect(try kitchen.previewSize(replaced) == (750, 1500))
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[2], kitchen.images[1]], inbox: .mustBeEmpty)
     }
 
