@@ -16,6 +16,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     public var original: String
     /// Absolute path of the thumbnail under `state_dir/thumbnails/`.
     public var thumbnail: String
+    /// Absolute path of the display-size preview under `state_dir/previews/` (JSON
+    /// `"preview"`); nil from a daemon older than previews.
+    public var previewFile: String?
     /// The inbox folder it was dropped into, or nil (JSON `null`, always written).
     public var category: String?
     /// The user name owning the dropped file, or its numeric uid; nil (JSON `null`, always
@@ -42,8 +45,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
         bytes: Int, original: String, thumbnail: String, category: String? = nil, addedBy: String? = nil,
         updatedAt: Date? = nil, trashedAt: Date? = nil, purgeAt: Date? = nil, thumbnailJPEG: Data? = nil,
-        preview: RGBPreview? = nil, favorite: Bool? = nil
+        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil
     ) {
+        self.previewFile = previewFile
         self.id = id
         self.name = name
         self.fileExtension = fileExtension
@@ -65,6 +69,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
+        case previewFile = "preview"
         case category, addedBy, updatedAt, trashedAt, purgeAt, favorite
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
     }
@@ -80,6 +85,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         bytes = try container.decode(Int.self, forKey: .bytes)
         original = try container.decode(String.self, forKey: .original)
         thumbnail = try container.decode(String.self, forKey: .thumbnail)
+        previewFile = try container.decodeIfPresent(String.self, forKey: .previewFile)
         category = try container.decodeIfPresent(String.self, forKey: .category)
         addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
@@ -105,6 +111,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         try container.encode(bytes, forKey: .bytes)
         try container.encode(original, forKey: .original)
         try container.encode(thumbnail, forKey: .thumbnail)
+        try container.encodeIfPresent(previewFile, forKey: .previewFile)
         try container.encode(category, forKey: .category)
         try container.encode(addedBy, forKey: .addedBy)
         try container.encode(updatedAt, forKey: .updatedAt)

@@ -80,6 +80,11 @@ enum HTML {
         "/thumbnails/\(utensil.id).jpeg?v=\(version(utensil))"
     }
 
+    /// The display-size preview's URL, versioned like the thumbnail's.
+    static func previewURL(_ utensil: UtensilInfo) -> String {
+        "/previews/\(utensil.id).jpeg?v=\(version(utensil))"
+    }
+
     static func originalURL(_ utensil: UtensilInfo) -> String {
         "/originals/\(utensil.id).\(utensil.fileExtension)?v=\(version(utensil))"
     }

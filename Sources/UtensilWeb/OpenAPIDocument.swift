@@ -449,6 +449,10 @@ enum OpenAPIDocument {
           "favorite": {
             "type": "boolean",
             "description": "Whether it is a favorite of the signed-in user; `false` without a session. Left out of events."
+          },
+          "preview": {
+            "type": "string",
+            "description": "The display-size JPEG's path on the daemon's machine (long side at most 1,600 px); served at /previews/{id}.jpeg."
           }
         }
       },

@@ -2,7 +2,7 @@ import Glibc
 import Hummingbird
 import UtensilCore
 
-/// Serves a file of the state folder (a thumbnail or an original) streamed from disk in
+/// Serves a file of the state folder (a thumbnail, a preview or an original) streamed from disk in
 /// chunks — never read whole into memory — with an `ETag` from its inode, size and
 /// modification time (a replaced photo gets a new one) and long-lived caching.
 struct StoredFile: Sendable {

@@ -38,7 +38,7 @@ struct WebProblem: Error, HTTPResponseError {
     /// socket words errors; for pages a page saying it.
     func response(from request: Request, context: some RequestContext) throws -> Response {
         if !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/thumbnails/")
-            && !request.uri.path.hasPrefix("/originals/")
+            && !request.uri.path.hasPrefix("/previews/") && !request.uri.path.hasPrefix("/originals/")
         {
             let body = """
             <header class="top"><h1><a href="/">Utensils</a></h1></header>

@@ -53,6 +53,7 @@ private struct RouteTableOnly: GalleryBackend {
     }
     func followEvents() -> AsyncStream<EventInfo> { AsyncStream { $0.finish() } }
     func thumbnailPath(id: String) -> String { "/nonexistent" }
+    func previewPath(id: String) -> String { "/nonexistent" }
     var inbox: String { "/nonexistent" }
     func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {
         throw UploadRefused("not served")

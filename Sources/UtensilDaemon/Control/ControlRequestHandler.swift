@@ -303,7 +303,8 @@ struct ControlRequestHandler: Sendable {
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
             original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
-            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview)
+            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
+            previewFile: store.previewPath(of: record).description)
     }
 }
 

@@ -18,6 +18,8 @@ struct WebGalleryBackend: GalleryBackend {
 
     func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
 
+    func previewPath(id: String) -> String { settings.previewPath(id: id).description }
+
     var inbox: String { settings.inbox.description }
 
     func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {

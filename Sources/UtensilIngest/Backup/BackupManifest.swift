@@ -73,5 +73,6 @@ public struct BackupFolder: Sendable {
     public static let all: [BackupFolder] = [
         BackupFolder(name: "originals", fileName: { "\($0.uuidString).\($1)" }, holdsOriginals: true),
         BackupFolder(name: "thumbnails", fileName: { id, _ in "\(id.uuidString).jpeg" }),
+        BackupFolder(name: "previews", fileName: { id, _ in "\(id.uuidString).jpeg" }),
     ]
 }

@@ -4,7 +4,7 @@ import UtensilCatalog
 import UtensilCore
 
 /// The one owner of utensild's state: the state folder's layout (`originals/`,
-/// `thumbnails/`), the catalog, and `rejected/` as far as a retry takes files out of it.
+/// `thumbnails/`, `previews/`), the catalog, and `rejected/` as far as a retry takes files out of it.
 ///
 /// Every operation that changes rows and files together lives here once, in its own file:
 /// the commit of an ingest and a photo replacement (`UtensilStore+Commit`), trash, restore,
@@ -53,6 +53,11 @@ public struct UtensilStore: Sendable {
 
     /// `<UUID>.jpeg`, the name of a utensil's thumbnail in `thumbnails/`.
     static func thumbnailName(id: UUID) -> [UInt8] {
+        Array("\(id.uuidString).jpeg".utf8)
+    }
+
+    /// `<UUID>.jpeg`, the name of a utensil's preview in `previews/`.
+    static func previewName(id: UUID) -> [UInt8] {
         Array("\(id.uuidString).jpeg".utf8)
     }
 
@@ -113,6 +118,11 @@ public struct UtensilStore: Sendable {
     /// Where a utensil's thumbnail is.
     public func thumbnailPath(of record: UtensilRecord) -> RawPath {
         settings.thumbnailPath(id: record.id.uuidString)
+    }
+
+    /// Where a utensil's preview is.
+    public func previewPath(of record: UtensilRecord) -> RawPath {
+        settings.previewPath(id: record.id.uuidString)
     }
 
     func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(StoreError) -> T {

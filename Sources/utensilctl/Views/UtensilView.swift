@@ -18,6 +18,7 @@ enum UtensilView {
         if let purgeAt = utensil.purgeAt { list.add("purged", Formats.dateTime(purgeAt, in: timeZone)) }
         list.add("original", utensil.original)
         list.add("thumbnail", utensil.thumbnail)
+        if let preview = utensil.previewFile { list.add("preview", preview) }
         return [style.bold(TerminalText.escaped(utensil.name))] + list.render(style: style, indent: "  ")
     }
 
