@@ -15,6 +15,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case trash
     case restore
     case rethumb
+    case favorite
+    case unfavorite
+    case categoryRename = "category-rename"
+    case categoryDelete = "category-delete"
     case backup
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
@@ -35,6 +39,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .trash: "trash"
         case .restore: "restored"
         case .rethumb: "rethumb"
+        case .favorite: "favorited"
+        case .unfavorite: "unfavorited"
+        case .categoryRename: "categoryRenamed"
+        case .categoryDelete: "categoryDeleted"
         case .backup: "backup"
         }
     }

@@ -8,7 +8,7 @@ extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
         case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
-        case missing, targets
+        case missing, targets, favorites
         case destination, parentDevice, parentInode
     }
 
@@ -20,7 +20,8 @@ extension ControlRequest: Codable {
             let options = ListOptions(
                 search: try arguments.optional(.search), sort: try arguments.optional(.sort, as: ListSort.self),
                 limit: try arguments.optional(.limit, as: Int.self), after: try arguments.optional(.after),
-                category: try arguments.optional(.category), addedBy: try arguments.optional(.addedBy))
+                category: try arguments.optional(.category), addedBy: try arguments.optional(.addedBy),
+                favorites: try arguments.flag(.favorites))
             if let limit = options.limit, limit < 1 {
                 throw ControlError(.badRequest, "The list limit must be at least 1, not \(limit).")
             }
@@ -70,6 +71,12 @@ extension ControlRequest: Codable {
                     : "Rethumb takes one of \"all\", \"missing\" and \"targets\", not several.")
             }
             self = .rethumb(selection)
+        case .favorite: self = .favorite(try arguments.required(.target, "the id of a utensil"))
+        case .unfavorite: self = .unfavorite(try arguments.required(.target, "the id of a utensil"))
+        case .categoryRename:
+            self = .categoryRename(
+                try arguments.required(.category, "the category to rename"), to: try arguments.required(.newName, "its new name"))
+        case .categoryDelete: self = .categoryDelete(try arguments.required(.category, "the category to delete"))
         case .backup:
             let path = try arguments.required(.destination, "the absolute path of the new backup folder")
             guard path.hasPrefix("/") else {
@@ -95,6 +102,7 @@ extension ControlRequest: Codable {
             try container.encodeIfPresent(options.after, forKey: .after)
             try container.encodeIfPresent(options.category, forKey: .category)
             try container.encodeIfPresent(options.addedBy, forKey: .addedBy)
+            if options.favorites { try container.encode(true, forKey: .favorites) }
         case .show(let target, let preview):
             try container.encode(target, forKey: .target)
             if preview { try container.encode(true, forKey: .preview) }
@@ -124,6 +132,13 @@ extension ControlRequest: Codable {
             try container.encode(true, forKey: .missing)
         case .rethumb(.utensils(let ids)):
             try container.encode(ids, forKey: .targets)
+        case .favorite(let target), .unfavorite(let target):
+            try container.encode(target, forKey: .target)
+        case .categoryRename(let category, let newName):
+            try container.encode(category, forKey: .category)
+            try container.encode(newName, forKey: .newName)
+        case .categoryDelete(let category):
+            try container.encode(category, forKey: .category)
         case .backup(let destination):
             try container.encode(destination.path, forKey: .destination)
             try container.encodeIfPresent(destination.parentDevice, forKey: .parentDevice)

@@ -3,7 +3,8 @@ import Hummingbird
 import UtensilControlProtocol
 import UtensilWebUsers
 
-/// Signing in and out, and every change: rename, change category, delete, restore, upload.
+/// Signing in and out, and every change: rename, change category, delete, restore, upload,
+/// rename or delete a category, and the signed-in user's own favorites.
 /// Each change needs a signed-in user and a same-site request (``Access``).
 struct ChangeRoutes: Sendable {
     let backend: any GalleryBackend
@@ -94,6 +95,31 @@ struct ChangeRoutes: Sendable {
             _ = try await backend.answer(.delete(id.text), webUser: user).payload()
             return Response.redirect(to: "/", type: .normal)
         }
+        for (action, favorite) in [("favorite", true), ("unfavorite", false)] {
+            // The star on a utensil: the signed-in user's own mark; back to the page it was on.
+            router.post("/utensils/:id/\(action)") { request, context in
+                let user = try access.requireUser(request)
+                let id = try Self.id(context)
+                let form = try await Self.form(request, context: context)
+                let call: ControlCall<UtensilInfo> = favorite ? .favorite(id.text) : .unfavorite(id.text)
+                _ = try await backend.answer(call, webUser: user).payload()
+                return Response.redirect(to: Self.back(form["back"], otherwise: "/utensils/\(id.text)"), type: .normal)
+            }
+        }
+        // A category as a whole, from the form on the category's view of the gallery.
+        router.post("/categories/rename") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            let change = try await backend.answer(
+                .categoryRename(form["category"] ?? "", to: form["name"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/" + HTML.query([("category", change.to)]), type: .normal)
+        }
+        router.post("/categories/delete") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            _ = try await backend.answer(.categoryDelete(form["category"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/", type: .normal)
+        }
         router.post("/api/v1/uploads") { request, _ in
             let user = try access.requireUser(request)
             return try JSONReply.response(["files": try await upload(request, user: user)])
@@ -181,6 +207,15 @@ struct ChangeRoutes: Sendable {
         var response = HTML.response(LoginPage(message: message, signedIn: nil).render(), status: .tooManyRequests)
         response.headers[.retryAfter] = String(seconds)
         return response
+    }
+
+    /// Where a form sends the browser back to: a path of this site (`/…`, never `//host` or a
+    /// backslash, which browsers read as another site), else `otherwise`.
+    static func back(_ path: String?, otherwise: String) -> String {
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"),
+              !path.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        else { return otherwise }
+        return path
     }
 
     static func id(_ context: GalleryRequestContext) throws -> UtensilID {

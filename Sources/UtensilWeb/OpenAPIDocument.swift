@@ -106,6 +106,20 @@ enum OpenAPIDocument {
               "type": "string",
               "maxLength": 512
             }
+          },
+          {
+            "name": "favorites",
+            "in": "query",
+            "description": "`1` (or `true`): only the signed-in user's favorites (needs the session cookie); `0` or absent: every utensil.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "1",
+                "true",
+                "0",
+                "false"
+              ]
+            }
           }
         ],
         "responses": {
@@ -124,8 +138,17 @@ enum OpenAPIDocument {
           },
           "503": {
             "$ref": "#/components/responses/Busy"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "session": []
+          }
+        ]
       }
     },
     "/api/v1/utensils/{id}": {
@@ -160,7 +183,13 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Busy"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "session": []
+          }
+        ]
       }
     },
     "/api/v1/categories": {
@@ -212,7 +241,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "followEvents",
         "summary": "Live events, as server-sent events (`utensilctl events --json`)",
-        "description": "A stream that does not end: `event: ingested`, `event: rejected` or `event: rethumb`, each `data:` line one Event object; a `: keep-alive` comment every 15 s. (components/schemas/Event).",
+        "description": "A stream that does not end: `event: ingested`, `event: rejected`, `event: rethumb` or `event: category`, each `data:` line one Event object; a `: keep-alive` comment every 15 s. (components/schemas/Event).",
         "responses": {
           "200": {
             "description": "The stream.",
@@ -416,6 +445,10 @@ enum OpenAPIDocument {
           },
           "purgeAt": {
             "$ref": "#/components/schemas/Timestamp"
+          },
+          "favorite": {
+            "type": "boolean",
+            "description": "Whether it is a favorite of the signed-in user; `false` without a session. Left out of events."
           }
         }
       },
@@ -592,7 +625,8 @@ enum OpenAPIDocument {
             "enum": [
               "ingested",
               "rejected",
-              "rethumb"
+              "rethumb",
+              "category"
             ]
           },
           "at": {
@@ -612,6 +646,46 @@ enum OpenAPIDocument {
           },
           "rethumb": {
             "$ref": "#/components/schemas/Rethumb"
+          },
+          "categoryChange": {
+            "$ref": "#/components/schemas/CategoryChange"
+          }
+        }
+      },
+      "CategoryChange": {
+        "type": "object",
+        "description": "A category renamed, merged into another or deleted (`utensilctl category rename|delete`, or the gallery's category forms).",
+        "required": [
+          "from",
+          "to",
+          "moved",
+          "merged",
+          "count"
+        ],
+        "properties": {
+          "from": {
+            "type": "string",
+            "description": "The category as it was spelled."
+          },
+          "to": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The category its utensils are in now (an existing one's spelling after a merge); null after a delete."
+          },
+          "moved": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Utensils (not in the trash) that changed category."
+          },
+          "merged": {
+            "type": "boolean"
+          },
+          "count": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Utensils (not in the trash) in `to` now; 0 after a delete."
           }
         }
       },

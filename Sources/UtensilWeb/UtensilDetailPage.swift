@@ -38,7 +38,7 @@ struct UtensilDetailPage: Sendable {
         let body = HTML.header(user: user) + """
         <main class="utensil">
         <p><a href="/">← All utensils</a></p>
-        <h2>\(name)</h2>
+        <h2>\(name)\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
         <figure><a href="\(HTML.originalURL(utensil))"><img src="\(HTML.originalURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)"></a></figure>
         <dl class="facts">
         \(list)

@@ -13,17 +13,33 @@ import UtensilControlServer
     static let changing: [ControlRequest] = [
         .delete("id"), .delete("id", now: true), .rename("id", to: "New"), .retry(file: "a.jpg"), .retryAll,
         .setCategory("id", to: "Knives"), .setCategory("id", to: nil), .restore("id"), .rethumb(.missing),
+        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"),
     ]
     static let reading: [ControlRequest] = [
         .status, .list(), .show("Spoon"), .rejected, .check, .events, .categories, .trash,
     ]
+    /// The caller's own favorites: open to every peer, to signed-in web users only.
+    static let personal: [ControlRequest] = [.favorite("id"), .unfavorite("id"), .list(favorites: true)]
 
     /// Only root and the daemon's own user: a backup writes every photo wherever it is told.
     static let administering: [ControlRequest] = [.backup(BackupDestination(path: "/var/lib/utensild/backup"))]
 
-    @Test func everyCommandIsEitherChangingOrReading() {
-        let commands = Set((Self.changing + Self.reading + Self.administering).map(\.command))
+    @Test func everyCommandIsEitherChangingOrReadingOrPersonal() {
+        let commands = Set((Self.changing + Self.reading + Self.personal + Self.administering).map(\.command))
         #expect(commands == Set(ControlCommand.allCases))
+    }
+
+    @Test(arguments: personal)
+    func anyPeerButOnlyASignedInWebUserMayKeepFavorites(_ request: ControlRequest) {
+        #expect(policy.refusal(of: request, from: .peer(stranger)) == nil)
+        #expect(policy.refusal(of: request, from: Caller.web("alice")) == nil)
+        #expect(policy.refusal(of: request, from: Caller.web(nil))?.code == .permissionDenied)
+    }
+
+    @Test(arguments: changing)
+    func aWebVisitorMayNotChangeASignedInUserMay(_ request: ControlRequest) {
+        #expect(policy.refusal(of: request, from: Caller.web(nil))?.code == .permissionDenied)
+        #expect(policy.refusal(of: request, from: Caller.web("alice")) == nil)
     }
 
     @Test(arguments: changing)

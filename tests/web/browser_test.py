@@ -24,6 +24,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+import account_steps
+
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
 results = []
@@ -255,6 +257,9 @@ def main():
         untouched = "Hacked" not in daemon.names()
         check("a cross-site form post is refused", refused and untouched, driver.page_source[:300])
         evil.shutdown()
+
+        # Favorites, a category renamed, the password changed, signing out (account_steps.py).
+        account_steps.run(driver, wait, daemon, check, PASSWORD, "Flowers")
     finally:
         if driver is not None:
             driver.quit()

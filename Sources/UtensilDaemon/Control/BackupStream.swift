@@ -45,12 +45,12 @@ struct BackupStream: Sendable {
                 case .success(let summary):
                     audit.filesChanged(
                         "Backed up \(summary.manifest.counts.utensils) utensils and \(summary.manifest.counts.trash) in the trash into \(summary.destination) (\(summary.linked) files linked, \(summary.copied) copied)",
-                        for: peer)
+                        for: .peer(peer))
                     continuation.yield(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
                 case .failure(.cancelled):
-                    audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: peer, level: .warning)
+                    audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: .peer(peer), level: .warning)
                 case .failure(let error):
-                    audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: peer, level: .warning)
+                    audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: .peer(peer), level: .warning)
                     continuation.yield(LineFraming.line(.failure(Self.controlError(error))))
                 }
                 continuation.finish()
