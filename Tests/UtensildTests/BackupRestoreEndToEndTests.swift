@@ -36,6 +36,10 @@ struct BackupRestoreEndToEndTests {
         let first = try #require(try Utensilctl.run(["list", "--json", "--limit", "1"], socket: socket(world)).json?["utensils"] as? [[String: Any]])
         let trashed = try #require(first.first?["id"] as? String)
         #expect(try Utensilctl.run(["delete", trashed], socket: socket(world)).status == 0)
+        // A favorite (a table of its own) comes along too.
+        let page = try #require(try Utensilctl.run(["list", "--json", "--limit", "1"], socket: socket(world)).json?["utensils"] as? [[String: Any]])
+        let favorite = try #require(page.first?["id"] as? String)
+        #expect(try Utensilctl.run(["favorite", favorite], socket: socket(world)).status == 0)
 
         // Twenty more drops arrive while the backup runs.
         let dropped = DispatchSemaphore(value: 0)
@@ -86,6 +90,8 @@ struct BackupRestoreEndToEndTests {
         #expect(installed == listed.files.count)
         let trash = try Utensilctl.run(["trash", "--json"], socket: socket(fresh))
         #expect(trash.output.contains(trashed), "\(trash.output)")
+        let favorites = try Utensilctl.run(["list", "--favorites", "--json"], socket: socket(fresh))
+        #expect((favorites.json?["utensils"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [favorite], "\(favorites.output)")
         let categories = try Utensilctl.run(["categories", "--json"], socket: socket(fresh))
         #expect(categories.output.contains("Knives"), "\(categories.output)")
         #expect(try again.terminate() == 0)

@@ -34,7 +34,7 @@ public struct BackupRestore: Sendable {
         do {
             backup = try HeldFolder.open(backupPath)
         } catch {
-            if error.isNotFound { throw .notABackup(backupPath.description) }
+            if error.isNotFound { throw .noSuchFolder(backupPath.description) }
             throw .fileSystem(error)
         }
         let manifest = try readManifest(in: backup)
@@ -79,7 +79,7 @@ public struct BackupRestore: Sendable {
         guard manifest.format == BackupManifest.formatName, manifest.formatVersion == BackupManifest.currentFormatVersion else {
             throw .badManifest(
                 path: shown,
-                problem: "its format is \(manifest.format) version \(manifest.formatVersion), which this utensild does not know")
+                problem: "its format is \(VisibleText.escaped(manifest.format)) version \(manifest.formatVersion), which this utensild does not know")
         }
         guard manifest.catalog.path == BackupManifest.catalogFileName else {
             throw .badManifest(path: shown, problem: "its catalog is not \(BackupManifest.catalogFileName)")
@@ -94,7 +94,7 @@ public struct BackupRestore: Sendable {
     {
         var listed: [String: BackupManifest.File] = [:]
         for file in manifest.files where listed.updateValue(file, forKey: file.path) != nil {
-            throw .badManifest(path: shown, problem: "it lists \(file.path) twice")
+            throw .badManifest(path: shown, problem: "it lists \(VisibleText.escaped(file.path)) twice")
         }
         let missing = Set(manifest.missing)
         // A folder of files that can be made again which a backup does not mention at all was
@@ -116,7 +116,7 @@ public struct BackupRestore: Sendable {
             }
         }
         if let stray = listed.keys.sorted().first {
-            throw .inconsistent(path: shown, problem: "it lists \(stray), which no utensil of the catalog has")
+            throw .inconsistent(path: shown, problem: "it lists \(VisibleText.escaped(stray)), which no utensil of the catalog has")
         }
         return expected
     }

@@ -1,6 +1,8 @@
 /// Why `utensild restore` installed nothing; each says in one sentence what is wrong and what
 /// to do. The first bad file is named.
 public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The backup folder named does not exist.
+    case noSuchFolder(String)
     /// No `backup.json`: not a backup folder, or a backup that never finished.
     case notABackup(String)
     /// `backup.json` cannot be read as a manifest, or says something that cannot be.
@@ -19,6 +21,8 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .noSuchFolder(let path):
+            "There is no folder \(path); give the folder `utensilctl backup` made."
         case .notABackup(let path):
             "\(path) has no backup.json, so it is not a finished backup; give the folder `utensilctl backup` made."
         case .badManifest(let path, let problem):
