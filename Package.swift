@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", exact: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", exact: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -78,16 +81,27 @@ let package = Package(
                 "UtensilControlProtocol", "UtensilCore", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
+        // The daemon's metrics: a Prometheus registry it owns (no global MetricsSystem), served as
+        // GET /metrics; the web gallery records its requests through swift-metrics' API only.
+        .target(
+            name: "UtensilMetrics",
+            dependencies: [
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         .target(
             name: "UtensilDaemon",
             dependencies: [
+                "UtensilMetrics",
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -138,6 +152,9 @@ let package = Package(
             dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
+            name: "UtensilMetricsTests",
+            dependencies: ["UtensilMetrics", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore"]),
@@ -164,7 +181,9 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
     ],
     swiftLanguageModes: [.v6]

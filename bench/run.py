@@ -80,7 +80,7 @@ def loadavg():
 class Daemon:
     """The real utensild on a fresh world under `root`, ready (READY=1) when constructed."""
 
-    def __init__(self, binaries, root, workers=2, state=None, web_listen=""):
+    def __init__(self, binaries, root, workers=2, state=None, web_listen="", extra=()):
         self.binaries = binaries
         self.root = root
         for sub in ["inbox", "rejected", "run", "stage"]:
@@ -106,7 +106,7 @@ class Daemon:
             [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
              "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
              "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning", "--web-listen", web_listen],
+             "--log-level", "warning", "--web-listen", web_listen, *extra],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
         if not self.ready.wait(120):
@@ -258,18 +258,44 @@ def vips_batch(files, out):
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def utensild_burst(binaries, files, root):
-    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB)."""
-    daemon = Daemon(binaries, root)
+def utensild_burst(binaries, files, root, scrape_every=None):
+    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB).
+    With `scrape_every` (seconds), GET /metrics that often during the burst, as a busy Prometheus would."""
+    port = free_port() if scrape_every else None
+    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "")
+    scraping = threading.Event()
+    scrapes = []
+
+    def scrape():
+        import http.client
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        while not scraping.is_set():
+            connection.request("GET", "/metrics")
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200 or b"utensild_drops_ingested_total" not in body:
+                raise SystemExit(f"bench: GET /metrics answered {response.status}")
+            scrapes.append(len(body))
+            scraping.wait(scrape_every)
+        connection.close()
+
+    scraper = threading.Thread(target=scrape, daemon=True) if port else None
     try:
         pairs = stage(daemon, files)
         events = Events(daemon)
         cpu_before = daemon.cpu_seconds()
+        if scraper:
+            scraper.start()
         started = time.monotonic()
         for staged, target in pairs:
             os.rename(staged, target)
         arrivals = events.wait(len(files))
         wall = arrivals[-1] - started
+        if scraper:
+            scraping.set()
+            scraper.join()
+            if not scrapes:
+                raise SystemExit("bench: no scrape of /metrics during the burst")
         cpu = daemon.cpu_seconds() - cpu_before
         events.close()
         count = daemon.ctl("status")["utensils"]
@@ -300,6 +326,18 @@ def throughput(binaries, files, work, rounds):
         ratio=round(middle["ratio"], 3), ratios=[round(r["ratio"], 3) for r in results])
 
 
+def metrics_burst(binaries, files, work, rounds):
+    """The 12 MP JPEG burst without and with GET /metrics every 0.1 s (ten times a busy
+    Prometheus): recording is always on, so this shows what scraping costs the ingests."""
+    result = {}
+    for mode, every in [("quiet", None), ("scraped", 0.1)]:
+        walls = sorted(utensild_burst(binaries, files, os.path.join(work, f"metrics-{mode}-{r}"), every)[0]
+                       for r in range(rounds))
+        result[mode] = dict(per_second=round(len(files) / walls[len(walls) // 2], 2))
+    result["ratio"] = round(result["scraped"]["per_second"] / result["quiet"]["per_second"], 3)
+    return result
+
+
 def percentile(values, p):
     ordered = sorted(values)
     rank = max(1, min(len(ordered), -(-len(ordered) * p // 100)))
@@ -310,15 +348,7 @@ def latency_and_idle(binaries, files, work, idle_seconds):
     """One drop at a time into an idle daemon; then that daemon, idle, is watched."""
     daemon = Daemon(binaries, os.path.join(work, "latency"))
     try:
-        pairs = stage(daemon, files)
-        events = Events(daemon)
-        samples = []
-        for staged, target in pairs:
-            time.sleep(0.25)  # idle again: no group to join, nothing in flight
-            started = time.monotonic()
-            os.rename(staged, target)
-            samples.append((events.wait(1)[0] - started) * 1000)
-        events.close()
+        samples = single_drops(daemon, files)
         latency = dict(drops=len(samples), p50_ms=round(percentile(samples, 50), 1),
                        p99_ms=round(percentile(samples, 99), 1), max_ms=round(max(samples), 1))
         idle = watch_idle(daemon, idle_seconds)
@@ -327,6 +357,40 @@ def latency_and_idle(binaries, files, work, idle_seconds):
         return latency, idle
     finally:
         daemon.stop()
+
+
+def single_drops(daemon, files):
+    """Drops `files` one at a time into an idle daemon; returns the latencies (ms) to their events."""
+    pairs = stage(daemon, files)
+    events = Events(daemon)
+    samples = []
+    for staged, target in pairs:
+        time.sleep(0.25)  # idle again: no group to join, nothing in flight
+        started = time.monotonic()
+        os.rename(staged, target)
+        samples.append((events.wait(1)[0] - started) * 1000)
+    events.close()
+    return samples
+
+
+def hook_latency(binaries, files, work):
+    """Single-drop latency without a hook, then with an on_ingest hook that hangs for the
+    whole run (4 running, the rest waiting): a hook must not delay an ingest."""
+    hang = os.path.join(work, "hang.sh")
+    with open(hang, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 3600\n")
+    os.chmod(hang, 0o755)
+    result = {}
+    for mode, extra in [("none", ()), ("hung", ("--on-ingest", hang))]:
+        daemon = Daemon(binaries, os.path.join(work, f"hooks-{mode}"), extra=extra)
+        try:
+            samples = single_drops(daemon, files)
+        finally:
+            daemon.stop()
+            shutil.rmtree(os.path.join(work, f"hooks-{mode}"), ignore_errors=True)
+        result[mode] = dict(p50_ms=round(percentile(samples, 50), 1), p99_ms=round(percentile(samples, 99), 1))
+    result["drops"] = len(files)
+    return result
 
 
 def watch_idle(daemon, seconds):
@@ -705,6 +769,14 @@ def base_rows(results, verdict):
          f"{s['daemon']['p99_ms']:.1f} ms", f"p50 {s['daemon']['p50_ms']:.1f} ms", f"< {TARGETS['search_p99']:.0f} ms",
          verdict(s["daemon"]["p99_ms"] < TARGETS["search_p99"] and s["in_process"]["p99ms"] < TARGETS["search_p99"])),
     ]
+    if "metrics" in results:
+        m = results["metrics"]
+        rows.append(("12 MP JPEG burst, images/s, GET /metrics every 0.1 s", f"unscraped {m['quiet']['per_second']:.1f}",
+                     f"{m['scraped']['per_second']:.1f}", f"{m['ratio']:.2f}×", "", ""))
+    if "hooks" in results:
+        h = results["hooks"]
+        rows.append((f"single drop → committed, p50, on_ingest hook hung", f"no hook {h['none']['p50_ms']:.0f} ms",
+                     f"{h['hung']['p50_ms']:.0f} ms", f"{h['hung']['p50_ms'] / h['none']['p50_ms']:.2f}×", "", ""))
     for name in ["progressive", "png24"]:
         if name in c:
             d = c[name]
@@ -749,6 +821,9 @@ def check_numbers(results):
         "HEIC CPU ms per photo": results["heic_throughput"]["utensild_cpu_ms"],
         "WebP CPU ms per photo": results["webp_throughput"]["utensild_cpu_ms"],
         "latency p50 ms": results["latency"]["p50_ms"],
+        "latency p50 ms, no hook": results["hooks"]["none"]["p50_ms"],
+        "burst images/s, scraped": results["metrics"]["scraped"]["per_second"],
+        "latency p50 ms, hung hook": results["hooks"]["hung"]["p50_ms"],
         "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
         "lying HEIF burst peak RSS MB": results["lying"]["peak_rss_mb"],
@@ -836,6 +911,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")
     results["heic_throughput"] = throughput(binaries, heic12, work, profile["rounds"])
     results["webp_throughput"] = throughput(binaries, webp12, work, profile["rounds"])
+    log(f"metrics: {len(jpeg12)} × 12 MP JPEG burst without, then with GET /metrics every 0.1 s")
+    results["metrics"] = metrics_burst(binaries, jpeg12, work, profile["rounds"])
     log("engine CPU, codec and decode floor (utensil-bench cpu)")
     out = subprocess.run([bench, "cpu", "--work", os.path.join(work, "cpu"), "--rounds", str(profile["cpu_rounds"]),
                           f"jpeg12={corpus}/jpeg12", f"progressive={corpus}/progressive", f"png24={corpus}/png24"],
@@ -844,6 +921,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
     latency_files = jpeg12[: profile["latency_drops"]]
     results["latency"], results["idle"] = latency_and_idle(binaries, latency_files, work, profile["idle_seconds"])
+    log(f"hooks: {len(latency_files)} single drops without a hook, then with an on_ingest hook that hangs")
+    results["hooks"] = hook_latency(binaries, latency_files, work)
     log(f"memory: {len(png24)} large PNGs at once")
     results["png"] = png_burst(binaries, png24, work)
     log(f"memory: {profile['bomb_pngs'] + profile['bomb_jpegs']} decoding bombs of {profile['bomb_side']}² pixels at once")

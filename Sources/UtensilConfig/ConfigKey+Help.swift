@@ -44,6 +44,14 @@ extension ConfigKey {
             "Users who may change things through the web gallery, one name:bcrypt-hash a line; utensilctl web-user manages it (absolute path)."
         case .webHosts:
             "Host header names the web gallery also answers to (a reverse proxy's public name), besides its listen address, localhost, 127.0.0.1 and [::1]; any other Host gets 421. A TOML array of strings; in the environment or a flag, names separated by commas."
+        case .onIngest:
+            "A program run (no shell) after each ingest, with the event's JSON on standard input (absolute path of an executable file; \"\" for none)."
+        case .onReject:
+            "A program run (no shell) after each rejection, with the event's JSON on standard input (absolute path of an executable file; \"\" for none)."
+        case .hostName:
+            "This host's name (the host label of its metrics, UTENSIL_HOST of its hooks): 1 to 63 of A-Z a-z 0-9 . -; \"\" means the machine's host name."
+        case .hookTimeoutSeconds:
+            "A hook still running after this many seconds is stopped (SIGTERM to its process group, SIGKILL \(Int(Limits.hookStopGraceSeconds)) seconds later); greater than 0, at most \(Int(Limits.hookTimeoutSecondsMaximum)), fractions allowed."
         }
     }
 }

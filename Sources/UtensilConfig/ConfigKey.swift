@@ -21,6 +21,10 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case webListen = "web_listen"
     case webUsersFile = "web_users_file"
     case webHosts = "web_hosts"
+    case onIngest = "on_ingest"
+    case onReject = "on_reject"
+    case hookTimeoutSeconds = "hook_timeout_seconds"
+    case hostName = "host_name"
 }
 
 extension ConfigKey {
@@ -51,14 +55,17 @@ extension ConfigKey {
     /// Paths, the socket, the worker count, the watch mode, `memory_budget` (shared by the
     /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
     /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
-    /// need a restart.
+    /// need a restart. The ingest hooks (`on_ingest`, `on_reject`, `hook_timeout_seconds`)
+    /// apply to the events after the reload.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
-             .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality:
+             .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality,
+             .onIngest, .onReject, .hookTimeoutSeconds:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts:
+             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
+             .hostName:
             false
         }
     }
@@ -67,18 +74,20 @@ extension ConfigKey {
     public var valueName: String {
         switch self {
         case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile: "PATH"
+        case .onIngest, .onReject: "PROGRAM"
         case .webListen: "HOST:PORT|unix:PATH"
         case .socketMode: "MODE"
         case .workers, .thumbnailSize, .thumbnailQuality: "N"
         case .maxFileBytes, .memoryBudget: "BYTES"
         case .maxPixels: "PIXELS"
-        case .settleSeconds, .rescanSeconds: "SECONDS"
+        case .settleSeconds, .rescanSeconds, .hookTimeoutSeconds: "SECONDS"
         case .trashDays: "DAYS"
         case .duplicateNames: DuplicateNamePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
         case .webHosts: "NAME,NAME…"
+        case .hostName: "NAME"
         }
     }
 }

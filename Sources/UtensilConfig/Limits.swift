@@ -1,5 +1,5 @@
 /// Accepted ranges of the numeric keys, in one place so validation and help texts agree.
-enum Limits {
+public enum Limits {
     static let workers = 0...256
     static let thumbnailSize = 16...4096
     static let thumbnailQuality = 1...100
@@ -14,4 +14,8 @@ enum Limits {
     static let socketModeMaximum: UInt32 = 0o777
     /// `sun_path` holds 108 bytes including the terminating NUL.
     static let socketPathBytes = 107
+    /// A hook is an errand, not a job: an hour is already generous.
+    public static let hookTimeoutSecondsMaximum = 3600.0
+    /// Between SIGTERM and SIGKILL of a hook that overran its time.
+    public static let hookStopGraceSeconds = 2.0
 }

@@ -9,6 +9,20 @@ struct SettingParser {
         return try checking { () throws(SettingProblem) in try PathRules.normalizedAbsolute(text) }
     }
 
+    /// `""` (no hook) or the absolute path of an executable regular file.
+    func hookProgram() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding the absolute path of a program, or \"\" for none")
+        if text.isEmpty { return "" }
+        let path = try checking { () throws(SettingProblem) in try PathRules.normalizedAbsolute(text) }
+        return try checking { () throws(SettingProblem) in try HookProgram.check(path) }
+    }
+
+    /// `""` (the machine's name) or 1 to 63 of `A-Z a-z 0-9 . -`.
+    func hostName() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding a host name, or \"\" for the machine's")
+        return try checking { () throws(SettingProblem) in try HostName.check(text) }
+    }
+
     func socketPath() throws(ConfigurationError) -> String {
         let path = try absolutePath()
         if path.utf8.count > Limits.socketPathBytes {

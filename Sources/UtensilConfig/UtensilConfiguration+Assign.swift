@@ -28,6 +28,11 @@ extension UtensilConfiguration {
         case .webListen: webListen = try value.webListen()
         case .webUsersFile: webUsersFile = try value.absolutePath()
         case .webHosts: webHosts = try value.webHosts()
+        case .onIngest: onIngest = try value.hookProgram()
+        case .onReject: onReject = try value.hookProgram()
+        case .hostName: hostName = try value.hostName()
+        case .hookTimeoutSeconds:
+            hookTimeoutSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.hookTimeoutSecondsMaximum)
         }
     }
 }

@@ -23,6 +23,10 @@ extension UtensilConfiguration {
         case .webListen: TOMLText.quoted(webListen.description)
         case .webUsersFile: TOMLText.quoted(webUsersFile)
         case .webHosts: WebHosts.rendered(webHosts)
+        case .onIngest: TOMLText.quoted(onIngest)
+        case .onReject: TOMLText.quoted(onReject)
+        case .hookTimeoutSeconds: TOMLText.float(hookTimeoutSeconds)
+        case .hostName: TOMLText.quoted(hostName)
         }
     }
 

@@ -30,6 +30,14 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var webUsersFile: String
     /// Host header names the gallery answers to besides its own (lower case, no port).
     public var webHosts: [String]
+    /// The program run after each ingest (`""`: none): an absolute path to an executable file.
+    public var onIngest: String
+    /// The program run after each rejection (`""`: none).
+    public var onReject: String
+    /// How long a hook may run before it is stopped.
+    public var hookTimeoutSeconds: Double
+    /// This host's name; `""` means the machine's (see ``effectiveHostName``).
+    public var hostName: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -53,13 +61,20 @@ public struct UtensilConfiguration: Sendable, Equatable {
         logLevel: .info,
         webListen: .tcp(host: "127.0.0.1", port: 8180),
         webUsersFile: "/etc/utensild/web-users",
-        webHosts: [])
+        webHosts: [],
+        onIngest: "",
+        onReject: "",
+        hookTimeoutSeconds: 30,
+        hostName: "")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///
     /// Precisely: the cores this process may run on (its affinity mask, which systemd's
     /// `CPUAffinity=` and container cpusets narrow), falling back to the online count.
     public var effectiveWorkers: Int { workers == 0 ? CPUCount.usable() : workers }
+
+    /// `host_name`, or where it is `""` the machine's host name made to fit the same rules.
+    public var effectiveHostName: String { hostName.isEmpty ? HostName.fitting(MachineHostName.current()) : hostName }
 
     /// The keys whose values differ between `self` and `other`, in contract order.
     ///

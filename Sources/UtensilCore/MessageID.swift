@@ -22,4 +22,9 @@ public enum MessageID: String, Sendable, CaseIterable {
     case rethumbStarted = "3d444234d1b64778a80b80d87edff2b9"
     /// A `rethumb` run finished: how many thumbnails were made again, how many could not be.
     case rethumbFinished = "1834f9bc30784de4a1ebec6951c9c85c"
+    /// An ingest hook (`on_ingest`, `on_reject`) failed: it exited with a non-zero status, was
+    /// killed by a signal, overran its time and was stopped, or could not be started.
+    case hookFailed = "5c0b1f6e8a7d4e3f9b2c4d6a8e0f1a37"
+    /// An ingest hook was not run: too many were already running and waiting.
+    case hookDropped = "e41d7a9c2b6f4c08a5d3f7b1c9e2a604"
 }

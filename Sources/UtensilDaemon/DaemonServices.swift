@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import UtensilMetrics
 
 /// One of the daemon's loops as a service of its `ServiceGroup`: it runs until its turn to
 /// shut down comes, and is then cancelled. A loop that ends sooner (nothing to do, as a gallery
@@ -58,6 +59,7 @@ struct IngestWorkers: Service {
     let events: EventBroadcaster
     let handler: ControlRequestHandler
     let rethumbing: Rethumbing
+    let metrics: DaemonMetrics?
 
     func run() async {
         await withGracefulShutdownHandler {
@@ -67,7 +69,7 @@ struct IngestWorkers: Service {
                     group.addTask {
                         await UtensilDaemon.runWorker(
                             scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
-                            handler: handler, rethumbing: rethumbing)
+                            handler: handler, rethumbing: rethumbing, metrics: metrics)
                     }
                 }
             }

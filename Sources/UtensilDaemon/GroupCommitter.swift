@@ -1,4 +1,5 @@
 import UtensilIngest
+import UtensilMetrics
 
 /// Commits prepared ingests in groups. While one group's fsyncs and transaction run on a
 /// blocking thread, the workers go on reading and decoding the next drops; whatever they
@@ -10,13 +11,15 @@ actor GroupCommitter {
     private let pool: BlockingPool
     private var waiting: [(prepared: PreparedIngest, reply: CheckedContinuation<IngestOutcome, Never>)] = []
     private var committing = false
+    private let metrics: DaemonMetrics?
 
     /// The most drops committed in one transaction.
     static let largestGroup = 64
 
-    init(engines: EngineHolder, pool: BlockingPool) {
+    init(engines: EngineHolder, pool: BlockingPool, metrics: DaemonMetrics? = nil) {
         self.engines = engines
         self.pool = pool
+        self.metrics = metrics
     }
 
     /// Commits `prepared` (with any others waiting) and returns its outcome once its row is
@@ -33,7 +36,9 @@ actor GroupCommitter {
         while !group.isEmpty {
             let engine = engines.current
             let batch = group.map(\.prepared)
+            let started = ContinuousClock.now
             let outcomes = await pool.run { engine.commit(batch) }
+            metrics?.recordCommit(ContinuousClock.now - started)
             for (member, outcome) in zip(group, outcomes) {
                 if let reply = member.reply { reply.resume(returning: outcome) } else { own = outcome }
             }

@@ -4,6 +4,7 @@ import Synchronization
 import UtensilConfig
 import UtensilCore
 import UtensilIngest
+import UtensilMetrics
 import UtensilWatch
 
 /// Feeds the scheduler: a full scan at start-up, the watcher's events as they come, a full
@@ -21,11 +22,14 @@ final class InboxFeeder: Sendable {
     private let rescanSeconds: Mutex<Double>
     private let stopped = Atomic<Bool>(false)
     private let settleSeconds: Double
+    private let metrics: DaemonMetrics?
 
     init(
         settings: IngestSettings, watch: WatchMode, rescanSeconds: Double, settleSeconds: Double,
-        scheduler: DropScheduler, writers: OpenWriters = OpenWriters(), pool: BlockingPool, logger: Logger
+        scheduler: DropScheduler, writers: OpenWriters = OpenWriters(), pool: BlockingPool, logger: Logger,
+        metrics: DaemonMetrics? = nil
     ) {
+        self.metrics = metrics
         self.writers = writers
         self.settleSeconds = settleSeconds
         self.settings = settings
@@ -103,6 +107,7 @@ final class InboxFeeder: Sendable {
             }
         case .overflow:
             logger.warning("The inotify queue overflowed; rescanning the inbox")
+            metrics?.recordWatcherOverflow()
             await scanAll(reason: "overflow")
         case .unwatched(let problem):
             let seconds = rescanSeconds.withLock { $0 }
@@ -138,6 +143,7 @@ final class InboxFeeder: Sendable {
 
     /// Lists the whole inbox (on a blocking thread) and submits every drop.
     func scanAll(reason: String) async {
+        metrics?.recordRescan(reason: reason)
         let result = await pool.run { [scanner] in Result { () throws(SystemError) in try scanner.scan() } }
         switch result {
         case .success(let drops):

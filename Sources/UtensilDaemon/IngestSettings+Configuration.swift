@@ -43,6 +43,10 @@ extension UtensilConfiguration {
         case .webListen: webListen = other.webListen
         case .webUsersFile: webUsersFile = other.webUsersFile
         case .webHosts: webHosts = other.webHosts
+        case .onIngest: onIngest = other.onIngest
+        case .onReject: onReject = other.onReject
+        case .hookTimeoutSeconds: hookTimeoutSeconds = other.hookTimeoutSeconds
+        case .hostName: hostName = other.hostName
         }
     }
 }

@@ -10,6 +10,7 @@ import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
 import UtensilIngest
+import UtensilMetrics
 import UtensilSystemd
 import UtensilWatch
 import UtensilWeb
@@ -57,18 +58,23 @@ public struct UtensilDaemon: Sendable {
             settleSeconds: configuration.settleSeconds, writers: writers,
             statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
+        let metrics = DaemonMetrics(host: configuration.effectiveHostName)
         let memory = MemoryBudget(bytes: configuration.memoryBudget)
         let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger, memory: memory))
         let pool = BlockingPool()
-        let committer = GroupCommitter(engines: engines, pool: pool)
+        let committer = GroupCommitter(engines: engines, pool: pool, metrics: metrics)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
-            logger: logger)
+            logger: logger, metrics: metrics)
         let reporter = StatusReporter(
             inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
             link: link, logger: logger)
-        let events = EventBroadcaster()
+        let hooks = HookRunner(
+            settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
+            host: configuration.effectiveHostName, rejectedFolder: configuration.rejected,
+            environment: ProcessInfo.processInfo.environment, logger: logger, metrics: metrics)
+        let events = EventBroadcaster(hooks: hooks)
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
@@ -84,6 +90,7 @@ public struct UtensilDaemon: Sendable {
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
+            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, catalog: catalog, memory: memory, pool: pool),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -100,7 +107,7 @@ public struct UtensilDaemon: Sendable {
         let configuration = configuration
         let workers = IngestWorkers(
             count: configuration.effectiveWorkers, scheduler: scheduler, engines: engines, pool: pool,
-            committer: committer, events: events, handler: handler, rethumbing: rethumbing)
+            committer: committer, events: events, handler: handler, rethumbing: rethumbing, metrics: metrics)
         let announcer = Announcer(link: link, logger: logger) {
             reporter.ready()
             onReady()
@@ -139,8 +146,11 @@ public struct UtensilDaemon: Sendable {
                   serviceName: "trash purger"),
             // 4. SIGHUP reloads.
             .init(service: DaemonLoop {
-                await self.runReloads(scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, link: link)
+                await self.runReloads(
+                    scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, hooks: hooks, link: link)
             }, serviceName: "configuration reloads"),
+            // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
+            .init(service: DaemonLoop { await hooks.run() }, serviceName: "ingest hooks"),
             // 3. The ingest workers: no drop is handed out any more, those in flight finish.
             .init(service: workers, serviceName: "ingest workers"),
             // 2. The watcher and the rescans: no new drop is seen.
@@ -158,7 +168,7 @@ public struct UtensilDaemon: Sendable {
     /// the thumbnails `rethumb` queued, one at a time.
     static func runWorker(
         scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, committer: GroupCommitter,
-        events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing
+        events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing, metrics: DaemonMetrics? = nil
     ) async {
         await withDiscardingTaskGroup { commits in
             while let work = await scheduler.take() {
@@ -178,6 +188,7 @@ public struct UtensilDaemon: Sendable {
                     }
                     continue
                 }
+                let started = ContinuousClock.now
                 let step = await pool.run { () -> IngestStep in
                     if job.neverSettled {
                         return .finished(engine.reject(job.drop, SettlePolicy.neverSettled))
@@ -186,10 +197,12 @@ public struct UtensilDaemon: Sendable {
                 }
                 switch step {
                 case .finished(let outcome):
+                    metrics?.record(outcome, after: ContinuousClock.now - started)
                     await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
                 case .readyToCommit(let prepared):
                     commits.addTask {
                         let outcome = await committer.commit(prepared)
+                        metrics?.record(outcome, after: ContinuousClock.now - started)
                         await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
                     }
                 }
@@ -207,11 +220,27 @@ public struct UtensilDaemon: Sendable {
         switch outcome {
         case .ingested(let record):
             events.publish(.ingested(handler.info(record), inboxFile: inboxFile, at: Date()))
-        case .rejected(let rejection, _):
+        case .rejected(let rejection, let rejectedAs):
             events.publish(.rejected(
-                inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()))
+                inboxFile: inboxFile, reason: rejection.reason.rawValue, message: rejection.message, at: Date()),
+                rejectedAs: rejectedAs)
         case .alreadyIngested, .retryLater, .vanished:
             break
+        }
+    }
+
+    /// `GET /metrics` and the gallery's request counts: the gauges are read from the scheduler,
+    /// the catalog (counted off the cooperative pool) and the memory budget at each scrape.
+    static func galleryMetrics(
+        _ metrics: DaemonMetrics, scheduler: DropScheduler, catalog: Catalog, memory: MemoryBudget, pool: BlockingPool
+    ) -> GalleryMetrics {
+        GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
+            let counters = await scheduler.counters
+            let utensils = await pool.run { try? catalog.count() }
+            let usage = memory.usage
+            return metrics.exposition(DaemonMetrics.Sample(
+                queued: counters.queued, inFlight: counters.inFlight, utensils: utensils,
+                memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits))
         }
     }
 
@@ -265,7 +294,8 @@ public struct UtensilDaemon: Sendable {
 
     /// SIGHUP: re-read the configuration, apply what can change without a restart.
     func runReloads(
-        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, link: SystemdLink
+        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, hooks: HookRunner,
+        link: SystemdLink
     ) async {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         var current = configuration
@@ -283,6 +313,7 @@ public struct UtensilDaemon: Sendable {
                     settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
                 await scheduler.setSettleSeconds(applied.settleSeconds)
                 feeder.setRescanSeconds(applied.rescanSeconds)
+                hooks.update(HookRunner.Settings(applied))
                 current = applied
                 let appliedNames = changed.filter(\.isReloadable).map(\.rawValue)
                 let summary = appliedNames.isEmpty ? "nothing changed" : "applied " + appliedNames.joined(separator: ", ")

@@ -17,6 +17,7 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
 
     public let bytes: Int
     private var held = 0
+    private var waits = 0
     private let changed = Condition()
 
     public init(bytes: Int) {
@@ -35,10 +36,19 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
         utensil_return_free_memory()
     }
 
+    /// The bytes held right now, and how many times a drop had to wait for its share since start
+    /// (for the metrics).
+    public var usage: (heldBytes: Int, waits: Int) {
+        changed.lock()
+        defer { changed.unlock() }
+        return (held, waits)
+    }
+
     /// Blocks the calling (non-cooperative) thread until `count` bytes fit, then holds them.
     func acquire(_ count: Int) {
         changed.lock()
         defer { changed.unlock() }
+        if held > 0 && held + count > bytes { waits += 1 }
         while held > 0 && held + count > bytes {
             changed.wait()
         }
@@ -56,6 +66,7 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
         }
         held -= holding
         changed.broadcast()
+        if held > 0 && held + holding + more > bytes { waits += 1 }
         while held > 0 && held + holding + more > bytes {
             changed.wait()
         }

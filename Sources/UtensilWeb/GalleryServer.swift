@@ -17,13 +17,16 @@ public struct GalleryServer: Sendable {
     let extraHosts: [String]
     /// Connections in all and per address, idle and body time-outs.
     let limits: WebLimits
+    /// The daemon's metrics: `GET /metrics` and the request counts (nil: neither).
+    let metrics: GalleryMetrics?
     /// bcrypt's own threads (``PasswordChecks``), started and stopped by ``run(onListening:)``.
     let passwordChecks = PasswordChecks()
 
     public init(
         listen: WebListen, extraHosts: [String] = [], limits: WebLimits = .current, activatedDescriptor: Int32? = nil,
-        backend: any GalleryBackend, logger: Logger
+        backend: any GalleryBackend, metrics: GalleryMetrics? = nil, logger: Logger
     ) {
+        self.metrics = metrics
         self.listen = listen
         self.extraHosts = extraHosts
         self.limits = limits
@@ -39,9 +42,17 @@ public struct GalleryServer: Sendable {
         router.add(middleware: SecurityHeaders())
         router.add(middleware: HostCheck(
             listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
-        APIRoutes(backend: backend).register(on: router)
+        // Before every route: a middleware applies to the routes added after it.
+        if let metrics {
+            router.add(middleware: RequestMetrics(factory: metrics.factory))
+            MetricsRoutes(metrics: metrics).register(on: router)
+        }
+        router.add(middleware: APIMethodCheck())
+        APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
-        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
+        let throttle = LoginThrottle()
+        ChangeRoutes(backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
+        AccountRoutes(access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
     }

@@ -103,6 +103,18 @@ enum StaticAssets {
       .upload input[type=file] { width: auto; }
       .grid { gap: 1rem; grid-template-columns: repeat(auto-fill, 180px); }
     }
+    /* Favorites, managed categories and accounts (issue 24): the star and its forms. */
+    .card { position: relative; }
+    .star-form { display: inline; margin: 0; }
+    .card .star-form { position: absolute; top: .25rem; right: .25rem; }
+    .star { min-width: 44px; min-height: 44px; padding: 0 .5rem; font-size: 1.5rem; line-height: 1; border: 0; border-radius: 999px; background: #000b; color: #fff; cursor: pointer; }
+    .star[aria-pressed="true"] { color: #ffd54a; }
+    .star:focus-visible { outline: 3px solid var(--good); outline-offset: 2px; }
+    h2 .star { font-size: 1.3rem; vertical-align: middle; }
+    .category-forms { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin-bottom: 1rem; }
+    .category-forms input { font: inherit; padding: .35rem .5rem; max-width: 100%; }
+    .category-forms button { font: inherit; min-height: 44px; }
+    .done { color: var(--good); }
     """
 
     static let script = """
@@ -130,7 +142,29 @@ enum StaticAssets {
         name.textContent = utensil.name;
         link.append(image, name);
         item.append(link);
+        if (grid.dataset.back) item.append(star(utensil));
         return item;
+      }
+
+      // The favorite star of a utensil that arrived live (as GalleryPage.star draws it).
+      function star(utensil) {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/utensils/" + utensil.id + "/favorite";
+        form.className = "star-form";
+        const back = document.createElement("input");
+        back.type = "hidden";
+        back.name = "back";
+        back.value = grid.dataset.back;
+        const button = document.createElement("button");
+        button.type = "submit";
+        button.className = "star";
+        button.setAttribute("aria-pressed", "false");
+        button.setAttribute("aria-label", "Add to favorites: " + utensil.name);
+        button.title = "Add to favorites: " + utensil.name;
+        button.textContent = "☆";
+        form.append(back, button);
+        return form;
       }
 
       function note(text, kind) {
@@ -248,6 +282,36 @@ enum StaticAssets {
           entry.state.textContent = "rejected: " + event.message;
         });
         note(event.inboxFile + " was rejected: " + event.message, "rejected");
+      });
+
+      // Categories renamed, merged or deleted (here or anywhere): a note, and the chips are
+      // drawn again from /api/v1/categories, keeping this page's search, order and favorites.
+      const chips = document.getElementById("chips");
+      events.addEventListener("category", function (message) {
+        const change = JSON.parse(message.data).categoryChange;
+        if (!change) return;
+        note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
+        if (!chips) return;
+        fetch("/api/v1/categories").then(function (reply) { return reply.ok ? reply.json() : null; }).then(function (categories) {
+          if (!categories) return;
+          const here = new URLSearchParams(location.search);
+          const current = (here.get("category") || "").toLowerCase();
+          chips.querySelectorAll("[data-category]").forEach(function (chip) { chip.remove(); });
+          categories.forEach(function (category) {
+            const query = new URLSearchParams();
+            ["search", "favorites", "sort"].forEach(function (key) { if (here.get(key)) query.set(key, here.get(key)); });
+            query.set("category", category.name);
+            const chip = document.createElement("a");
+            chip.href = "/?" + query.toString();
+            chip.dataset.category = category.name;
+            if (category.name.toLowerCase() === current) chip.className = "chosen";
+            const count = document.createElement("span");
+            count.className = "count";
+            count.textContent = String(category.count);
+            chip.append(category.name + " ", count);
+            chips.append(chip);
+          });
+        }).catch(function () {});
       });
     })();
     """

@@ -7,6 +7,8 @@ struct WebProblem: Error, HTTPResponseError {
     let status: HTTPResponse.Status
     let code: ControlErrorCode
     let message: String
+    /// Headers the answer carries besides the JSON ones (`Allow` of a 405).
+    var headers = HTTPFields()
 
     init(_ status: HTTPResponse.Status, _ code: ControlErrorCode, _ message: String) {
         self.status = status
@@ -45,7 +47,7 @@ struct WebProblem: Error, HTTPResponseError {
             return HTML.response(HTML.page(title: "Utensils", body: body), status: status)
         }
         let body = (try? LineFraming.encode(["error": ControlError(code, message)])) ?? Data(message.utf8)
-        var headers = HTTPFields()
+        var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

@@ -24,6 +24,10 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("web-listen"), help: "The web gallery: HOST:PORT, unix:PATH, or \"\" for off.") var webListen: String?
     @Option(name: .customLong("web-users-file"), help: "Users who may change things through the web.") var webUsersFile: String?
     @Option(name: .customLong("web-hosts"), help: "Host names the web gallery also answers to, separated by commas.") var webHosts: String?
+    @Option(name: .customLong("on-ingest"), help: "A program run after each ingest, the event's JSON on standard input.") var onIngest: String?
+    @Option(name: .customLong("on-reject"), help: "A program run after each rejection, the event's JSON on standard input.") var onReject: String?
+    @Option(name: .customLong("hook-timeout-seconds"), help: "A hook running longer is stopped (SIGTERM, then SIGKILL).") var hookTimeoutSeconds: String?
+    @Option(name: .customLong("host-name"), help: "This host's name (metrics, hooks); \"\" for the machine's.") var hostName: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -35,6 +39,8 @@ struct ConfigurationFlags: ParsableArguments {
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
             (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),
+            (.onIngest, onIngest), (.onReject, onReject), (.hookTimeoutSeconds, hookTimeoutSeconds),
+            (.hostName, hostName),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -9,6 +9,8 @@ private let badText: [ConfigKey: String] = [
     .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe", .trashDays: "-1",
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
     .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
+    .onIngest: "hooks/on-ingest", .onReject: "/nonexistent/on-reject", .hookTimeoutSeconds: "0",
+    .hostName: "kitchen_1",
 ]
 
 @Suite struct ErrorTests {

@@ -24,10 +24,14 @@ private let samples: [ConfigKey: [String]] = [
     .webListen: ["127.0.0.1:9000", "unix:/run/w.sock", "[::1]:8080"],
     .webUsersFile: ["/f/users", "/e/users", "/g/users"],
     .webHosts: ["f.example", "e.example", "g.example"],
+    .onIngest: ["/bin/true", "/bin/false", "/usr/bin/env"],
+    .onReject: ["/bin/false", "/usr/bin/env", "/bin/true"],
+    .hookTimeoutSeconds: ["0.5", "1", "90"],
+    .hostName: ["kitchen-1", "pantry.example.org", "Cellar"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {
-    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds, .trashDays].contains(key)
+    [.workers, .thumbnailSize, .thumbnailQuality, .maxFileBytes, .maxPixels, .memoryBudget, .settleSeconds, .rescanSeconds, .trashDays, .hookTimeoutSeconds].contains(key)
 }
 
 /// `text` as it is written in the TOML file.
@@ -38,7 +42,7 @@ private func tomlLiteral(_ key: ConfigKey, _ text: String) -> String {
 /// What ``UtensilConfiguration/renderedValue(of:)`` must give after `text` was applied.
 private func rendering(_ key: ConfigKey, _ text: String) -> String {
     switch key {
-    case .settleSeconds, .rescanSeconds, .trashDays: Double(text)!.description
+    case .settleSeconds, .rescanSeconds, .trashDays, .hookTimeoutSeconds: Double(text)!.description
     default: tomlLiteral(key, text)
     }
 }
@@ -155,7 +159,9 @@ private func rendering(_ key: ConfigKey, _ text: String) -> String {
     @Test func reloadableKeys() {
         let reloadable = Set(ConfigKey.allCases.filter(\.isReloadable))
         #expect(reloadable == [.maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
-                               .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality])
+                               .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality,
+                               .onIngest, .onReject, .hookTimeoutSeconds])
+        #expect(!ConfigKey.hostName.isReloadable)
         var changed = UtensilConfiguration.defaults
         changed.logLevel = .debug
         changed.workers = 4

@@ -28,6 +28,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+import account_steps
+
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
 results = []
@@ -438,6 +440,8 @@ def main():
         evil.shutdown()
 
         layout_checks(daemon, driver, root, docs, weights)
+        # Favorites, a category renamed, the password changed, signing out (account_steps.py).
+        account_steps.run(driver, wait, daemon, check, PASSWORD, "Flowers")
     finally:
         if driver is not None:
             driver.quit()

@@ -70,4 +70,22 @@ int utensil_set_xattr(int fd, const char *name, const char *value);
 /// `fgetxattr(fd, name, buffer, size)`: the value's length, or -1 with errno.
 long utensil_get_xattr(int fd, const char *name, void *buffer, unsigned long size);
 
+/// Starts the ingest hook `path` (no shell, no PATH search) with `argv` and `envp` (both
+/// NULL-terminated) as the leader of a new process group, so that it and its children can be
+/// stopped together: standard input from `input_fd`, standard output and error into
+/// `output_fd`, every other descriptor closed, every signal at its default action and none
+/// blocked (the daemon ignores or blocks some). 0 with `*pid` set, or an errno value (also
+/// when the program cannot be executed).
+int utensil_spawn_hook(const char *path, char *const argv[], char *const envp[], int input_fd, int output_fd, int *pid);
+
+/// An anonymous memory file (close-on-exec), for a hook's standard input: written whole
+/// before the hook starts, so the daemon never waits for a hook to read. -1 with errno.
+int utensil_memfd(const char *name);
+
+/// `pipe2(fds, O_CLOEXEC)`: a pipe whose ends no child inherits unless it is handed them. 0 or -1 with errno.
+int utensil_pipe_cloexec(int fds[2]);
+
+/// A descriptor that polls readable once process `pid` (a child) has exited. -1 with errno.
+int utensil_pidfd_open(int pid);
+
 #endif

@@ -59,6 +59,12 @@ extension UtensilStore {
             return batch.map { _ in .failed(TransientFailure(error)) }
         }
 
+        return Self.snapshotGate.passing { commitRows(batch) }
+    }
+
+    /// Commits the rows of a batch whose files are durable in `staging/`, then moves each one's
+    /// files into place; a backup's snapshot falls before or after all of it.
+    private func commitRows(_ batch: [PendingUtensil]) -> [CommitResult] {
         // Commit the new rows in one transaction. If it fails, none of the files is left behind.
         var results = batch.map { CommitResult.committed($0.record) }
         let fresh = batch.indices.filter { batch[$0].replacing == nil }

@@ -64,6 +64,10 @@ extension UtensilStore {
     /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
     private static let changing = (0..<64).map { _ in NSLock() }
 
+    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``); shared, like
+    /// the locks above, by every store of the process.
+    static let snapshotGate = SnapshotGate()
+
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.

@@ -87,15 +87,16 @@ public struct UtensilStore: Sendable {
         try catalogCall { () throws(CatalogError) in try catalog.count() }
     }
 
-    /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:sort:limit:after:)``.
+    /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:favoriteOf:sort:limit:after:)``.
     /// `search` is as a person typed it.
     public func list(
-        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after: String?
+        search: String?, category: String?, addedBy: String?, favoriteOf: String? = nil, sort: ListSort, limit: Int,
+        after: String?
     ) throws(StoreError) -> CatalogPage {
         try catalogCall { () throws(CatalogError) in
             try catalog.list(
-                search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy, sort: sort,
-                limit: limit, after: after)
+                search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy,
+                favoriteOf: favoriteOf, sort: sort, limit: limit, after: after)
         }
     }
 

@@ -1,0 +1,189 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// The daemon's metrics, in a Prometheus registry of its own (no global `MetricsSystem`):
+/// counters and histograms recorded as things happen, gauges read from the daemon when
+/// `GET /metrics` is scraped (``exposition(_:)``). Every series carries the label
+/// `host` (`host_name`). Names and meanings: README "Metrics".
+public final class DaemonMetrics: Sendable {
+    /// This host's name, the `host` label of every series.
+    public let host: String
+    private let registry = PrometheusCollectorRegistry()
+
+    private let ingested: Prometheus.Counter
+    private let ingestDuration: DurationHistogram
+    private let watcherOverflows: Prometheus.Counter
+    private let catalogErrors: Prometheus.Counter
+    private let catalogCommit: DurationHistogram
+    private let queued: Prometheus.Gauge
+    private let inFlight: Prometheus.Gauge
+    private let utensils: Prometheus.Gauge
+    private let memoryHeld: Prometheus.Gauge
+    private let memoryBudget: Prometheus.Gauge
+    private let memoryWaits: Prometheus.Counter
+    /// The waits already counted in ``memoryWaits`` (the budget keeps its own tally).
+    private let countedMemoryWaits = Mutex(0)
+
+    /// Buckets of the ingest and commit histograms: a small photo commits in milliseconds, a
+    /// 12 MP one takes a few tenths of a second, a bomb waiting for memory seconds.
+    static let durationBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    public init(host: String) {
+        self.host = host
+        let labels = [("host", host)]
+        ingested = registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_drops_ingested_total",
+                "Drops that became utensils since start."),
+            labels: labels)
+        ingestDuration = registry.makeDurationHistogram(
+            descriptor: Self.named(
+                "utensild_ingest_duration_seconds",
+                "From a worker taking a drop to its outcome being durable (ingested or rejected)."),
+            labels: labels, buckets: Self.durationBuckets)
+        watcherOverflows = registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_watcher_overflows_total",
+                "Times the inotify queue overflowed (each is followed by a full rescan)."),
+            labels: labels)
+        catalogErrors = registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_catalog_errors_total",
+                "Drops left for a retry because the catalog could not be written (busy, read-only, unreachable)."),
+            labels: labels)
+        catalogCommit = registry.makeDurationHistogram(
+            descriptor: Self.named(
+                "utensild_catalog_commit_duration_seconds",
+                "One group commit of prepared ingests: the transaction and its fsyncs."),
+            labels: labels, buckets: Self.durationBuckets)
+        queued = registry.makeGauge(
+            descriptor: Self.named(
+                "utensild_queue_depth",
+                "Drops known but not being ingested: settling, ready, or waiting for a retry."),
+            labels: labels)
+        inFlight = registry.makeGauge(
+            descriptor: Self.named(
+                "utensild_ingests_in_flight",
+                "Drops being ingested now."),
+            labels: labels)
+        utensils = registry.makeGauge(
+            descriptor: Self.named(
+                "utensild_catalog_utensils",
+                "Utensils in the catalog, as utensilctl status counts them."),
+            labels: labels)
+        memoryHeld = registry.makeGauge(
+            descriptor: Self.named(
+                "utensild_decoding_memory_bytes",
+                "Bytes that reading and decoding drops hold now (within memory_budget)."),
+            labels: labels)
+        memoryBudget = registry.makeGauge(
+            descriptor: Self.named(
+                "utensild_decoding_memory_budget_bytes",
+                "memory_budget."),
+            labels: labels)
+        memoryWaits = registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_decoding_memory_waits_total",
+                "Times a drop waited for its share of memory_budget since start."),
+            labels: labels)
+    }
+
+    /// A factory for code that records through swift-metrics' API (the web gallery): what it
+    /// makes lands in this registry, with the `host` label added.
+    public var factory: any MetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.durationBuckets
+        factory.nameAndLabelSanitizer = { [host] name, labels in (name, labels + [("host", host)]) }
+        return factory
+    }
+
+    /// A metric's full name and its `# HELP` line.
+    private static func named(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    // MARK: - Recording
+
+    public func recordIngested(after duration: Duration) {
+        ingested.increment()
+        ingestDuration.record(duration)
+    }
+
+    /// `reason`: the wire name, such as `corrupt-image`.
+    public func recordRejected(reason: String, after duration: Duration) {
+        registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_drops_rejected_total",
+                "Drops moved to rejected/, by reason, since start."),
+            labels: [("host", host), ("reason", reason)]).increment()
+        ingestDuration.record(duration)
+    }
+
+    public func recordCatalogError() { catalogErrors.increment() }
+
+    public func recordCommit(_ duration: Duration) { catalogCommit.record(duration) }
+
+    public func recordWatcherOverflow() { watcherOverflows.increment() }
+
+    /// `reason`: `start-up`, `periodic`, `overflow`, `inbox back`.
+    public func recordRescan(reason: String) {
+        registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_inbox_rescans_total",
+                "Full scans of the inbox, by reason, since start."),
+            labels: [("host", host), ("reason", reason)]).increment()
+    }
+
+    /// `hook`: `on_ingest` or `on_reject`; `end`: `exit 0`, `exit 1`, `timeout`, `dropped` …
+    public func recordHook(_ hook: String, end: String) {
+        registry.makeCounter(
+            descriptor: Self.named(
+                "utensild_hook_runs_total",
+                "Ingest hook runs by how they ended (dropped: not run, too many waiting)."),
+            labels: [("host", host), ("hook", hook), ("end", end)]).increment()
+    }
+
+    // MARK: - Scraping
+
+    /// What the daemon reports at the moment of a scrape.
+    public struct Sample: Sendable {
+        public var queued: Int
+        public var inFlight: Int
+        /// nil when the catalog could not be counted (the gauge keeps its last value).
+        public var utensils: Int?
+        public var memoryHeldBytes: Int
+        public var memoryBudgetBytes: Int
+        public var memoryWaits: Int
+
+        public init(queued: Int, inFlight: Int, utensils: Int?, memoryHeldBytes: Int, memoryBudgetBytes: Int, memoryWaits: Int) {
+            self.queued = queued
+            self.inFlight = inFlight
+            self.utensils = utensils
+            self.memoryHeldBytes = memoryHeldBytes
+            self.memoryBudgetBytes = memoryBudgetBytes
+            self.memoryWaits = memoryWaits
+        }
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of every series, the gauges set from `sample`.
+    public func exposition(_ sample: Sample) -> String {
+        queued.set(Int64(sample.queued))
+        inFlight.set(Int64(sample.inFlight))
+        if let count = sample.utensils { utensils.set(Int64(count)) }
+        memoryHeld.set(Int64(sample.memoryHeldBytes))
+        memoryBudget.set(Int64(sample.memoryBudgetBytes))
+        let newWaits = countedMemoryWaits.withLock { counted in
+            defer { counted = max(counted, sample.memoryWaits) }
+            return max(0, sample.memoryWaits - counted)
+        }
+        if newWaits > 0 { memoryWaits.increment(by: Int64(newWaits)) }
+        return registry.emitToString()
+    }
+
+    /// The `Content-Type` of ``exposition(_:)``.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+}
