@@ -56,13 +56,14 @@ struct JPEGDecoder {
     /// MCUs as libjpeg does).
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         try withHeader(bytes) { header, _, _ in
-            let (scale, preview, _) = plan(width: header.width, height: header.height, isCMYK: header.isCMYK)
+            let (scale, preview, previewIsDecode) = plan(width: header.width, height: header.height, isCMYK: header.isCMYK)
             let channels = header.isCMYK ? 4 : 3
             let scaledWidth = scale.scaled(header.width)
             let output = scaledWidth * scale.scaled(header.height) * channels
             // libjpeg's strip buffers: a few MCU rows of the scaled width per component.
             let strips = scaledWidth * 64 * max(header.markers.samplingFactors.count, channels)
-            let previewCost = preview?.cost ?? 0
+            let rotated = Orientation(exifValue: header.markers.exifOrientation) != .up
+            let previewCost = preview?.cost(resampled: !previewIsDecode, rotated: rotated) ?? 0
             guard header.markers.needsWholeCoefficientBuffer else { return output + strips + previewCost }
             let maxH = header.markers.samplingFactors.map(\.h).max() ?? 1
             let maxV = header.markers.samplingFactors.map(\.v).max() ?? 1

@@ -27,7 +27,15 @@ struct PreviewPlan: Equatable {
 
     /// Bytes making it takes at its peak: the finished RGB, its oriented copy and the
     /// encoder's output buffer (the resampler's float rows are a few dozen rows at most).
-    var cost: Int { width * height * 3 * 3 + width * 3 * 4 * 64 }
+    var cost: Int { cost(resampled: true, rotated: true) }
+
+    /// Bytes making it takes beyond the decode: the resampled RGB (none when the decode is the
+    /// preview), an upright copy (only when an orientation is applied), libjpeg's output
+    /// buffer (at most 1.5 bytes a pixel at 4:2:0) and the resampler's float rows.
+    func cost(resampled: Bool, rotated: Bool) -> Int {
+        let pixels = width * height
+        return (resampled ? pixels * 3 + width * 3 * 4 * 64 : 0) + (rotated ? pixels * 3 : 0) + pixels * 3 / 2 + 65_536
+    }
 
     /// The smallest size a `width` × `height` source may be decoded at and still give both the
     /// preview (this plan) and a thumbnail of edge `size`: at least the preview on each axis

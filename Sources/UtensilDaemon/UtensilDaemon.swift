@@ -93,6 +93,15 @@ public struct UtensilDaemon: Sendable {
             metrics: Self.galleryMetrics(metrics, scheduler: scheduler, catalog: catalog, memory: memory, pool: pool),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
+        // Decided before any drop can be ingested, so that a first preview cannot be taken for
+        // a state folder of an earlier version.
+        let previewsNeverMade: Bool
+        do {
+            previewsNeverMade = try store.previewsNeverMade()
+        } catch {
+            previewsNeverMade = false
+            logger.warning("Cannot tell whether previews are missing (\(error)); `utensilctl rethumb --missing` makes them")
+        }
         try await feeder.start()
 
         let configuration = configuration
@@ -128,6 +137,10 @@ public struct UtensilDaemon: Sendable {
             // 6. The web gallery.
             .init(service: DaemonLoop { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) },
                   serviceName: "web gallery"),
+            // 5½. Previews for the utensils of a version without them (once, at start).
+            .init(service: DaemonLoop {
+                if previewsNeverMade { await Self.makeMissingPreviews(store: store, rethumbing: rethumbing, pool: pool, logger: logger) }
+            }, serviceName: "preview upgrade"),
             // 5. The trash purger.
             .init(service: DaemonLoop { await TrashPurger(store: store, pool: pool, logger: logger).run() },
                   serviceName: "trash purger"),
@@ -233,6 +246,25 @@ public struct UtensilDaemon: Sendable {
 
     /// The web gallery, until cancelled; a listener that cannot be opened is logged and the
     /// daemon goes on ingesting (the gallery is a window onto the catalog, not its keeper).
+    /// After an upgrade from a version without previews (`previews/` was empty at start, with
+    /// utensils in the catalog), starts `rethumb --missing` in the background, which makes each
+    /// utensil's preview (and any missing thumbnail) behind the drops.
+    static func makeMissingPreviews(store: UtensilStore, rethumbing: Rethumbing, pool: BlockingPool, logger: Logger) async {
+        let found = await pool.run { () -> Result<[UUID], StoreError> in
+            Result { () throws(StoreError) in try store.missingThumbnails() }
+        }
+        switch found {
+        case .success(let ids) where !ids.isEmpty:
+            logger.notice(
+                "\(store.settings.previews) is empty: making the previews of the \(ids.count) utensils added before previews existed, in the background (rethumb --missing)")
+            _ = await rethumbing.start(.missing, ids: ids, total: ids.count)
+        case .success:
+            break
+        case .failure(let error):
+            logger.warning("Cannot tell whether previews are missing (\(error)); `utensilctl rethumb --missing` makes them")
+        }
+    }
+
     static func runGallery(_ gallery: GalleryServer, listen: WebListen, logger: Logger) async {
         guard listen != .off else { return }
         do {

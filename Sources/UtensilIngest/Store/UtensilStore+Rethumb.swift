@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import UtensilCatalog
 
 /// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
@@ -43,5 +44,20 @@ extension UtensilStore {
     /// Utensils in the catalog, the trash too.
     public func countAll() throws(StoreError) -> Int {
         try catalogCall { () throws(CatalogError) in try catalog.countAll() }
+    }
+
+    /// Whether `previews/` holds no file at all while the catalog has utensils: a state folder
+    /// of a version without previews, whose utensils need theirs made (`rethumb --missing`).
+    /// Reads one entry of the folder, not all of it.
+    public func previewsNeverMade() throws(StoreError) -> Bool {
+        guard let folder = opendir(settings.previews.description) else {
+            throw .fileSystem("Cannot look into \(settings.previews): \(String(cString: strerror(errno))).")
+        }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return false }
+        }
+        return try countAll() > 0
     }
 }
