@@ -96,8 +96,14 @@ actor HookRunner {
     /// those running and returns once they have ended.
     func run() async {
         await withTaskGroup(of: Void.self) { group in
-            for await job in jobs {
-                if running >= Self.runningLimit, await group.next() != nil { running -= 1 }
+            var waiting = jobs.makeAsyncIterator()
+            while !Task.isCancelled {
+                // A place first, then the next job: what waits stays in the bounded queue.
+                if running >= Self.runningLimit {
+                    if await group.next() != nil { running -= 1 }
+                    continue
+                }
+                guard !Task.isCancelled, let job = await waiting.next() else { break }
                 running += 1
                 group.addTask { await self.execute(job) }
             }
