@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", exact: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", exact: "4.7.1"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
@@ -80,6 +81,7 @@ let package = Package(
                 "UtensilControlProtocol", "UtensilCore", "UtensilConfig", "UtensilWebUsers", "CUtensilSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -179,7 +181,9 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-# Benchmarks (issue 6; README "Performance").
+# Benchmarks (issue 6; docs/PERFORMANCE.md).
 #
 #   make bench        the full run (about 10 minutes on two cores): builds the release binaries,
 #                     builds the photo corpus once from Debian packages (bench/corpus/, git-ignored),

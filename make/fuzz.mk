@@ -1,4 +1,4 @@
-# Fuzzing and sanitizers for the image codec (README: "Hostile files and fuzzing").
+# Fuzzing and sanitizers for the image codec (docs/RELIABILITY.md: "Hostile files and fuzzing").
 #
 # fuzz/ is a small package of the codec alone (its targets are symbolic links to Sources/ and
 # Tests/), so that libFuzzer and sanitizer builds compile only the codec and its tests.

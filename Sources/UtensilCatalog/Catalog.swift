@@ -156,6 +156,19 @@ public final class Catalog: Sendable {
                 CREATE INDEX utensil_listing_by_date ON utensil(createdAt, id, searchKey) WHERE trashedAt IS NULL;
                 """)
         }
+        migrator.registerMigration("v6-favorites") { db in
+            // Round 3: a user's favorites. A user is a name (the Unix user of utensilctl, the
+            // web user of the gallery: the same name is the same person). A favorite stays
+            // while its utensil is in the trash and goes with its row (ON DELETE CASCADE).
+            try db.execute(sql: """
+                CREATE TABLE favorite(
+                    userName TEXT NOT NULL,
+                    utensilId TEXT NOT NULL REFERENCES utensil(id) ON DELETE CASCADE,
+                    PRIMARY KEY (userName, utensilId)
+                ) WITHOUT ROWID;
+                CREATE INDEX favorite_on_utensilId ON favorite(utensilId);
+                """)
+        }
         return migrator
     }
 
@@ -378,9 +391,10 @@ extension Catalog {
     /// - Parameters:
     ///   - category: only utensils of this category (compared NFC and case-insensitively).
     ///   - addedBy: only utensils added by this user (exactly as ``UtensilRecord/addedBy``).
+    ///   - favoriteOf: only the favorites of this user name.
     public func list(
-        search: String?, category: String? = nil, addedBy: String? = nil, sort: ListSort, limit: Int,
-        after cursor: String?
+        search: String?, category: String? = nil, addedBy: String? = nil, favoriteOf: String? = nil, sort: ListSort,
+        limit: Int, after cursor: String?
     ) throws(CatalogError) -> CatalogPage {
         let limit = max(1, min(limit, 10_000))
         let column = sort == .name ? "sortKey" : "createdAt"
@@ -389,6 +403,11 @@ extension Catalog {
         if let cursor {
             guard let (value, id) = Self.decodeCursor(cursor) else { throw CatalogError.invalidCursor }
             cursorCondition = ("(\(column), id) \(descending ? "<" : ">") (?, ?)", value, id)
+        }
+        // Names hold no control character, so a search with one matches nothing (and a NUL
+        // would end the full-text query early: SQLite answers "unterminated string").
+        if let search, search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return CatalogPage(utensils: [], next: nil)
         }
         // Three characters make a trigram: shorter searches test each name with LIKE instead.
         let trigramSearch = search.flatMap { $0.unicodeScalars.count >= 3 ? $0 : nil }
@@ -402,6 +421,10 @@ extension Catalog {
             if let addedBy {
                 conditions.append("addedBy = ?")
                 arguments.append(addedBy)
+            }
+            if let favoriteOf {
+                conditions.append("id IN (SELECT utensilId FROM favorite WHERE userName = ?)")
+                arguments.append(favoriteOf)
             }
             if let search, !search.isEmpty, trigramSearch == nil {
                 // The sort order is walked, testing each name.

@@ -11,7 +11,7 @@ import UtensilCore
 /// several hosts sharing one catalog): a type in a target of its own conforming to it, chosen
 /// where the daemon opens its catalog (`StartUp`). Its signatures use only the catalog's own
 /// value types (``UtensilRecord``, ``CatalogPage``, ``ListSort``, ``CatalogCategory``,
-/// ``CatalogError``), never a database type.
+/// ``CatalogCategoryChange``, ``CatalogError``), never a database type.
 ///
 /// What every implementation must keep:
 /// - each call is atomic and, once it returns, durable;
@@ -69,9 +69,11 @@ public protocol CatalogBackend: Sendable {
     /// catalog a page at a time (`rethumb`).
     func ids(after id: UUID?, limit: Int) throws(CatalogError) -> [UUID]
     /// One page of utensils (keyset pagination); `search` is a search key, matched anywhere
-    /// in the name. A `cursor` it did not hand out is ``CatalogError/invalidCursor``.
+    /// in the name; `favoriteOf` keeps only that user's favorites. A `cursor` it did not hand
+    /// out is ``CatalogError/invalidCursor``.
     func list(
-        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after cursor: String?
+        search: String?, category: String?, addedBy: String?, favoriteOf: String?, sort: ListSort, limit: Int,
+        after cursor: String?
     ) throws(CatalogError) -> CatalogPage
     /// Every category of the utensils not in the trash, with its count, in name order.
     func categories() throws(CatalogError) -> [CatalogCategory]
@@ -90,6 +92,28 @@ public protocol CatalogBackend: Sendable {
     func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord
     /// Deletes a row for good; returns it.
     func delete(id: UUID) throws(CatalogError) -> UtensilRecord
+
+    /// Renames a category for all its utensils (the trash too); into an existing one, merges.
+    /// ``CatalogError/notFound`` when no utensil outside the trash has it.
+    func renameCategory(_ old: String, to new: UtensilName, at date: Date) throws(CatalogError) -> CatalogCategoryChange
+    /// Takes every utensil (the trash too) out of a category.
+    /// ``CatalogError/notFound`` when no utensil outside the trash has it.
+    func deleteCategory(_ name: String, at date: Date) throws(CatalogError) -> CatalogCategoryChange
+
+    // MARK: Favorites
+
+    /// Marks (or with `favorite` false, unmarks) a utensil not in the trash as a favorite of
+    /// `user`; doing it twice changes nothing. ``CatalogError/notFound`` when there is no
+    /// such utensil or it is in the trash.
+    func setFavorite(id: UUID, of user: String, _ favorite: Bool) throws(CatalogError) -> UtensilRecord
+    /// Which of `ids` are favorites of `user`.
+    func favorites(of user: String, among ids: [UUID]) throws(CatalogError) -> Set<UUID>
+
+    // MARK: Backup
+
+    /// The catalog frozen as it is now, for `utensilctl backup` (every backend writes it out
+    /// as a SQLite file: see ``CatalogSnapshot``).
+    func snapshot() throws(CatalogError) -> any CatalogSnapshot
 
     // MARK: Health
 

@@ -39,4 +39,17 @@ struct DCTScale: Equatable, Sendable, CustomStringConvertible {
         let same = ascending.filter { $0.scaled(width) == chosen.scaled(width) && $0.scaled(height) == chosen.scaled(height) }
         return same.last ?? chosen
     }
+
+    /// The smallest scale whose scaled image is still at least `minimumWidth` × `minimumHeight`
+    /// (a preview and a thumbnail's square made from one decode); full size when none is. Ties
+    /// as in ``smallestCovering(width:height:size:among:)``.
+    static func smallestCovering(
+        width: Int, height: Int, minimumWidth: Int, minimumHeight: Int, among scales: [DCTScale] = available()
+    ) -> DCTScale {
+        let ascending = scales.sorted { $0.factor < $1.factor }
+        guard let chosen = ascending.first(where: { $0.scaled(width) >= minimumWidth && $0.scaled(height) >= minimumHeight })
+        else { return .identity }
+        let same = ascending.filter { $0.scaled(width) == chosen.scaled(width) && $0.scaled(height) == chosen.scaled(height) }
+        return same.last ?? chosen
+    }
 }

@@ -17,6 +17,8 @@ struct HEIFDecoder {
     let maxPixels: Int
     /// HEIC or AVIF, for the words of errors.
     let format: SniffedFormat
+    /// The preview's long side; 0 for none.
+    var previewSide = 0
 
     /// `heif_init` once per process (reference counted by libheif, never undone), and the size
     /// guard in front of libheif's HEVC and AV1 decoders (both must be there: without the guard
@@ -24,7 +26,7 @@ struct HEIFDecoder {
     private static let initialized: Bool = heif_init(nil).code == heif_error_Ok && utensil_heif_guard_install() == 2
 
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
-        try withSource(bytes) { source, _, _ in
+        try withSource(bytes) { source, width, height in
             // Per pixel of what is decoded: libde265's or dav1d's picture and libheif's copy of
             // it (4:2:0, 1.5 samples a pixel each), an alpha plane likewise, a 16-bit image's
             // 8-bit conversion, and the interleaved RGB(A) result (measured: about 5 bytes a
@@ -33,13 +35,17 @@ struct HEIFDecoder {
             let sampleBytes = heif_image_handle_get_luma_bits_per_pixel(source) > 8 ? 2 : 1
             let hasAlpha = heif_image_handle_has_alpha_channel(source) != 0
             let perPixel = 3 * sampleBytes + (hasAlpha ? 3 * sampleBytes + 4 : 3) + (sampleBytes > 1 ? 3 : 0)
-            return pixels * perPixel
+            let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
+            return pixels * perPixel + (preview?.cost ?? 0)
         }
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
         try withSource(bytes) { source, width, height throws(ImageCodecError) in
-            DecodedSquare(pixels: try centreSquare(of: source), storedWidth: width, storedHeight: height, orientation: .up)
+            let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
+            let made = try renditions(of: source, preview: preview)
+            return DecodedSquare(
+                pixels: made.square, storedWidth: width, storedHeight: height, orientation: .up, preview: made.preview)
         }
     }
 
@@ -74,12 +80,14 @@ struct HEIFDecoder {
         return try body(thumbnail ?? primary, width, height)
     }
 
-    /// Decodes `source` to 8-bit RGB(A) and scales its centre square.
+    /// Decodes `source` to 8-bit RGB(A) and scales its centre square (and the whole, for a preview).
     ///
     /// The memory budget was computed from the coded size the container declares (`ispe`), so
     /// the decoders are held to it: a stream whose own headers give a larger picture is refused
     /// as corrupt before the decoder allocates anything.
-    private func centreSquare(of source: OpaquePointer) throws(ImageCodecError) -> [UInt8] {
+    private func renditions(
+        of source: OpaquePointer, preview: PreviewPlan?
+    ) throws(ImageCodecError) -> (square: [UInt8], preview: DecodedPreview?) {
         utensil_heif_guard_set_limit(
             UInt32(clamping: heif_image_handle_get_ispe_width(source)),
             UInt32(clamping: heif_image_handle_get_ispe_height(source)))
@@ -108,15 +116,17 @@ struct HEIFDecoder {
         guard bitmap.width > 0, bitmap.height > 0, bitmap.stride >= bitmap.width * (hasAlpha ? 4 : 3) else {
             throw .corrupt(detail: "libheif returned an empty image")
         }
-        return bitmap.centerSquare(size: size)
+        return bitmap.renditions(
+            square: CenterSquare(width: bitmap.width, height: bitmap.height), size: size, preview: preview)
     }
 
     /// The file's own thumbnail of the primary image, if it is large enough to make ours from:
-    /// its shorter side at least `size` and its shape that of the photo (to a pixel), so that
-    /// its centre square is the photo's.
+    /// its shorter side at least `size` (and at least the preview's size, when one is made) and
+    /// its shape that of the photo (to a pixel), so that its centre square is the photo's.
     private func coveringThumbnail(of primary: OpaquePointer, width: Int, height: Int) -> OpaquePointer? {
         let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
         guard count > 0 else { return nil }
+        let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
         var ids = [heif_item_id](repeating: 0, count: min(count, 16))
         let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &ids, Int32(ids.count)))
         var best: (handle: OpaquePointer, side: Int)?
@@ -126,7 +136,8 @@ struct HEIFDecoder {
             let thumbWidth = Int(heif_image_handle_get_width(handle)), thumbHeight = Int(heif_image_handle_get_height(handle))
             let side = min(thumbWidth, thumbHeight)
             let sameShape = abs(thumbWidth * height - thumbHeight * width) <= max(width, height)
-            if side >= size, sameShape, thumbWidth < width, best.map({ side < $0.side }) ?? true {
+            let coversPreview = preview.map { thumbWidth >= $0.width && thumbHeight >= $0.height } ?? true
+            if side >= size, sameShape, coversPreview, thumbWidth < width, best.map({ side < $0.side }) ?? true {
                 if let previous = best { heif_image_handle_release(previous.handle) }
                 best = (handle, side)
             } else {

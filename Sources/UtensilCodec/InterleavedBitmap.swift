@@ -11,8 +11,14 @@ struct InterleavedBitmap {
 
     /// The bitmap's centre square scaled to `size` × `size`, RGB8, alpha composited on white.
     func centerSquare(size: Int) -> [UInt8] {
-        var resampler = ThumbnailResampler(
-            sourceWidth: width, sourceHeight: height, region: CenterSquare(width: width, height: height), size: size)
+        renditions(square: CenterSquare(width: width, height: height), size: size, preview: nil).square
+    }
+
+    /// The thumbnail's `square` (in this bitmap's pixels) scaled to `size` × `size` and, with a
+    /// plan, the whole bitmap scaled to the preview's size; RGB8, alpha composited on white.
+    func renditions(square: CenterSquare, size: Int, preview: PreviewPlan?) -> (square: [UInt8], preview: DecodedPreview?) {
+        var resampler = RenditionResamplers(
+            sourceWidth: width, sourceHeight: height, square: square, size: size, preview: preview)
         let columns = resampler.sourceColumns
         let channels = hasAlpha ? 4 : 3
         var rgbRow = [UInt8](repeating: 0, count: hasAlpha ? columns.count * 3 : 0)

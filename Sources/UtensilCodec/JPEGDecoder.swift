@@ -9,6 +9,8 @@ import CTurboJPEG
 struct JPEGDecoder {
     let size: Int
     let maxPixels: Int
+    /// The preview's long side; 0 for none.
+    var previewSide = 0
 
     /// What the segments before the first scan say, checked (nothing is decoded yet).
     private struct Header {
@@ -54,13 +56,14 @@ struct JPEGDecoder {
     /// MCUs as libjpeg does).
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         try withHeader(bytes) { header, _, _ in
-            let scale = DCTScale.smallestCovering(width: header.width, height: header.height, size: size)
+            let (scale, preview, _) = plan(width: header.width, height: header.height, isCMYK: header.isCMYK)
             let channels = header.isCMYK ? 4 : 3
             let scaledWidth = scale.scaled(header.width)
             let output = scaledWidth * scale.scaled(header.height) * channels
             // libjpeg's strip buffers: a few MCU rows of the scaled width per component.
             let strips = scaledWidth * 64 * max(header.markers.samplingFactors.count, channels)
-            guard header.markers.needsWholeCoefficientBuffer else { return output + strips }
+            let previewCost = preview?.cost ?? 0
+            guard header.markers.needsWholeCoefficientBuffer else { return output + strips + previewCost }
             let maxH = header.markers.samplingFactors.map(\.h).max() ?? 1
             let maxV = header.markers.samplingFactors.map(\.v).max() ?? 1
             func roundedUp(_ value: Int, _ multiple: Int) -> Int { (value + multiple - 1) / multiple * multiple }
@@ -69,8 +72,29 @@ struct JPEGDecoder {
                 let rows = roundedUp((header.height * factors.v + maxV * 8 - 1) / (maxV * 8), factors.v)
                 return total + columns * rows * 64 * 2
             }
-            return output + strips + coefficients
+            return output + strips + coefficients + previewCost
         }
+    }
+
+    /// The DCT scale to decode at, the preview's size, and whether the decode itself is the
+    /// preview. Without a preview: the smallest scale that still covers the thumbnail. With one:
+    /// the largest scale whose long side fits `previewSide` (the whole photo when it fits), so
+    /// that the decoded image is the preview and needs no resampling — unless that no longer
+    /// covers the thumbnail's square (a panorama) or the image is CMYK; then the smallest scale
+    /// covering both the thumbnail and a preview of exactly `previewSide`, resampled.
+    func plan(width: Int, height: Int, isCMYK: Bool) -> (scale: DCTScale, preview: PreviewPlan?, previewIsDecode: Bool) {
+        guard let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide) else {
+            return (DCTScale.smallestCovering(width: width, height: height, size: size), nil, false)
+        }
+        let long = max(width, height)
+        let fitting = DCTScale.available().filter { $0.scaled(long) <= previewSide }.max { $0.factor < $1.factor }
+        if !isCMYK, let fitting, min(fitting.scaled(width), fitting.scaled(height)) >= min(size, width, height) {
+            return (fitting, PreviewPlan(width: fitting.scaled(width), height: fitting.scaled(height)), true)
+        }
+        let minimum = PreviewPlan.minimumSource(width: width, height: height, size: size, preview: preview)
+        let scale = DCTScale.smallestCovering(
+            width: width, height: height, minimumWidth: minimum.width, minimumHeight: minimum.height)
+        return (scale, preview, false)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> DecodedSquare {
@@ -112,7 +136,7 @@ struct JPEGDecoder {
         }
 
         let isCMYK = header.isCMYK
-        let scale = DCTScale.smallestCovering(width: storedWidth, height: storedHeight, size: size)
+        let (scale, preview, previewIsDecode) = plan(width: storedWidth, height: storedHeight, isCMYK: header.isCMYK)
         let scaledWidth = scale.scaled(storedWidth), scaledHeight = scale.scaled(storedHeight)
         let channels = isCMYK ? 4 : 3
         let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -124,9 +148,10 @@ struct JPEGDecoder {
         }
         try check(status, handle)
 
-        var resampler = ThumbnailResampler(
+        var resampler = RenditionResamplers(
             sourceWidth: scaledWidth, sourceHeight: scaledHeight,
-            region: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size)
+            square: CenterSquare(width: storedWidth, height: storedHeight).scaled(by: scale.factor), size: size,
+            preview: previewIsDecode ? nil : preview)
         let columns = resampler.sourceColumns
         var rgbRow = [UInt8](repeating: 0, count: isCMYK ? columns.count * 3 : 0)
         decoded.withUnsafeBufferPointer { pixels in
@@ -143,9 +168,12 @@ struct JPEGDecoder {
                 }
             }
         }
+        let (square, resampled) = resampler.finish()
+        let previewPixels = previewIsDecode
+            ? DecodedPreview(pixels: decoded, width: scaledWidth, height: scaledHeight) : resampled
         return DecodedSquare(
-            pixels: resampler.finish(), storedWidth: storedWidth, storedHeight: storedHeight,
-            orientation: Orientation(exifValue: markers.exifOrientation))
+            pixels: square, storedWidth: storedWidth, storedHeight: storedHeight,
+            orientation: Orientation(exifValue: markers.exifOrientation), preview: previewPixels)
     }
 
     /// A JPEG of `maxPixels` pixels may have this many scans; smaller ones proportionally more

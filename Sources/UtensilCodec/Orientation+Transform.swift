@@ -44,4 +44,37 @@ enum Orientation: Int, Sendable, CaseIterable {
         }
         return out
     }
+
+    /// Applies the orientation to a `width` × `height` RGB8 image (`pixels.count == width *
+    /// height * 3`); the result is `height` × `width` when ``swapsAxes``.
+    func apply(to pixels: [UInt8], width: Int, height: Int) -> [UInt8] {
+        guard self != .up else { return pixels }
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        let outWidth = swapsAxes ? height : width, outHeight = swapsAxes ? width : height
+        let lastX = width - 1, lastY = height - 1
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<outHeight {
+                    for x in 0..<outWidth {
+                        let (sx, sy): (Int, Int)
+                        switch self {
+                        case .up: (sx, sy) = (x, y)
+                        case .mirrored: (sx, sy) = (lastX - x, y)
+                        case .rotated180: (sx, sy) = (lastX - x, lastY - y)
+                        case .flippedVertically: (sx, sy) = (x, lastY - y)
+                        case .transposed: (sx, sy) = (y, x)
+                        case .rotated90Clockwise: (sx, sy) = (y, lastY - x)
+                        case .transverse: (sx, sy) = (lastX - y, lastY - x)
+                        case .rotated90CounterClockwise: (sx, sy) = (lastX - y, x)
+                        }
+                        let from = (sy * width + sx) * 3, to = (y * outWidth + x) * 3
+                        target[to] = source[from]
+                        target[to + 1] = source[from + 1]
+                        target[to + 2] = source[from + 2]
+                    }
+                }
+            }
+        }
+        return out
+    }
 }

@@ -9,6 +9,8 @@ import CSPNG
 struct PNGDecoder {
     let size: Int
     let maxPixels: Int
+    /// The preview's long side; 0 for none.
+    var previewSide = 0
 
     /// Per-chunk and total ancillary-chunk memory libspng may use.
     static let chunkSizeLimit = 16 << 20
@@ -47,7 +49,8 @@ struct PNGDecoder {
         try withHeader(bytes) { header, _ in
             let width = Int(header.width), height = Int(header.height)
             let interlaced = header.interlace_method != UInt8(SPNG_INTERLACE_NONE.rawValue)
-            return width * 4 * (interlaced ? height : 1) + 3 * width * 8
+            let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
+            return width * 4 * (interlaced ? height : 1) + 3 * width * 8 + (preview?.cost ?? 0)
         }
     }
 
@@ -62,8 +65,9 @@ struct PNGDecoder {
     ) throws(ImageCodecError) -> DecodedSquare {
         let width = Int(header.width), height = Int(header.height)
 
-        var resampler = ThumbnailResampler(
-            sourceWidth: width, sourceHeight: height, region: CenterSquare(width: width, height: height), size: size)
+        var resampler = RenditionResamplers(
+            sourceWidth: width, sourceHeight: height, square: CenterSquare(width: width, height: height), size: size,
+            preview: PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide))
         let rowBytes = width * 4
         let columns = resampler.sourceColumns
         var rgbRow = [UInt8](repeating: 0, count: columns.count * 3)
@@ -95,9 +99,10 @@ struct PNGDecoder {
             for y in 0..<height { feed(base.advanced(by: y * rowBytes), y: y) }
         }
 
+        let (square, preview) = resampler.finish()
         return DecodedSquare(
-            pixels: resampler.finish(), storedWidth: width, storedHeight: height,
-            orientation: Orientation(exifValue: exifOrientation(context)))
+            pixels: square, storedWidth: width, storedHeight: height,
+            orientation: Orientation(exifValue: exifOrientation(context)), preview: preview)
     }
 
     /// Decodes a non-interlaced image row by row into the one-row `buffer`, handing each row to

@@ -14,6 +14,9 @@ public struct ThumbnailMaker: Sendable {
     /// The thumbnail edge in pixels: `request.size` clamped to 1…4096.
     var edge: Int { min(max(request.size, 1), 4096) }
 
+    /// The preview's long side: `request.previewLongSide` clamped to 0…8192 (0: none).
+    var previewSide: Int { min(max(request.previewLongSide, 0), 8192) }
+
     /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
     public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
         FormatSniffer.sniff(bytes)
@@ -21,7 +24,9 @@ public struct ThumbnailMaker: Sendable {
 
     /// Decodes `bytes` and makes the thumbnail: the centre square of the photo as displayed
     /// (EXIF orientation applied; for HEIF, its rotation and mirroring), scaled to `size` ×
-    /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`.
+    /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`. With a
+    /// `previewLongSide`, also the preview from the same decode: the whole photo as displayed,
+    /// its long side scaled down to that (never up), encoded at `previewQuality`.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
@@ -41,7 +46,18 @@ public struct ThumbnailMaker: Sendable {
             width: swapped ? square.storedHeight : square.storedWidth,
             height: swapped ? square.storedWidth : square.storedHeight,
             orientation: square.orientation.rawValue,
-            jpeg: jpeg)
+            jpeg: jpeg,
+            preview: try square.preview.map { preview throws(ImageCodecError) in
+                try encode(preview, orientation: square.orientation)
+            })
+    }
+
+    /// Stands the preview upright and encodes it.
+    private func encode(_ preview: DecodedPreview, orientation: Orientation) throws(ImageCodecError) -> Preview {
+        let upright = orientation.apply(to: preview.pixels, width: preview.width, height: preview.height)
+        let (width, height) = orientation.swapsAxes ? (preview.height, preview.width) : (preview.width, preview.height)
+        let jpeg = try JPEGEncoder.encode(rgb: upright, width: width, height: height, quality: request.previewQuality)
+        return Preview(width: width, height: height, jpeg: jpeg)
     }
 }
 
@@ -50,13 +66,13 @@ extension ThumbnailMaker {
     func decoder(for format: SniffedFormat) throws(ImageCodecError) -> any ImageDecoder {
         switch format {
         case .jpeg:
-            JPEGDecoder(size: edge, maxPixels: request.maxPixels)
+            JPEGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
         case .png:
-            PNGDecoder(size: edge, maxPixels: request.maxPixels)
+            PNGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
         case .heic, .avif:
-            HEIFDecoder(size: edge, maxPixels: request.maxPixels, format: format)
+            HEIFDecoder(size: edge, maxPixels: request.maxPixels, format: format, previewSide: previewSide)
         case .webp:
-            WebPDecoder(size: edge, maxPixels: request.maxPixels)
+            WebPDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
         case .unknown:
             throw .unrecognizedFormat
         case .gif, .tiff, .bmp, .jpegXL:
@@ -68,10 +84,11 @@ extension ThumbnailMaker {
 
 extension ThumbnailMaker {
     /// The libjpeg DCT scaling factor `makeThumbnail` decodes a `width` × `height` JPEG at:
-    /// the smallest that still covers the thumbnail. For benchmarks that measure the decode
-    /// floor at the same scale.
+    /// the smallest that still covers the thumbnail (and the preview, when one is asked for).
+    /// For benchmarks that measure the decode floor at the same scale.
     public func jpegDecodeScale(width: Int, height: Int) -> (numerator: Int, denominator: Int) {
-        let scale = DCTScale.smallestCovering(width: width, height: height, size: edge)
+        let decoder = JPEGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
+        let scale = decoder.plan(width: width, height: height, isCMYK: false).scale
         return (scale.num, scale.denom)
     }
 }

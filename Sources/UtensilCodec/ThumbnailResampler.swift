@@ -1,6 +1,9 @@
-/// Streams the RGB8 rows of a decoded image, top to bottom, and produces the `size` × `size`
-/// RGB8 image of one square region of it, without ever holding the whole source: memory is a
-/// few rows of the region plus the output, whatever the source's width.
+/// Streams the RGB8 rows of a decoded image, top to bottom, and produces the `outputWidth` ×
+/// `outputHeight` RGB8 image of one rectangular region of it (the centre square for a
+/// thumbnail, the whole image for a preview), without ever holding the whole source: memory
+/// is a few rows of the region plus the output, whatever the source's width. Output rows are
+/// summed in floats only while source rows still reach them (a ring of ``ringRows`` rows),
+/// then rounded into the 8-bit output.
 ///
 /// Large reductions first area-average integer blocks (``BoxShrinker``, leaving at least three
 /// times the output size, like Pillow's `reducing_gap`), then apply the separable
@@ -9,7 +12,8 @@
 struct ThumbnailResampler {
     let sourceWidth: Int
     let sourceHeight: Int
-    let size: Int
+    let outputWidth: Int
+    let outputHeight: Int
     /// Block edge of the area-averaging first stage (1: none).
     let shrinkFactor: Int
     /// The source columns read; rows are passed to ``add(row:y:)`` for these columns only.
@@ -21,7 +25,12 @@ struct ThumbnailResampler {
     private let neededRows: Range<Int>
     private let neededColumns: Range<Int>
     private var lowestOpenOutputRow = 0
+    /// The float sums of the open output rows: output row `o` in slot `o % ringRows`.
     private var accumulator: [Float]
+    /// Output rows open at once, at most (from the filter's footprints).
+    let ringRows: Int
+    /// The finished RGB8 output, row by row.
+    private var output: [UInt8]
     private var filteredRow: [Float]
     /// The row being filtered, one `SIMD4` (red, green, blue, unused) per needed column.
     private var pixelRow: [SIMD4<Float>]
@@ -31,18 +40,29 @@ struct ThumbnailResampler {
     ///   - region: the square to keep, in source pixel coordinates.
     ///   - size: the output edge in pixels (≥ 1).
     init(sourceWidth: Int, sourceHeight: Int, region: CenterSquare, size: Int) {
+        self.init(
+            sourceWidth: sourceWidth, sourceHeight: sourceHeight, region: region.rect, outputWidth: size,
+            outputHeight: size)
+    }
+
+    /// - Parameters:
+    ///   - region: the rectangle to keep, in source pixel coordinates.
+    ///   - outputWidth, outputHeight: the output's size in pixels (each ≥ 1).
+    init(sourceWidth: Int, sourceHeight: Int, region: SourceRect, outputWidth: Int, outputHeight: Int) {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
-        self.size = size
-        let factor = max(1, Int((region.side / Double(size) / 3).rounded(.down)))
+        self.outputWidth = outputWidth
+        self.outputHeight = outputHeight
+        let reduction = min(region.width / Double(outputWidth), region.height / Double(outputHeight))
+        let factor = max(1, Int((reduction / 3).rounded(.down)))
         shrinkFactor = factor
         let shrunk = region.scaled(by: 1 / Double(factor))
         horizontal = ResampleWeights(
-            inputCount: (sourceWidth + factor - 1) / factor, start: shrunk.x, end: shrunk.x + shrunk.side,
-            outputCount: size)
+            inputCount: (sourceWidth + factor - 1) / factor, start: shrunk.x, end: shrunk.x + shrunk.width,
+            outputCount: outputWidth)
         vertical = ResampleWeights(
-            inputCount: (sourceHeight + factor - 1) / factor, start: shrunk.y, end: shrunk.y + shrunk.side,
-            outputCount: size)
+            inputCount: (sourceHeight + factor - 1) / factor, start: shrunk.y, end: shrunk.y + shrunk.height,
+            outputCount: outputHeight)
         neededColumns = horizontal.inputRange
         neededRows = vertical.inputRange
         if factor > 1 {
@@ -56,8 +76,10 @@ struct ThumbnailResampler {
             shrinker = nil
             floatRow = [Float](repeating: 0, count: neededColumns.count * 3)
         }
-        accumulator = [Float](repeating: 0, count: size * size * 3)
-        filteredRow = [Float](repeating: 0, count: size * 3)
+        ringRows = Self.openRowsAtMost(vertical, outputCount: outputHeight)
+        accumulator = [Float](repeating: 0, count: ringRows * outputWidth * 3)
+        output = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
+        filteredRow = [Float](repeating: 0, count: outputWidth * 3)
         pixelRow = [SIMD4<Float>](repeating: .zero, count: neededColumns.count)
     }
 
@@ -84,19 +106,43 @@ struct ThumbnailResampler {
         }
     }
 
-    /// The finished image: `size * size * 3` bytes, RGB8. Rows never added count as black.
-    func finish() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: accumulator.count) { pixels, initialized in
-            accumulator.withUnsafeBufferPointer { values in
-                for index in values.indices {
+    /// The finished image: `outputWidth * outputHeight * 3` bytes, RGB8. Rows never added count as black.
+    mutating func finish() -> [UInt8] {
+        while lowestOpenOutputRow < outputHeight {
+            closeRow(lowestOpenOutputRow)
+            lowestOpenOutputRow += 1
+        }
+        let finished = output
+        output = []
+        return finished
+    }
+
+    /// The most output rows that are open at once as source rows arrive in order: the span
+    /// between the first row a source row can still reach and the last it starts.
+    private static func openRowsAtMost(_ vertical: ResampleWeights, outputCount: Int) -> Int {
+        var most = 1, low = 0, high = 0
+        for y in vertical.inputRange {
+            while low < outputCount, vertical.first[low] + vertical.count[low] <= y { low += 1 }
+            while high < outputCount, vertical.first[high] <= y { high += 1 }
+            most = max(most, high - low)
+        }
+        return min(most, max(outputCount, 1))
+    }
+
+    /// Rounds output row `row`'s sums into the output and clears its ring slot.
+    private mutating func closeRow(_ row: Int) {
+        let rowLength = outputWidth * 3, slot = (row % ringRows) * rowLength
+        accumulator.withUnsafeMutableBufferPointer { values in
+            output.withUnsafeMutableBufferPointer { pixels in
+                for index in 0..<rowLength {
                     // `value.rounded()` (half away from zero) for 0…255, without a call into libm:
                     // truncation is the floor here, and `value - floor` is exact.
-                    let value = max(0, min(255, values[index]))
+                    let value = max(0, min(255, values[slot + index]))
                     let floor = Int32(value)
-                    pixels[index] = UInt8(truncatingIfNeeded: floor + (value - Float(floor) >= 0.5 ? 1 : 0))
+                    pixels[row * rowLength + index] = UInt8(truncatingIfNeeded: floor + (value - Float(floor) >= 0.5 ? 1 : 0))
+                    values[slot + index] = 0
                 }
             }
-            initialized = accumulator.count
         }
     }
 
@@ -126,7 +172,7 @@ struct ThumbnailResampler {
     /// Filters one (shrunk) row, given for `neededColumns`, horizontally; then adds it into the
     /// output rows it feeds.
     private mutating func addFiltered(row: UnsafeBufferPointer<Float>, y: Int) {
-        let size = self.size, offset = neededColumns.lowerBound
+        let width = outputWidth, height = outputHeight, offset = neededColumns.lowerBound
         // One SIMD lane per channel: each tap is then a single multiply-add for all three.
         pixelRow.withUnsafeMutableBufferPointer { pixels in
             for index in pixels.indices {
@@ -139,7 +185,7 @@ struct ThumbnailResampler {
                     horizontal.count.withUnsafeBufferPointer { count in
                         horizontal.weights.withUnsafeBufferPointer { weights in
                             let stride = horizontal.stride
-                            for x in 0..<size {
+                            for x in 0..<width {
                                 var sum = SIMD4<Float>()
                                 let base = first[x] - offset
                                 for tap in 0..<count[x] {
@@ -154,21 +200,22 @@ struct ThumbnailResampler {
                 }
             }
         }
-        while lowestOpenOutputRow < size,
+        while lowestOpenOutputRow < height,
             vertical.first[lowestOpenOutputRow] + vertical.count[lowestOpenOutputRow] <= y {
+            closeRow(lowestOpenOutputRow)
             lowestOpenOutputRow += 1
         }
         var outputRow = lowestOpenOutputRow
-        let rowLength = size * 3
+        let rowLength = width * 3
         accumulator.withUnsafeMutableBufferPointer { accumulator in
             filteredRow.withUnsafeBufferPointer { filtered in
-                while outputRow < size, vertical.first[outputRow] <= y {
+                while outputRow < height, vertical.first[outputRow] <= y {
                     let tap = y - vertical.first[outputRow]
                     if tap < vertical.count[outputRow] {
                         let weight = vertical.weights[outputRow * vertical.stride + tap]
                         Self.addScaled(
                             filtered.baseAddress!, times: weight,
-                            into: accumulator.baseAddress! + outputRow * rowLength, count: rowLength)
+                            into: accumulator.baseAddress! + (outputRow % ringRows) * rowLength, count: rowLength)
                     }
                     outputRow += 1
                 }

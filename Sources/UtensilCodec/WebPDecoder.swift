@@ -11,6 +11,8 @@ import CWebP
 struct WebPDecoder {
     let size: Int
     let maxPixels: Int
+    /// The preview's long side; 0 for none.
+    var previewSide = 0
 
     /// libwebp scales the centre square down to at most this many times the thumbnail's side.
     static let scaledSideFactor = 3
@@ -18,12 +20,20 @@ struct WebPDecoder {
     func decodeCost(_ bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
         let features = try header(bytes, whole: false)
         let width = Int(features.width), height = Int(features.height)
+        let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
+        let previewCost = preview?.cost ?? 0
         if features.has_animation != 0 {
             // The animation decoder's two canvases, and a (lossless, at worst) frame's ARGB.
-            return width * height * 12
+            return width * height * 12 + previewCost
         }
-        let side = min(width, height), scaledSide = min(side, size * Self.scaledSideFactor)
-        let output = scaledSide * scaledSide * (features.has_alpha != 0 ? 4 : 3)
+        let output: Int
+        if let preview {
+            let scaled = wholeImageScale(width: width, height: height, preview: preview)
+            output = scaled.width * scaled.height * (features.has_alpha != 0 ? 4 : 3) + previewCost
+        } else {
+            let side = min(width, height), scaledSide = min(side, size * Self.scaledSideFactor)
+            output = scaledSide * scaledSide * (features.has_alpha != 0 ? 4 : 3)
+        }
         if features.format == 2 {
             return width * height * 4 + output  // VP8L decodes the whole image to ARGB.
         }
@@ -37,10 +47,53 @@ struct WebPDecoder {
             throw .corrupt(detail: "the file is empty")
         }
         let width = Int(features.width), height = Int(features.height)
-        let pixels = features.has_animation != 0
-            ? try firstFrame(base, count: count)
-            : try centreSquare(base, count: count, width: width, height: height, hasAlpha: features.has_alpha != 0)
-        return DecodedSquare(pixels: pixels, storedWidth: width, storedHeight: height, orientation: .up)
+        let preview = PreviewPlan(storedWidth: width, storedHeight: height, longSide: previewSide)
+        let made: (square: [UInt8], preview: DecodedPreview?)
+        if features.has_animation != 0 {
+            made = try firstFrame(base, count: count, preview: preview)
+        } else if let preview {
+            made = try wholeImage(
+                base, count: count, width: width, height: height, hasAlpha: features.has_alpha != 0, preview: preview)
+        } else {
+            made = (try centreSquare(base, count: count, width: width, height: height, hasAlpha: features.has_alpha != 0), nil)
+        }
+        return DecodedSquare(pixels: made.square, storedWidth: width, storedHeight: height, orientation: .up, preview: made.preview)
+    }
+
+    /// The size libwebp scales the whole image down to when a preview is made: the smallest
+    /// that still covers the preview and three times the thumbnail on the short side (as the
+    /// centre square alone is), or the image's own size.
+    func wholeImageScale(width: Int, height: Int, preview: PreviewPlan) -> (width: Int, height: Int) {
+        let factor = min(1, max(
+            Double(preview.width) / Double(width), Double(preview.height) / Double(height),
+            Double(size * Self.scaledSideFactor) / Double(min(width, height))))
+        guard factor < 1 else { return (width, height) }
+        return (max(1, Int((Double(width) * factor).rounded(.up))), max(1, Int((Double(height) * factor).rounded(.up))))
+    }
+
+    /// A still image, whole (scaled by libwebp), for the thumbnail and the preview.
+    private func wholeImage(
+        _ base: UnsafePointer<UInt8>, count: Int, width: Int, height: Int, hasAlpha: Bool, preview: PreviewPlan
+    ) throws(ImageCodecError) -> (square: [UInt8], preview: DecodedPreview?) {
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { throw .corrupt(detail: "libwebp could not start a decoder") }
+        let scaled = wholeImageScale(width: width, height: height, preview: preview)
+        if scaled.width != width || scaled.height != height {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(scaled.width)
+            config.options.scaled_height = Int32(scaled.height)
+        }
+        config.output.colorspace = hasAlpha ? MODE_RGBA : MODE_RGB
+        try check(WebPDecode(base, count, &config))
+        defer { WebPFreeDecBuffer(&config.output) }
+        let output = config.output.u.RGBA
+        guard let rgba = output.rgba, config.output.width > 0, config.output.height > 0 else {
+            throw .corrupt(detail: "libwebp returned no image")
+        }
+        let bitmap = InterleavedBitmap(
+            base: rgba, width: Int(config.output.width), height: Int(config.output.height),
+            stride: Int(output.stride), hasAlpha: hasAlpha)
+        return bitmap.renditions(square: CenterSquare(width: bitmap.width, height: bitmap.height), size: size, preview: preview)
     }
 
     /// The bitstream's features, its size checked against `maxPixels`. With `whole`, the file
@@ -95,7 +148,9 @@ struct WebPDecoder {
     }
 
     /// An animation: the first frame, drawn on the canvas (transparent where it does not reach).
-    private func firstFrame(_ base: UnsafePointer<UInt8>, count: Int) throws(ImageCodecError) -> [UInt8] {
+    private func firstFrame(
+        _ base: UnsafePointer<UInt8>, count: Int, preview: PreviewPlan?
+    ) throws(ImageCodecError) -> (square: [UInt8], preview: DecodedPreview?) {
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw .corrupt(detail: "libwebp could not start a decoder") }
         options.color_mode = MODE_RGBA
@@ -114,10 +169,14 @@ struct WebPDecoder {
         guard WebPAnimDecoderGetNext(decoder, &frame, &timestamp) != 0, let frame else {
             throw .corrupt(detail: "the animation's first frame cannot be decoded")
         }
-        let canvasWidth = Int(info.canvas_width)
+        let canvasWidth = Int(info.canvas_width), canvasHeight = Int(info.canvas_height)
         return InterleavedBitmap(
-            base: frame, width: canvasWidth, height: Int(info.canvas_height), stride: canvasWidth * 4, hasAlpha: true
-        ).centerSquare(size: size)
+            base: frame, width: canvasWidth, height: canvasHeight, stride: canvasWidth * 4, hasAlpha: true
+        ).renditions(
+            square: CenterSquare(width: canvasWidth, height: canvasHeight), size: size,
+            preview: preview.flatMap { _ in
+                PreviewPlan(storedWidth: canvasWidth, storedHeight: canvasHeight, longSide: previewSide)
+            })
     }
 
     /// The end of the RIFF container its header declares (8 + the little-endian size).

@@ -61,7 +61,7 @@ enum PathRules {
         if isSameOrInside(c.controlSocket, c.rejected) {
             return (.controlSocket, "is inside rejected \(rejected); choose a path outside it")
         }
-        for owned in ["originals", "thumbnails", "staging"] {
+        for owned in ["originals", "thumbnails", "previews", "staging"] {
             let folder = c.stateDir + "/" + owned
             if isSameOrInside(c.inbox, folder) {
                 return (.inbox, "is inside \(TOMLText.quoted(folder)), which only the daemon may write; choose another folder")

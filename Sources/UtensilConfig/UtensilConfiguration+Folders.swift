@@ -21,6 +21,7 @@ extension UtensilConfiguration {
         try FolderPreparation.ensureFolder(stateDir, key: .stateDir, mode: 0o700)
         try FolderPreparation.ensureFolder(stateDir + "/originals", key: .stateDir, mode: 0o700)
         try FolderPreparation.ensureFolder(stateDir + "/thumbnails", key: .stateDir, mode: 0o700)
+        try FolderPreparation.ensureFolder(stateDir + "/previews", key: .stateDir, mode: 0o700)
         try FolderPreparation.ensureFolder(PathRules.parent(of: controlSocket), key: .controlSocket, mode: 0o755)
         try FolderPreparation.checkSocketPath(controlSocket)
     }

@@ -26,9 +26,11 @@ extension ControlCall where Reply == UtensilPage {
 
     public static func list(
         search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
-        category: String? = nil, addedBy: String? = nil
+        category: String? = nil, addedBy: String? = nil, favorites: Bool = false
     ) -> Self {
-        Self(.list(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
+        Self(.list(
+            search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy,
+            favorites: favorites))
     }
 }
 
@@ -40,6 +42,17 @@ extension ControlCall where Reply == UtensilInfo {
     /// `category` nil takes the utensil out of any category.
     public static func setCategory(_ id: String, to category: String?) -> Self { Self(.setCategory(id, to: category)) }
     public static func restore(_ id: String, as newName: String? = nil) -> Self { Self(.restore(id, as: newName)) }
+    /// The utensil, now a favorite of the calling user (`favorite` true).
+    public static func favorite(_ id: String) -> Self { Self(.favorite(id)) }
+    /// The utensil, no longer a favorite of the calling user (`favorite` false).
+    public static func unfavorite(_ id: String) -> Self { Self(.unfavorite(id)) }
+}
+
+extension ControlCall where Reply == CategoryChange {
+    /// Renames a category (merging into an existing one of that name).
+    public static func categoryRename(_ category: String, to newName: String) -> Self { Self(.categoryRename(category, to: newName)) }
+    /// Deletes a category: its utensils become uncategorised.
+    public static func categoryDelete(_ category: String) -> Self { Self(.categoryDelete(category)) }
 }
 
 extension ControlCall where Reply == [RejectedInfo] {
@@ -71,4 +84,9 @@ extension ControlCall where Reply == RethumbReport {
 extension ControlCall where Reply == Subscription {
     /// Answered by `subscribed`, then one `EventInfo` line per event (`LineFraming.decodeEvent`).
     public static var events: Self { Self(.events) }
+}
+
+extension ControlCall where Reply == BackupInfo {
+    /// Answered by `backupProgress` lines (`LineFraming.decodeBackupLine`), then the summary.
+    public static func backup(_ destination: BackupDestination) -> Self { Self(.backup(destination)) }
 }

@@ -15,6 +15,11 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case trash
     case restore
     case rethumb
+    case favorite
+    case unfavorite
+    case categoryRename = "category-rename"
+    case categoryDelete = "category-delete"
+    case backup
 
     /// The key of the payload in a successful reply (`{"v":1,"ok":true,KEY:…}`); `events`
     /// answers `subscribed` first, then sends each event under `ControlCommand.eventKey`.
@@ -34,9 +39,17 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .trash: "trash"
         case .restore: "restored"
         case .rethumb: "rethumb"
+        case .favorite: "favorited"
+        case .unfavorite: "unfavorited"
+        case .categoryRename: "categoryRenamed"
+        case .categoryDelete: "categoryDeleted"
+        case .backup: "backup"
         }
     }
 
     /// The key of each event line that follows `events`' `subscribed` reply.
     public static let eventKey = "event"
+
+    /// The key of each progress line a `backup` sends before its final `backup` reply.
+    public static let backupProgressKey = "backupProgress"
 }

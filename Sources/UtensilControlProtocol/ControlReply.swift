@@ -16,6 +16,11 @@ public struct ControlReply: Sendable, Encodable {
         ControlReply(outcome: .success(key: command.replyKey, payload: payload))
     }
 
+    /// A success under `key` (for lines of a stream that are not the command's final reply).
+    static func success(_ payload: some ControlReplyPayload, key: String) -> ControlReply {
+        ControlReply(outcome: .success(key: key, payload: payload))
+    }
+
     /// One line of the stream that follows `events`' `subscribed` reply.
     public static func event(_ event: EventInfo) -> ControlReply {
         ControlReply(outcome: .success(key: ControlCommand.eventKey, payload: event))

@@ -33,6 +33,7 @@ extension UtensilPage: ControlReplyPayload {}
 extension UtensilInfo: ControlReplyPayload {}
 extension CheckReport: ControlReplyPayload {}
 extension EventInfo: ControlReplyPayload {}
+extension CategoryChange: ControlReplyPayload {}
 /// `rejected` (`[RejectedInfo]`), `categories` (`[CategoryInfo]`), `trash` (`[UtensilInfo]`).
 extension Array: ControlReplyPayload where Element: ControlReplyElement {}
 

@@ -8,7 +8,8 @@ extension ControlRequest: Codable {
     enum CodingKeys: String, CodingKey {
         case version = "v"
         case command, search, sort, limit, after, target, newName, file, all, preview, category, addedBy, none, now
-        case missing, targets
+        case missing, targets, favorites
+        case destination, parentDevice, parentInode
     }
 
     public init(from decoder: any Decoder) throws {
@@ -19,7 +20,8 @@ extension ControlRequest: Codable {
             let options = ListOptions(
                 search: try arguments.optional(.search), sort: try arguments.optional(.sort, as: ListSort.self),
                 limit: try arguments.optional(.limit, as: Int.self), after: try arguments.optional(.after),
-                category: try arguments.optional(.category), addedBy: try arguments.optional(.addedBy))
+                category: try arguments.optional(.category), addedBy: try arguments.optional(.addedBy),
+                favorites: try arguments.flag(.favorites))
             if let limit = options.limit, limit < 1 {
                 throw ControlError(.badRequest, "The list limit must be at least 1, not \(limit).")
             }
@@ -69,6 +71,20 @@ extension ControlRequest: Codable {
                     : "Rethumb takes one of \"all\", \"missing\" and \"targets\", not several.")
             }
             self = .rethumb(selection)
+        case .favorite: self = .favorite(try arguments.required(.target, "the id of a utensil"))
+        case .unfavorite: self = .unfavorite(try arguments.required(.target, "the id of a utensil"))
+        case .categoryRename:
+            self = .categoryRename(
+                try arguments.required(.category, "the category to rename"), to: try arguments.required(.newName, "its new name"))
+        case .categoryDelete: self = .categoryDelete(try arguments.required(.category, "the category to delete"))
+        case .backup:
+            let path = try arguments.required(.destination, "the absolute path of the new backup folder")
+            guard path.hasPrefix("/") else {
+                throw ControlError(.badRequest, "The backup destination must be an absolute path, not \(path).")
+            }
+            self = .backup(BackupDestination(
+                path: path, parentDevice: try arguments.optional(.parentDevice, as: UInt64.self),
+                parentInode: try arguments.optional(.parentInode, as: UInt64.self)))
         }
     }
 
@@ -86,6 +102,7 @@ extension ControlRequest: Codable {
             try container.encodeIfPresent(options.after, forKey: .after)
             try container.encodeIfPresent(options.category, forKey: .category)
             try container.encodeIfPresent(options.addedBy, forKey: .addedBy)
+            if options.favorites { try container.encode(true, forKey: .favorites) }
         case .show(let target, let preview):
             try container.encode(target, forKey: .target)
             if preview { try container.encode(true, forKey: .preview) }
@@ -115,6 +132,17 @@ extension ControlRequest: Codable {
             try container.encode(true, forKey: .missing)
         case .rethumb(.utensils(let ids)):
             try container.encode(ids, forKey: .targets)
+        case .favorite(let target), .unfavorite(let target):
+            try container.encode(target, forKey: .target)
+        case .categoryRename(let category, let newName):
+            try container.encode(category, forKey: .category)
+            try container.encode(newName, forKey: .newName)
+        case .categoryDelete(let category):
+            try container.encode(category, forKey: .category)
+        case .backup(let destination):
+            try container.encode(destination.path, forKey: .destination)
+            try container.encodeIfPresent(destination.parentDevice, forKey: .parentDevice)
+            try container.encodeIfPresent(destination.parentInode, forKey: .parentInode)
         }
     }
 

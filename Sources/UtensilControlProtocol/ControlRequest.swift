@@ -29,6 +29,18 @@ public enum ControlRequest: Sendable, Equatable {
     case restore(String, as: String? = nil)
     /// Regenerate thumbnails from originals, in the background.
     case rethumb(RethumbSelection)
+    /// A utensil by id, marked as a favorite of the calling user.
+    case favorite(String)
+    /// A utensil by id, no longer a favorite of the calling user.
+    case unfavorite(String)
+    /// A category by name (any letter case), and its new name (validated like `set-category`'s);
+    /// into an existing category, merges.
+    case categoryRename(String, to: String)
+    /// A category by name: its utensils become uncategorised.
+    case categoryDelete(String)
+    /// A consistent copy of the catalog and the files into a new folder; answered by progress
+    /// lines, then the summary.
+    case backup(BackupDestination)
 
     /// The command's name on the wire.
     public var command: ControlCommand {
@@ -47,15 +59,21 @@ public enum ControlRequest: Sendable, Equatable {
         case .trash: .trash
         case .restore: .restore
         case .rethumb: .rethumb
+        case .favorite: .favorite
+        case .unfavorite: .unfavorite
+        case .categoryRename: .categoryRename
+        case .categoryDelete: .categoryDelete
+        case .backup: .backup
         }
     }
 
     /// `list` with the given filters; unset ones are left out of the JSON.
     public static func list(
         search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
-        category: String? = nil, addedBy: String? = nil
+        category: String? = nil, addedBy: String? = nil, favorites: Bool = false
     ) -> ControlRequest {
-        .list(ListOptions(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
+        .list(ListOptions(
+            search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy, favorites: favorites))
     }
 }
 
@@ -83,10 +101,12 @@ public struct ListOptions: Sendable, Equatable {
     public var category: String?
     /// Only utensils added by this user (a user name, or a numeric uid).
     public var addedBy: String?
+    /// Only the calling user's favorites.
+    public var favorites: Bool
 
     public init(
         search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
-        category: String? = nil, addedBy: String? = nil
+        category: String? = nil, addedBy: String? = nil, favorites: Bool = false
     ) {
         self.search = search
         self.sort = sort
@@ -94,5 +114,6 @@ public struct ListOptions: Sendable, Equatable {
         self.after = after
         self.category = category
         self.addedBy = addedBy
+        self.favorites = favorites
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
 
 /// One live event of `events`: a drop became a utensil, or was rejected, or a `rethumb` run
-/// started, went on or finished.
+/// started, went on or finished, or a category was renamed or deleted.
 public struct EventInfo: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case ingested
         case rejected
         case rethumb
+        /// A category was renamed (or merged) or deleted.
+        case category
     }
 
     public var kind: Kind
@@ -21,10 +23,12 @@ public struct EventInfo: Codable, Sendable, Equatable {
     public var message: String?
     /// `rethumb` only: the run as it is now.
     public var rethumb: RethumbInfo?
+    /// `category` only: what changed.
+    public var categoryChange: CategoryChange?
 
     public init(
         kind: Kind, at: Date, inboxFile: String, utensil: UtensilInfo? = nil, reason: String? = nil,
-        message: String? = nil, rethumb: RethumbInfo? = nil
+        message: String? = nil, rethumb: RethumbInfo? = nil, categoryChange: CategoryChange? = nil
     ) {
         self.kind = kind
         self.at = at
@@ -33,6 +37,11 @@ public struct EventInfo: Codable, Sendable, Equatable {
         self.reason = reason
         self.message = message
         self.rethumb = rethumb
+        self.categoryChange = categoryChange
+    }
+
+    public static func category(_ change: CategoryChange, at: Date) -> EventInfo {
+        EventInfo(kind: .category, at: at, inboxFile: "", categoryChange: change)
     }
 
     public static func rethumb(_ run: RethumbInfo, at: Date) -> EventInfo {

@@ -16,6 +16,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     public var original: String
     /// Absolute path of the thumbnail under `state_dir/thumbnails/`.
     public var thumbnail: String
+    /// Absolute path of the display-size preview under `state_dir/previews/` (JSON
+    /// `"preview"`); nil from a daemon older than previews.
+    public var previewFile: String?
     /// The inbox folder it was dropped into, or nil (JSON `null`, always written).
     public var category: String?
     /// The user name owning the dropped file, or its numeric uid; nil (JSON `null`, always
@@ -23,6 +26,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     public var addedBy: String?
     /// When its name, category or photo last changed; nil (JSON `null`, always written) if never.
     public var updatedAt: Date?
+    /// Whether it is a favorite of the user who asked (JSON `favorite`); nil (left out) where
+    /// there is no one asking, as in `events`.
+    public var favorite: Bool?
     /// In the trash only: when it was moved there.
     public var trashedAt: Date?
     /// In the trash only: when the daemon deletes it for good.
@@ -39,8 +45,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
         bytes: Int, original: String, thumbnail: String, category: String? = nil, addedBy: String? = nil,
         updatedAt: Date? = nil, trashedAt: Date? = nil, purgeAt: Date? = nil, thumbnailJPEG: Data? = nil,
-        preview: RGBPreview? = nil
+        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil
     ) {
+        self.previewFile = previewFile
         self.id = id
         self.name = name
         self.fileExtension = fileExtension
@@ -57,11 +64,13 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         self.purgeAt = purgeAt
         self.thumbnailJPEG = thumbnailJPEG
         self.preview = preview
+        self.favorite = favorite
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
-        case category, addedBy, updatedAt, trashedAt, purgeAt
+        case previewFile = "preview"
+        case category, addedBy, updatedAt, trashedAt, purgeAt, favorite
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
     }
 
@@ -76,11 +85,13 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         bytes = try container.decode(Int.self, forKey: .bytes)
         original = try container.decode(String.self, forKey: .original)
         thumbnail = try container.decode(String.self, forKey: .thumbnail)
+        previewFile = try container.decodeIfPresent(String.self, forKey: .previewFile)
         category = try container.decodeIfPresent(String.self, forKey: .category)
         addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
         trashedAt = try container.decodeIfPresent(Date.self, forKey: .trashedAt)
         purgeAt = try container.decodeIfPresent(Date.self, forKey: .purgeAt)
+        favorite = try container.decodeIfPresent(Bool.self, forKey: .favorite)
         thumbnailJPEG = try container.decodeIfPresent(Data.self, forKey: .thumbnailJPEG)
         previewRGB = try container.decodeIfPresent(Data.self, forKey: .previewRGB)
         previewWidth = try container.decodeIfPresent(Int.self, forKey: .previewWidth)
@@ -100,11 +111,13 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         try container.encode(bytes, forKey: .bytes)
         try container.encode(original, forKey: .original)
         try container.encode(thumbnail, forKey: .thumbnail)
+        try container.encodeIfPresent(previewFile, forKey: .previewFile)
         try container.encode(category, forKey: .category)
         try container.encode(addedBy, forKey: .addedBy)
         try container.encode(updatedAt, forKey: .updatedAt)
         try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
         try container.encodeIfPresent(purgeAt, forKey: .purgeAt)
+        try container.encodeIfPresent(favorite, forKey: .favorite)
         try container.encodeIfPresent(thumbnailJPEG, forKey: .thumbnailJPEG)
         try container.encodeIfPresent(previewRGB, forKey: .previewRGB)
         try container.encodeIfPresent(previewWidth, forKey: .previewWidth)

@@ -21,6 +21,11 @@ public enum JournalField: String, Sendable, CaseIterable {
     case peerUID = "PEER_UID"
     /// The pid of that peer.
     case peerPID = "PEER_PID"
+    /// The user a change was made for: the control-socket peer's Unix user name (its uid when
+    /// it has no passwd entry), or the web gallery's signed-in user.
+    case changedBy = "CHANGED_BY"
+    /// Which door the change came through: `control-socket` or `web`.
+    case changedVia = "CHANGED_VIA"
     /// Which ingest hook: `on_ingest` or `on_reject`.
     case hook = "HOOK"
     /// The hook's program (its absolute path).

@@ -12,14 +12,15 @@ public struct FaultInjection: Sendable {
     public enum Step: String, Sendable, CaseIterable {
         case opened = "opened"
         case originalWritten = "original-written"
+        /// The thumbnail and the preview are written into `staging/`.
         case thumbnailWritten = "thumbnail-written"
         case filesDurable = "files-durable"
         case committed = "committed"
         case dropRemoved = "drop-removed"
         case sidecarWritten = "sidecar-written"
         case rejectionMoved = "rejection-moved"
-        /// After the commit, the new thumbnail is moved from `staging/` into place, then the
-        /// new original.
+        /// After the commit, the new preview and thumbnail are moved from `staging/` into
+        /// place, then the new original.
         case thumbnailMoved = "thumbnail-moved"
         case originalMoved = "original-moved"
         /// Deleting a utensil for good (`delete --now`, a purge of the trash): its files are
@@ -29,7 +30,8 @@ public struct FaultInjection: Sendable {
         case deleteFileRemoved = "delete-file-removed"
         /// A rename is committed.
         case renameCommitted = "rename-committed"
-        /// `rethumb`: the new thumbnail is durable in `staging/`, then renamed over the old one.
+        /// `rethumb`: the new thumbnail and preview are durable in `staging/`, then renamed over
+        /// the old ones.
         case rethumbStaged = "rethumb-staged"
         case rethumbMoved = "rethumb-moved"
 

@@ -127,6 +127,20 @@ public final class HeldFolder: Sendable {
         guard result == 0 || errno == EEXIST else { throw SystemError("create folder", path.appending(name)) }
     }
 
+    /// Creates a new folder; fails with EEXIST if the name is taken.
+    func makeNewFolder(_ name: [UInt8], mode: mode_t) throws(SystemError) {
+        guard Self.withCString(name, { mkdirat(descriptor, $0, mode) }) == 0 else {
+            throw SystemError("create folder", path.appending(name))
+        }
+    }
+
+    /// Removes an empty folder.
+    func removeFolder(_ name: [UInt8]) throws(SystemError) {
+        guard Self.withCString(name, { unlinkat(descriptor, $0, AT_REMOVEDIR) }) == 0 else {
+            throw SystemError("remove folder", path.appending(name))
+        }
+    }
+
     /// Makes the folder's entries durable.
     public func sync() throws(SystemError) {
         guard fsync(descriptor) == 0 else { throw SystemError("fsync folder", path) }

@@ -38,7 +38,7 @@ public final class IngestEngine: Sendable {
         self.store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         self.logger = logger
         self.faults = faults
-        self.maker = ThumbnailMaker(request: settings.thumbnail)
+        self.maker = ThumbnailMaker(request: settings.renditions)
         self.rejector = Rejector(folder: FolderAnchor(settings.rejected), faults: faults)
         self.inbox = FolderAnchor(settings.inbox)
     }
@@ -216,7 +216,7 @@ public final class IngestEngine: Sendable {
             heldReplacement = replacing.id
         }
 
-        // 7. Decode and make the thumbnail; a drop that crashed the decoder twice is quarantined.
+        // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
         if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
@@ -236,7 +236,7 @@ public final class IngestEngine: Sendable {
             throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size, read: status)
         }
 
-        // 8. Write the original and the thumbnail under a new id (a replacement: under temporary
+        // 8. Write the original, the thumbnail and the preview under a new id (a replacement: under temporary
         //    names beside the utensil's files); ``commit(_:)`` makes them durable.
         let record = UtensilRecord(
             id: replacing?.id ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
@@ -247,7 +247,9 @@ public final class IngestEngine: Sendable {
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
         let pending: PendingUtensil
         do throws(SystemError) {
-            pending = try store.write(original: bytes, thumbnail: thumbnail.jpeg, of: record, replacing: replacing)
+            pending = try store.write(
+                original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, of: record,
+                replacing: replacing)
         } catch {
             throw Failure.transient(TransientFailure(error))
         }

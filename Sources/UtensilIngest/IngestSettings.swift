@@ -7,6 +7,8 @@ public struct IngestSettings: Sendable {
     public var rejected: RawPath
     public var stateDirectory: RawPath
     public var thumbnail: ThumbnailRequest
+    /// Long side of each utensil's preview (`previews/`), made with its thumbnail.
+    public var previewLongSide: Int
     public var maxFileBytes: Int
     public var rejectDuplicateNames: Bool
     /// `duplicate_names = "replace"`: a drop named like an existing utensil replaces its photo.
@@ -19,8 +21,9 @@ public struct IngestSettings: Sendable {
         inbox: String, rejected: String, stateDirectory: String,
         thumbnail: ThumbnailRequest = ThumbnailRequest(), maxFileBytes: Int = 104_857_600,
         rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, trashDays: Double = 30,
-        replaceDuplicateNames: Bool = false
+        replaceDuplicateNames: Bool = false, previewLongSide: Int = ThumbnailRequest.defaultPreviewLongSide
     ) {
+        self.previewLongSide = previewLongSide
         self.inbox = RawPath(inbox)
         self.rejected = RawPath(rejected)
         self.stateDirectory = RawPath(stateDirectory)
@@ -32,6 +35,13 @@ public struct IngestSettings: Sendable {
         self.trashDays = trashDays
     }
 
+    /// What one decode of a photo makes: the thumbnail and the preview.
+    public var renditions: ThumbnailRequest {
+        var request = thumbnail
+        request.previewLongSide = max(1, previewLongSide)  // Always a preview: every utensil has one.
+        return request
+    }
+
     /// Whether names are unique (claimed in SQLite): when a duplicate is rejected or replaces.
     public var claimsNames: Bool { rejectDuplicateNames || replaceDuplicateNames }
 
@@ -41,6 +51,8 @@ public struct IngestSettings: Sendable {
     public var originals: RawPath { stateDirectory.appending("originals") }
     /// `state_dir/thumbnails`
     public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
+    /// `state_dir/previews`
+    public var previews: RawPath { stateDirectory.appending("previews") }
     /// `state_dir/staging`: the files of the store's operations in flight (see `UtensilStore`).
     public var staging: RawPath { stateDirectory.appending("staging") }
     /// The drops being decoded, one slot a decoding thread, mapped into memory
@@ -54,7 +66,19 @@ public struct IngestSettings: Sendable {
     public func thumbnailPath(id: UUIDString) -> RawPath {
         thumbnails.appending("\(id).jpeg")
     }
+
+    public func previewPath(id: UUIDString) -> RawPath {
+        previews.appending("\(id).jpeg")
+    }
 }
 
 /// A UUID in Swift's `uuidString` form, as used in file names.
 public typealias UUIDString = String
+
+extension Thumbnail {
+    /// The preview that ``IngestSettings/renditions`` always asks for.
+    var renderedPreview: Preview {
+        guard let preview else { preconditionFailure("the store's renditions request always asks for a preview") }
+        return preview
+    }
+}

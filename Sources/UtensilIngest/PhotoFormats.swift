@@ -1,15 +1,25 @@
 import UtensilCodec
+import UtensilCore
 
-/// The photo file-name extensions utensild ingests, and which formats (read from the bytes)
-/// each may hold: `.heif` is the container's own name, so it takes HEIC and AVIF alike.
+/// Which formats (read from the bytes) each photo extension (``PhotoExtension``, the one
+/// list) may hold: `.heif` is the container's own name, so it takes HEIC and AVIF alike.
 enum PhotoFormats {
-    static let byExtension: [String: Set<SniffedFormat>] = [
-        "jpg": [.jpeg], "jpeg": [.jpeg], "png": [.png], "webp": [.webp],
-        "heic": [.heic], "heif": [.heic, .avif], "avif": [.avif],
-    ]
+    static let byExtension: [String: Set<SniffedFormat>] = Dictionary(
+        uniqueKeysWithValues: PhotoExtension.allCases.map { ($0.rawValue, formats(of: $0)) })
+
+    static func formats(of photoExtension: PhotoExtension) -> Set<SniffedFormat> {
+        switch photoExtension {
+        case .jpg, .jpeg: [.jpeg]
+        case .png: [.png]
+        case .webp: [.webp]
+        case .heic: [.heic]
+        case .heif: [.heic, .avif]
+        case .avif: [.avif]
+        }
+    }
 
     /// The extensions, as the rejection messages list them.
-    static let listed = ".jpg, .jpeg, .png, .heic, .heif, .avif and .webp"
+    static var listed: String { PhotoExtension.listed }
 
     /// The extension a photo of `format` should have, for formats utensild ingests.
     static func usualExtension(of format: SniffedFormat) -> String? {

@@ -15,7 +15,7 @@ public enum StatePermissions {
 
     /// Tightens what start-up finds; never fatal (a folder the daemon does not own is logged).
     public static func tighten(_ settings: IngestSettings, logger: Logger) {
-        for folder in [settings.stateDirectory, settings.originals, settings.thumbnails, settings.staging] {
+        for folder in [settings.stateDirectory, settings.originals, settings.thumbnails, settings.previews, settings.staging] {
             restrict(folder, to: folderMode, logger: logger)
         }
         let catalog = RawPath(settings.catalogPath)

@@ -3,7 +3,7 @@ import Glibc
 import UtensilCatalog
 import UtensilCodec
 
-/// Why a utensil's thumbnail could not be made again.
+/// Why a utensil's thumbnail and preview could not be made again.
 public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The utensil was deleted meanwhile.
     case gone(UUID)
@@ -15,7 +15,7 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(UUID, bytes: Int)
     /// The codec refused the original.
     case undecodable(UUID, ImageCodecError)
-    /// Writing the new thumbnail failed (disk full …); the old one stays.
+    /// Writing the new thumbnail or preview failed (disk full …); the old ones stay.
     case write(UUID, SystemError)
     /// The catalog could not be read (busy, or failing): nothing was done; try again later.
     case catalogUnavailable(UUID, String)
@@ -33,17 +33,17 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
         case .undecodable(let id, let error):
             "The original of \(id.uuidString) could not be decoded (\(error)); replace its photo by dropping a new one of the same name."
         case .write(let id, let error):
-            "The thumbnail of \(id.uuidString) could not be written (\(error)); the old one stays; free some space and rethumb it again."
+            "The thumbnail and preview of \(id.uuidString) could not be written (\(error)); the old ones stay; free some space and rethumb it again."
         case .catalogUnavailable(let id, let error):
             "The catalog could not be read for \(id.uuidString) (\(error)); nothing was changed; rethumb it again later."
         }
     }
 }
 
-/// Makes a utensil's thumbnail again from its original with the current thumbnail settings
-/// (`rethumb`), replacing the old one atomically through the store's `staging/` (see
-/// ``UtensilStore/replaceThumbnail(of:with:)``): a crash leaves the old thumbnail or the new
-/// one, and perhaps a staged file that start-up reconciliation removes. Blocking; safe to
+/// Makes a utensil's thumbnail and preview again from its original with the current
+/// thumbnail settings (`rethumb`), replacing the old ones atomically through the store's
+/// `staging/` (see ``UtensilStore/replaceRenditions(of:thumbnail:preview:)``): a crash leaves
+/// the old file or the new one, and perhaps staged files that start-up reconciliation removes. Blocking; safe to
 /// call from several threads at once.
 struct ThumbnailRegenerator: Sendable {
     let store: UtensilStore
@@ -55,7 +55,7 @@ struct ThumbnailRegenerator: Sendable {
 
     init(store: UtensilStore, memory: MemoryBudget) {
         self.store = store
-        self.maker = ThumbnailMaker(request: store.settings.thumbnail)
+        self.maker = ThumbnailMaker(request: store.settings.renditions)
         self.memory = memory
     }
 
@@ -124,7 +124,7 @@ struct ThumbnailRegenerator: Sendable {
             throw .undecodable(id, error)
         }
         do throws(SystemError) {
-            try store.replaceThumbnail(of: id, with: thumbnail.jpeg)
+            try store.replaceRenditions(of: id, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg)
         } catch {
             throw .write(id, error)
         }

@@ -4,14 +4,17 @@ import UtensilControlProtocol
 /// The JSON API for scripts: the same requests and the same JSON as `utensilctl --json`.
 struct APIRoutes: Sendable {
     let backend: any GalleryBackend
+    let access: Access
 
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/api/v1/utensils") { request, _ in
             let query = try ListQuery(query: request.uri.query)
-            return try JSONReply.response(try await backend.answer(query.call, webUser: nil).payload())
+            let user = access.user(request)
+            if query.favorites && user == nil { throw Access.signInForFavorites }
+            return try JSONReply.response(try await backend.answer(query.call, webUser: user).payload())
         }
-        router.get("/api/v1/utensils/:id") { _, context in
-            try JSONReply.response(try await utensil(context.parameters.get("id")))
+        router.get("/api/v1/utensils/:id") { request, context in
+            try JSONReply.response(try await utensil(context.parameters.get("id"), for: access.user(request)))
         }
         router.get("/api/v1/categories") { _, _ in
             try JSONReply.response(try await backend.answer(.categories, webUser: nil).payload())
@@ -22,12 +25,18 @@ struct APIRoutes: Sendable {
         router.get("/api/v1/events") { _, _ in
             EventStream(events: backend.followEvents()).response()
         }
+        router.get("/api/v1/openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
     }
 
-    /// The utensil a path segment names, strictly by id.
-    func utensil(_ segment: String?) async throws -> UtensilInfo {
+    /// The utensil a path segment names, strictly by id, as `user` (nil: a visitor) sees it.
+    func utensil(_ segment: String?, for user: String? = nil) async throws -> UtensilInfo {
         guard let segment, let id = UtensilID(segment) else { throw WebProblem.notFound }
-        return try await GalleryReads(backend: backend).utensil(id)
+        return try await GalleryReads(backend: backend).utensil(id, for: user)
     }
 }
 
@@ -35,7 +44,8 @@ struct APIRoutes: Sendable {
 struct GalleryReads: Sendable {
     let backend: any GalleryBackend
 
-    func utensil(_ id: UtensilID) async throws -> UtensilInfo {
-        try await backend.answer(.show(id.text), webUser: nil).payload()
+    /// The utensil `id`; for a signed-in `user`, with whether it is their favorite.
+    func utensil(_ id: UtensilID, for user: String? = nil) async throws -> UtensilInfo {
+        try await backend.answer(.show(id.text), webUser: user).payload()
     }
 }

@@ -31,6 +31,9 @@ struct Access: Sendable {
         return user
     }
 
+    /// A visitor asked for the favorites: they are a signed-in user's.
+    static let signInForFavorites = WebProblem(.unauthorized, .permissionDenied, "Sign in at /login to see your favorites.")
+
     func refuseCrossSite(_ request: Request) throws(WebProblem) {
         let crossSite = WebProblem(.forbidden, .permissionDenied,
             "A page of another site cannot change utensils here; use the gallery's own pages.")

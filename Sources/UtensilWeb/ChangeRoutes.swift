@@ -3,7 +3,8 @@ import Hummingbird
 import UtensilControlProtocol
 import UtensilWebUsers
 
-/// Signing in and out, and every change: rename, change category, delete, restore, upload.
+/// Signing in and out, and every change: rename, change category, delete, restore, upload,
+/// rename or delete a category, and the signed-in user's own favorites.
 /// Each change needs a signed-in user and a same-site request (``Access``).
 struct ChangeRoutes: Sendable {
     let backend: any GalleryBackend
@@ -94,6 +95,31 @@ struct ChangeRoutes: Sendable {
             _ = try await backend.answer(.delete(id.text), webUser: user).payload()
             return Response.redirect(to: "/", type: .normal)
         }
+        for (action, favorite) in [("favorite", true), ("unfavorite", false)] {
+            // The star on a utensil: the signed-in user's own mark; back to the page it was on.
+            router.post("/utensils/:id/\(action)") { request, context in
+                let user = try access.requireUser(request)
+                let id = try Self.id(context)
+                let form = try await Self.form(request, context: context)
+                let call: ControlCall<UtensilInfo> = favorite ? .favorite(id.text) : .unfavorite(id.text)
+                _ = try await backend.answer(call, webUser: user).payload()
+                return Response.redirect(to: Self.back(form["back"], otherwise: "/utensils/\(id.text)"), type: .normal)
+            }
+        }
+        // A category as a whole, from the form on the category's view of the gallery.
+        router.post("/categories/rename") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            let change = try await backend.answer(
+                .categoryRename(form["category"] ?? "", to: form["name"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/" + HTML.query([("category", change.to)]), type: .normal)
+        }
+        router.post("/categories/delete") { request, context in
+            let user = try access.requireUser(request)
+            let form = try await Self.form(request, context: context)
+            _ = try await backend.answer(.categoryDelete(form["category"] ?? ""), webUser: user).payload()
+            return Response.redirect(to: "/", type: .normal)
+        }
         router.post("/api/v1/uploads") { request, _ in
             let user = try access.requireUser(request)
             return try JSONReply.response(["files": try await upload(request, user: user)])
@@ -102,8 +128,8 @@ struct ChangeRoutes: Sendable {
 
     /// Streams a multipart body into the inbox, file by file.
     func upload(_ request: Request, user: String) async throws -> [InboxUpload.Outcome] {
-        guard let boundary = request.headers[.contentType].flatMap(MultipartParser.boundary(fromContentType:)),
-              var parser = MultipartParser(boundary: boundary)
+        guard let boundary = request.headers[.contentType].flatMap(FormDataReader.boundary(fromContentType:)),
+              let parser = FormDataReader(boundary: boundary)
         else {
             throw WebProblem(.unsupportedMediaType, .badRequest, "Send the photos as multipart/form-data, as a browser's file upload does.")
         }
@@ -125,11 +151,11 @@ struct ChangeRoutes: Sendable {
                     throw WebProblem(.contentTooLarge, .requestTooLarge,
                         "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
                 }
-                for event in try parser.feed(chunk.readableBytesView) {
+                for event in try parser.feed(chunk) {
                     switch event {
                     case .part(let headers):
                         let disposition = headers["content-disposition"] ?? ""
-                        if let fileName = MultipartParser.parameter("filename", in: disposition) {
+                        if let fileName = FormDataReader.parameter("filename", in: disposition) {
                             files += 1
                             guard files <= Self.maximumFilesPerUpload else {
                                 throw WebProblem(.contentTooLarge, .requestTooLarge,
@@ -137,7 +163,7 @@ struct ChangeRoutes: Sendable {
                             }
                             upload.begin(fileName: fileName, category: category)
                         } else {
-                            fieldName = MultipartParser.parameter("name", in: disposition)
+                            fieldName = FormDataReader.parameter("name", in: disposition)
                             fieldValue = []
                         }
                     case .data(let bytes):
@@ -148,14 +174,24 @@ struct ChangeRoutes: Sendable {
                             upload.write(bytes)
                         }
                     case .partEnd:
-                        if fieldName == "category" { category = String(decoding: fieldValue, as: UTF8.self) }
+                        if fieldName == "category" {
+                            guard files == 0 else {
+                                throw WebProblem.badRequest("Send the category field before the files it applies to.")
+                            }
+                            let text = String(decoding: fieldValue, as: UTF8.self)
+                            guard text.count <= 100 else { throw WebProblem.badRequest("A category name has at most 100 characters.") }
+                            category = text
+                        }
                         if fieldName == nil { upload.end() }
                         fieldName = nil
                     }
                 }
             }
-            guard parser.isFinished else { throw MultipartParser.Failure.malformed("the body ends before its closing boundary") }
-        } catch let failure as MultipartParser.Failure {
+            try parser.finish()
+            guard files > 0 else {
+                throw WebProblem.badRequest("The upload holds no file (a part with a filename); choose at least one photo.")
+            }
+        } catch let failure as FormDataReader.Failure {
             upload.abandon()
             guard case .malformed(let what) = failure else { throw failure }
             throw WebProblem.badRequest("The upload is not valid multipart/form-data (\(what)); send it as a browser's file upload does.")
@@ -171,6 +207,15 @@ struct ChangeRoutes: Sendable {
         var response = HTML.response(LoginPage(message: message, signedIn: nil).render(), status: .tooManyRequests)
         response.headers[.retryAfter] = String(seconds)
         return response
+    }
+
+    /// Where a form sends the browser back to: a path of this site (`/…`, never `//host` or a
+    /// backslash, which browsers read as another site), else `otherwise`.
+    static func back(_ path: String?, otherwise: String) -> String {
+        guard let path, path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\"),
+              !path.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        else { return otherwise }
+        return path
     }
 
     static func id(_ context: GalleryRequestContext) throws -> UtensilID {

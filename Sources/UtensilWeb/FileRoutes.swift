@@ -1,7 +1,7 @@
 import Hummingbird
 import UtensilControlProtocol
 
-/// `/thumbnails/{id}.jpeg` and `/originals/{id}.{ext}`: the id is checked strictly
+/// `/thumbnails/{id}.jpeg`, `/previews/{id}.jpeg` and `/originals/{id}.{ext}`: the id is checked strictly
 /// (``UtensilID``) and the original's path comes from its catalog row, so no request can
 /// name any other file.
 struct FileRoutes: Sendable {
@@ -15,6 +15,14 @@ struct FileRoutes: Sendable {
             else { throw WebProblem.notFound }
             return try await files.response(
                 path: backend.thumbnailPath(id: id.text), contentType: "image/jpeg", request: request, context: context,
+                versioned: request.uri.query?.hasPrefix("v=") == true)
+        }
+        router.get("/previews/:file") { request, context in
+            guard let file = context.parameters.get("file"), let (id, fileExtension) = UtensilID.split(fileName: file),
+                  fileExtension == "jpeg"
+            else { throw WebProblem.notFound }
+            return try await files.response(
+                path: backend.previewPath(id: id.text), contentType: "image/jpeg", request: request, context: context,
                 versioned: request.uri.query?.hasPrefix("v=") == true)
         }
         router.get("/originals/:file") { request, context in

@@ -15,6 +15,9 @@ public protocol GalleryBackend: Sendable {
     /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
     func thumbnailPath(id: String) -> String
 
+    /// Where the display-size preview of the utensil `id` (its `uuidString`) lives.
+    func previewPath(id: String) -> String
+
     /// The inbox folder: the empty gallery's "drop photos here".
     var inbox: String { get }
 

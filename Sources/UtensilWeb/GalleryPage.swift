@@ -2,8 +2,12 @@ import UtensilControlProtocol
 import UtensilCore
 
 /// `GET /`: the grid of thumbnails with names, a search box and order, "More" by cursor,
-/// an empty state saying where photos go, and a place for live news (gallery.js).
+/// an empty state saying where photos go, and a place for live news (gallery.js). A
+/// signed-in user also gets a star on each utensil and a Favorites chip (`?favorites=1`).
 struct GalleryPage: Sendable {
+    /// The upload picker's `accept`: every photo extension, and any image.
+    static var uploadAccept: String { PhotoExtension.allCases.map { "." + $0.rawValue }.joined(separator: ",") + ",image/*" }
+
     let query: ListQuery
     let page: UtensilPage
     let inbox: String
@@ -16,6 +20,7 @@ struct GalleryPage: Sendable {
         let searchForm = """
         <form class="search" action="/" method="get" role="search">
         \(query.category.map { "<input type=\"hidden\" name=\"category\" value=\"\(HTML.escape($0))\">" } ?? "")
+        \(query.favorites ? "<input type=\"hidden\" name=\"favorites\" value=\"1\">" : "")
         <input type="search" name="search" value="\(HTML.escape(search))" placeholder="Search names" aria-label="Search names" maxlength="\(ListQuery.maximumSearchCharacters)">
         <select name="sort" aria-label="Order">
         \(option(.newestFirst, "Newest first", sort))\(option(.name, "By name", sort))\(option(.created, "Oldest first", sort))
@@ -29,7 +34,7 @@ struct GalleryPage: Sendable {
             body += """
             <section class="upload" id="upload">
             <form id="upload-form" method="post" action="/api/v1/uploads" enctype="multipart/form-data">
-            <label>Add photos <input type="file" name="files" id="upload-files" multiple accept=".jpg,.jpeg,.png,.heic,.heif,.webp,.avif,image/*"></label>
+            <label>Add photos <input type="file" name="files" id="upload-files" multiple accept="\(Self.uploadAccept)"></label>
             <button type="submit">Upload</button>
             </form>
             <p class="hint">…or drop photos anywhere on this page.</p>
@@ -38,24 +43,44 @@ struct GalleryPage: Sendable {
 
             """
         }
-        if !categories.isEmpty {
-            body += "<nav class=\"chips\" aria-label=\"Categories\">"
+        if !categories.isEmpty || user != nil {
+            body += "<nav class=\"chips\" id=\"chips\" aria-label=\"Categories\">"
             let all = "/" + HTML.query([("search", query.search), ("sort", query.sort?.rawValue)])
-            body += "<a href=\"\(HTML.escape(all))\"\(query.category == nil ? " class=\"chosen\"" : "")>All</a>"
+            let allChosen = query.category == nil && !query.favorites
+            body += "<a href=\"\(HTML.escape(all))\"\(allChosen ? " class=\"chosen\"" : "")>All</a>"
+            if user != nil {
+                let favorites = "/" + HTML.query([("search", query.search), ("favorites", "1"), ("sort", query.sort?.rawValue)])
+                body += "<a href=\"\(HTML.escape(favorites))\" class=\"favorites\(query.favorites ? " chosen" : "")\">"
+                    + "<span aria-hidden=\"true\">★</span> Favorites</a>"
+            }
+            let favoritesOnly = query.favorites ? "1" : nil
             for category in categories {
-                let link = "/" + HTML.query([("search", query.search), ("category", category.name), ("sort", query.sort?.rawValue)])
+                let link = "/" + HTML.query([
+                    ("search", query.search), ("category", category.name), ("favorites", favoritesOnly), ("sort", query.sort?.rawValue),
+                ])
                 let chosen = query.category?.lowercased() == category.name.lowercased()
                 body += "<a href=\"\(HTML.escape(link))\" data-category=\"\(HTML.escape(category.name))\"\(chosen ? " class=\"chosen\"" : "")>"
                     + "\(HTML.escape(category.name)) <span class=\"count\">\(category.count)</span></a>"
             }
             body += "</nav>\n"
         }
+        if user != nil, let category = query.category, !query.favorites {
+            body += Self.categoryForms(category)
+        }
         body += "<ul class=\"news\" id=\"news\" aria-live=\"polite\"></ul>\n"
-        let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst
-        body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")>\n"
-        for utensil in page.utensils { body += Self.card(utensil) }
+        let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
+        let back = user == nil ? nil : "/" + HTML.query([
+            ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
+            ("sort", query.sort?.rawValue), ("after", query.after),
+        ])
+        // `data-back`: gallery.js gives a utensil that arrives live the same star.
+        let starAttribute = back.map { " data-back=\"\(HTML.escape($0))\"" } ?? ""
+        body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")\(starAttribute)>\n"
+        for utensil in page.utensils { body += Self.card(utensil, back: back) }
         body += "</ul>\n"
-        if page.utensils.isEmpty {
+        if page.utensils.isEmpty && query.favorites && query.after == nil {
+            body += "<p class=\"empty\" id=\"empty\">No favorites here yet: press the star (☆) on a utensil to add it.</p>\n"
+        } else if page.utensils.isEmpty {
             body += query.after == nil && search.isEmpty
                 ? """
                 <p class="empty" id="empty">No utensils yet. Drop photos (.jpg, .png, .heic, .webp …) into <code>\(HTML.escape(inbox))</code> on the server \
@@ -66,7 +91,8 @@ struct GalleryPage: Sendable {
         }
         if let next = page.next {
             let more = "/" + HTML.query([
-                ("search", query.search), ("category", query.category), ("sort", query.sort?.rawValue), ("after", next),
+                ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
+                ("sort", query.sort?.rawValue), ("after", next),
             ])
             body += "<p class=\"more\"><a href=\"\(HTML.escape(more))\" rel=\"next\">More</a></p>\n"
         }
@@ -74,14 +100,47 @@ struct GalleryPage: Sendable {
         return HTML.page(title: search.isEmpty ? "Utensils" : "\(search) — Utensils", body: body)
     }
 
-    /// One grid cell; gallery.js builds the same markup for a utensil that arrives live.
-    static func card(_ utensil: UtensilInfo) -> String {
+    /// One grid cell; gallery.js builds the same markup for a utensil that arrives live. With
+    /// `back` (a signed-in user; the page to come back to), a star toggles it as a favorite.
+    static func card(_ utensil: UtensilInfo, back: String? = nil) -> String {
         """
         <li class="card" data-id="\(utensil.id)"><a href="/utensils/\(utensil.id)">\
         <img src="\(HTML.thumbnailURL(utensil))" width="180" height="180" alt="\(HTML.escape(utensil.name))" loading="lazy">\
-        <span class="name">\(HTML.escape(utensil.name))</span></a></li>
+        <span class="name">\(HTML.escape(utensil.name))</span></a>\(back.map { star(utensil, back: $0) } ?? "")</li>
 
         """
+    }
+
+    /// On a category's view, for a signed-in user: rename it (into an existing name: merge)
+    /// or delete it (its utensils stay, uncategorised).
+    static func categoryForms(_ category: String) -> String {
+        let name = HTML.escape(category)
+        return """
+            <section class="category-forms" aria-label="Manage the category">
+            <form method="post" action="/categories/rename" class="inline">\
+            <input type="hidden" name="category" value="\(name)">\
+            <label>Rename category <input name="name" value="\(name)" required maxlength="100"></label> \
+            <button type="submit">Rename</button></form>
+            <form method="post" action="/categories/delete" class="inline">\
+            <input type="hidden" name="category" value="\(name)">\
+            <button type="submit" class="danger">Delete category (keeps its utensils)</button></form>
+            </section>
+
+            """
+    }
+
+    /// The favorite toggle of a utensil: a form posting to `/utensils/{id}/favorite` (or
+    /// `unfavorite`), then back to `back`.
+    static func star(_ utensil: UtensilInfo, back: String) -> String {
+        let favorite = utensil.favorite == true
+        let action = favorite ? "unfavorite" : "favorite"
+        let label = (favorite ? "Remove from favorites: " : "Add to favorites: ") + utensil.name
+        return """
+            <form method="post" action="/utensils/\(utensil.id)/\(action)" class="star-form">\
+            <input type="hidden" name="back" value="\(HTML.escape(back))">\
+            <button type="submit" class="star" aria-pressed="\(favorite)" aria-label="\(HTML.escape(label))" title="\(HTML.escape(label))">\
+            \(favorite ? "★" : "☆")</button></form>
+            """
     }
 
     private func option(_ value: ListSort, _ label: String, _ selected: ListSort) -> String {

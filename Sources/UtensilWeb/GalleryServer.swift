@@ -47,9 +47,12 @@ public struct GalleryServer: Sendable {
             router.add(middleware: RequestMetrics(factory: metrics.factory))
             MetricsRoutes(metrics: metrics).register(on: router)
         }
-        APIRoutes(backend: backend).register(on: router)
+        router.add(middleware: APIMethodCheck())
+        APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
-        ChangeRoutes(backend: backend, access: access, throttle: LoginThrottle(), passwordChecks: passwordChecks).register(on: router)
+        let throttle = LoginThrottle()
+        ChangeRoutes(backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
+        AccountRoutes(access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
     }

@@ -61,7 +61,7 @@ enum HTML {
     static func header(user: String?, extra: String = "") -> String {
         let account = user.map {
             """
-            <div class="account"><a href="/trash">Trash</a> · Signed in as <strong>\(escape($0))</strong> \
+            <div class="account"><a href="/trash">Trash</a> · Signed in as <a href="/account" title="Your account: change your password"><strong>\(escape($0))</strong></a> \
             <form method="post" action="/logout" class="inline"><button type="submit">Sign out</button></form></div>
             """
         } ?? "<div class=\"account\"><a href=\"/trash\">Trash</a> · <a href=\"/login\">Sign in</a></div>"
@@ -78,6 +78,11 @@ enum HTML {
     /// The thumbnail's URL; `v` names the version, so browsers may keep it for a year.
     static func thumbnailURL(_ utensil: UtensilInfo) -> String {
         "/thumbnails/\(utensil.id).jpeg?v=\(version(utensil))"
+    }
+
+    /// The display-size preview's URL, versioned like the thumbnail's.
+    static func previewURL(_ utensil: UtensilInfo) -> String {
+        "/previews/\(utensil.id).jpeg?v=\(version(utensil))"
     }
 
     static func originalURL(_ utensil: UtensilInfo) -> String {

@@ -3,7 +3,8 @@ import UtensilCore
 
 /// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
 /// the catalog: `search`, `category`, `sort` (`name`, `created`, `-created`), `limit` (1 to
-/// 500, default 50) and `after` (a cursor from an earlier page's `next`).
+/// 500, default 50), `after` (a cursor from an earlier page's `next`) and `favorites` (`1` or
+/// `true`: only the signed-in user's favorites).
 struct ListQuery: Sendable, Equatable {
     static let maximumSearchCharacters = 200
     /// A character may hold any number of code points: the search is bounded in those and in
@@ -18,6 +19,7 @@ struct ListQuery: Sendable, Equatable {
     var sort: ListSort?
     var limit: Int
     var after: String?
+    var favorites = false
 
     init(search: String? = nil, sort: ListSort? = nil, limit: Int = 50, after: String? = nil) {
         self.search = search
@@ -44,7 +46,9 @@ struct ListQuery: Sendable, Equatable {
             }
             self.category = category
         }
-        if let text = items["sort"], !text.isEmpty {
+        // An empty `sort`, `limit` or `favorites` is refused like any other value not documented
+        // (the gallery's own forms and links never send one).
+        if let text = items["sort"] {
             guard let sort = ListSort(rawValue: text) else {
                 let choices = ListSort.allCases.map(\.rawValue).joined(separator: ", ")
                 throw .badRequest("The sort must be one of \(choices).")
@@ -52,11 +56,17 @@ struct ListQuery: Sendable, Equatable {
             self.sort = sort
         }
         limit = 50
-        if let text = items["limit"], !text.isEmpty {
+        if let text = items["limit"] {
             guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
                 throw .badRequest("The limit must be a whole number from 1 to \(Self.maximumLimit).")
             }
             self.limit = limit
+        }
+        if let favorites = items["favorites"] {
+            guard ["1", "true", "0", "false"].contains(favorites) else {
+                throw .badRequest("favorites must be 1 (or true) for only your favorites, or 0.")
+            }
+            self.favorites = favorites == "1" || favorites == "true"
         }
         if let after = items["after"], !after.isEmpty {
             guard after.utf8.count <= Self.maximumCursorBytes else {
@@ -66,5 +76,7 @@ struct ListQuery: Sendable, Equatable {
         }
     }
 
-    var call: ControlCall<UtensilPage> { .list(search: search, sort: sort, limit: limit, after: after, category: category) }
+    var call: ControlCall<UtensilPage> {
+        .list(search: search, sort: sort, limit: limit, after: after, category: category, favorites: favorites)
+    }
 }

@@ -9,15 +9,18 @@ struct PageRoutes: Sendable {
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/") { request, _ in
             let query = try ListQuery(query: request.uri.query)
-            let page = try await backend.answer(query.call, webUser: nil).payload()
+            let user = access.user(request)
+            if query.favorites && user == nil { throw Access.signInForFavorites }
+            let page = try await backend.answer(query.call, webUser: user).payload()
             let categories = try await backend.answer(.categories, webUser: nil).payload()
             return HTML.response(GalleryPage(
-                query: query, page: page, inbox: backend.inbox, categories: categories, user: access.user(request)).render())
+                query: query, page: page, inbox: backend.inbox, categories: categories, user: user).render())
         }
         router.get("/utensils/:id") { request, context in
             guard let segment = context.parameters.get("id"), let id = UtensilID(segment) else { throw WebProblem.notFound }
-            let utensil = try await GalleryReads(backend: backend).utensil(id)
-            return HTML.response(UtensilDetailPage(utensil: utensil, user: access.user(request)).render())
+            let user = access.user(request)
+            let utensil = try await GalleryReads(backend: backend).utensil(id, for: user)
+            return HTML.response(UtensilDetailPage(utensil: utensil, user: user).render())
         }
         router.get("/trash") { request, _ in
             let utensils = try await backend.answer(.trash, webUser: nil).payload()

@@ -23,42 +23,60 @@ enum StaticAssets {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// Phone first: the rules without a media query are for a 320-pixel-wide screen and up
+    /// (two columns, every control at least 44 px tall, nothing wider than the screen); wider
+    /// screens get as many 180 px columns as fit, so that a thumbnail is shown at its own size.
+    /// Colours are chosen for WCAG AA contrast in both schemes.
     static let styleSheet = """
-    :root { color-scheme: light dark; --line: #8884; --muted: #888; --bad: #c0392b; --good: #2e8b57; }
+    :root { color-scheme: light dark; --fg: #1a1a1a; --bg: #fff; --line: #8886; --muted: #595959; --bad: #b3261e; \
+    --good: #1e6f43; --on-good: #fff; --focus: #1a5fb4; --tint: #8881; }
+    @media (prefers-color-scheme: dark) {
+      :root { --fg: #e8e8e8; --bg: #121212; --muted: #a8a8a8; --bad: #ff6b5e; --good: #5cc98a; --on-good: #121212; --focus: #99c1f1; }
+    }
     * { box-sizing: border-box; }
-    body { margin: 0; font: 16px/1.4 system-ui, sans-serif; }
+    html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+    body { margin: 0; font: 16px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); overflow-wrap: anywhere; }
     a { color: inherit; }
-    .top { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+    img { max-width: 100%; }
+    :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+    button, select, input { font: inherit; min-height: 2.75rem; max-width: 100%; }
+    button, select { padding: 0 .8rem; }
+    input { padding: 0 .5rem; min-width: 0; }
+    .top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .5rem 1rem; border-bottom: 1px solid var(--line); }
     .top h1 { margin: 0; font-size: 1.4rem; }
-    .top h1 a { text-decoration: none; }
-    .search { display: flex; flex: 1; gap: .5rem; max-width: 40rem; }
-    .search input { flex: 1; min-width: 6rem; padding: .35rem .5rem; font: inherit; }
-    .search select, .search button { font: inherit; }
-    .account { margin-left: auto; }
+    .top h1 a { display: inline-flex; align-items: center; min-height: 2.75rem; text-decoration: none; }
+    .search { display: flex; flex-wrap: wrap; flex: 1 1 100%; gap: .5rem; min-width: 0; order: 3; }
+    .search input { flex: 1 1 100%; }
+    .search select { flex: 1 1 auto; }
+    .account { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin-left: auto; }
+    .account > a { display: inline-flex; align-items: center; min-height: 2.75rem; padding: 0 .25rem; }
     main { padding: 1rem; }
-    .grid { list-style: none; margin: 0; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); }
+    .grid { list-style: none; margin: 0; padding: 0; display: grid; gap: .75rem; grid-template-columns: repeat(2, minmax(0, 1fr)); }
     .card a { display: block; text-decoration: none; }
-    .card img { display: block; width: 100%; height: auto; aspect-ratio: 1; border-radius: 6px; background: var(--line); }
-    .card .name { display: block; margin-top: .3rem; overflow-wrap: anywhere; }
+    .card img { display: block; width: 100%; height: auto; aspect-ratio: 1; object-fit: cover; border-radius: 6px; background: var(--line); }
+    .card .name { display: block; margin-top: .3rem; }
     .card.fresh img { outline: 3px solid var(--good); }
     .empty { color: var(--muted); max-width: 40rem; }
     .chips { display: flex; flex-wrap: wrap; gap: .4rem; margin-bottom: 1rem; }
-    .chips a { padding: .2rem .7rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
-    .chips a.chosen { background: var(--good); border-color: var(--good); color: #fff; }
+    .chips a { display: inline-flex; align-items: center; gap: .3rem; min-height: 2.75rem; padding: 0 .9rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
+    .chips a.chosen { background: var(--good); border-color: var(--good); color: var(--on-good); }
     .chips .count { color: var(--muted); font-size: .85em; }
-    .chips a.chosen .count { color: #fff; }
+    .chips a.chosen .count { color: var(--on-good); }
     .more { text-align: center; margin: 2rem 0; }
+    .more a, .back, .download { display: inline-flex; align-items: center; min-height: 2.75rem; }
     .news { list-style: none; margin: 0 0 1rem; padding: 0; }
-    .news li { padding: .4rem .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: #8881; }
+    .news li { padding: .4rem .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: var(--tint); }
     .news li.rejected { border-color: var(--bad); }
-    .utensil figure { margin: 1rem 0; }
-    .utensil figure img { max-width: 100%; max-height: 80vh; width: auto; height: auto; }
-    .facts { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
+    .utensil h2 { margin: .25rem 0; }
+    .utensil figure { margin: .5rem 0 1rem; }
+    .utensil figure img { display: block; max-width: 100%; max-height: 80vh; width: auto; height: auto; background: var(--tint); }
+    .facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .3rem 1rem; }
     .facts dt { color: var(--muted); }
-    .facts dd { margin: 0; }
-    .account { display: flex; gap: .5rem; align-items: center; }
+    .facts dd { margin: 0; min-width: 0; }
     form.inline { display: inline; }
     .changes { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 1.5rem; }
+    .changes form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; max-width: 100%; }
+    .changes label { display: flex; flex-direction: column; max-width: 100%; }
     .trashed { list-style: none; padding: 0; display: grid; gap: .75rem; }
     .trashed li { display: flex; flex-wrap: wrap; align-items: center; gap: .75rem; }
     .trashed img { border-radius: 6px; object-fit: cover; }
@@ -66,14 +84,37 @@ enum StaticAssets {
     .trashed .when { color: var(--muted); }
     .danger { color: var(--bad); }
     .upload { border: 2px dashed var(--line); border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1rem; }
+    .upload form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+    .upload label { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; max-width: 100%; }
+    .upload input[type=file] { width: 100%; min-width: 0; }
     body.dragging .upload { border-color: var(--good); }
     .upload .hint { margin: .3rem 0 0; color: var(--muted); }
     .uploads { list-style: none; padding: 0; margin: .5rem 0 0; }
-    .uploads li { display: flex; gap: .75rem; align-items: center; margin: .3rem 0; }
+    .uploads li { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin: .3rem 0; }
     .uploads img { width: 48px; height: 48px; border-radius: 4px; }
     .uploads .rejected { color: var(--bad); }
     .problem { color: var(--bad); }
     .stack label { display: block; margin: .5rem 0; }
+    @media (min-width: 40rem) {
+      .top { gap: .5rem 1.5rem; }
+      .search { flex: 1 1 20rem; flex-wrap: nowrap; max-width: 40rem; order: 0; }
+      .search input { flex: 1 1 auto; }
+      .search select { flex: 0 1 auto; }
+      .upload input[type=file] { width: auto; }
+      .grid { gap: 1rem; grid-template-columns: repeat(auto-fill, 180px); }
+    }
+    /* Favorites, managed categories and accounts (issue 24): the star and its forms. */
+    .card { position: relative; }
+    .star-form { display: inline; margin: 0; }
+    .card .star-form { position: absolute; top: .25rem; right: .25rem; }
+    .star { min-width: 44px; min-height: 44px; padding: 0 .5rem; font-size: 1.5rem; line-height: 1; border: 0; border-radius: 999px; background: #000b; color: #fff; cursor: pointer; }
+    .star[aria-pressed="true"] { color: #ffd54a; }
+    .star:focus-visible { outline: 3px solid var(--good); outline-offset: 2px; }
+    h2 .star { font-size: 1.3rem; vertical-align: middle; }
+    .category-forms { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin-bottom: 1rem; }
+    .category-forms input { font: inherit; padding: .35rem .5rem; max-width: 100%; }
+    .category-forms button { font: inherit; min-height: 44px; }
+    .done { color: var(--good); }
     """
 
     static let script = """
@@ -101,7 +142,29 @@ enum StaticAssets {
         name.textContent = utensil.name;
         link.append(image, name);
         item.append(link);
+        if (grid.dataset.back) item.append(star(utensil));
         return item;
+      }
+
+      // The favorite star of a utensil that arrived live (as GalleryPage.star draws it).
+      function star(utensil) {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/utensils/" + utensil.id + "/favorite";
+        form.className = "star-form";
+        const back = document.createElement("input");
+        back.type = "hidden";
+        back.name = "back";
+        back.value = grid.dataset.back;
+        const button = document.createElement("button");
+        button.type = "submit";
+        button.className = "star";
+        button.setAttribute("aria-pressed", "false");
+        button.setAttribute("aria-label", "Add to favorites: " + utensil.name);
+        button.title = "Add to favorites: " + utensil.name;
+        button.textContent = "☆";
+        form.append(back, button);
+        return form;
       }
 
       function note(text, kind) {
@@ -219,6 +282,36 @@ enum StaticAssets {
           entry.state.textContent = "rejected: " + event.message;
         });
         note(event.inboxFile + " was rejected: " + event.message, "rejected");
+      });
+
+      // Categories renamed, merged or deleted (here or anywhere): a note, and the chips are
+      // drawn again from /api/v1/categories, keeping this page's search, order and favorites.
+      const chips = document.getElementById("chips");
+      events.addEventListener("category", function (message) {
+        const change = JSON.parse(message.data).categoryChange;
+        if (!change) return;
+        note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
+        if (!chips) return;
+        fetch("/api/v1/categories").then(function (reply) { return reply.ok ? reply.json() : null; }).then(function (categories) {
+          if (!categories) return;
+          const here = new URLSearchParams(location.search);
+          const current = (here.get("category") || "").toLowerCase();
+          chips.querySelectorAll("[data-category]").forEach(function (chip) { chip.remove(); });
+          categories.forEach(function (category) {
+            const query = new URLSearchParams();
+            ["search", "favorites", "sort"].forEach(function (key) { if (here.get(key)) query.set(key, here.get(key)); });
+            query.set("category", category.name);
+            const chip = document.createElement("a");
+            chip.href = "/?" + query.toString();
+            chip.dataset.category = category.name;
+            if (category.name.toLowerCase() === current) chip.className = "chosen";
+            const count = document.createElement("span");
+            count.className = "count";
+            count.textContent = String(category.count);
+            chip.append(category.name + " ", count);
+            chips.append(chip);
+          });
+        }).catch(function () {});
       });
     })();
     """

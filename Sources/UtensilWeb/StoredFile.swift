@@ -1,7 +1,8 @@
 import Glibc
 import Hummingbird
+import UtensilCore
 
-/// Serves a file of the state folder (a thumbnail or an original) streamed from disk in
+/// Serves a file of the state folder (a thumbnail, a preview or an original) streamed from disk in
 /// chunks — never read whole into memory — with an `ETag` from its inode, size and
 /// modification time (a replaced photo gets a new one) and long-lived caching.
 struct StoredFile: Sendable {
@@ -31,14 +32,6 @@ struct StoredFile: Sendable {
 
     /// The media type of an original, from its extension.
     static func mediaType(ofExtension fileExtension: String) -> String {
-        switch fileExtension {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "webp": "image/webp"
-        case "heic": "image/heic"
-        case "heif": "image/heif"
-        case "avif": "image/avif"
-        default: "application/octet-stream"
-        }
+        PhotoExtension(rawValue: fileExtension)?.mediaType ?? "application/octet-stream"
     }
 }

@@ -1,6 +1,7 @@
 import UtensilControlProtocol
 
-/// `GET /utensils/{id}`: the larger picture (the original, scaled by the browser) and the
+/// `GET /utensils/{id}`: the larger picture (the display-size preview, a JPEG every browser
+/// shows, whatever the original's format), a link to download the original, and the
 /// utensil's facts; for signed-in users, rename, change category and delete (restore is on
 /// the trash page).
 struct UtensilDetailPage: Sendable {
@@ -37,9 +38,10 @@ struct UtensilDetailPage: Sendable {
         """
         let body = HTML.header(user: user) + """
         <main class="utensil">
-        <p><a href="/">← All utensils</a></p>
-        <h2>\(name)</h2>
-        <figure><a href="\(HTML.originalURL(utensil))"><img src="\(HTML.originalURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)"></a></figure>
+        <p><a class="back" href="/">← All utensils</a></p>
+        <h2>\(name)\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
+        <figure><img class="preview" src="\(HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
+        <figcaption><a class="download" href="\(HTML.originalURL(utensil))" download>Download the original         (\(HTML.escape(utensil.fileExtension.uppercased())), \(HTML.escape(HTML.size(utensil.bytes))))</a></figcaption></figure>
         <dl class="facts">
         \(list)
         </dl>

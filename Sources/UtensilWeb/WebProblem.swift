@@ -7,6 +7,8 @@ struct WebProblem: Error, HTTPResponseError {
     let status: HTTPResponse.Status
     let code: ControlErrorCode
     let message: String
+    /// Headers the answer carries besides the JSON ones (`Allow` of a 405).
+    var headers = HTTPFields()
 
     init(_ status: HTTPResponse.Status, _ code: ControlErrorCode, _ message: String) {
         self.status = status
@@ -36,7 +38,7 @@ struct WebProblem: Error, HTTPResponseError {
     /// socket words errors; for pages a page saying it.
     func response(from request: Request, context: some RequestContext) throws -> Response {
         if !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/thumbnails/")
-            && !request.uri.path.hasPrefix("/originals/")
+            && !request.uri.path.hasPrefix("/previews/") && !request.uri.path.hasPrefix("/originals/")
         {
             let body = """
             <header class="top"><h1><a href="/">Utensils</a></h1></header>
@@ -45,7 +47,7 @@ struct WebProblem: Error, HTTPResponseError {
             return HTML.response(HTML.page(title: "Utensils", body: body), status: status)
         }
         let body = (try? LineFraming.encode(["error": ControlError(code, message)])) ?? Data(message.utf8)
-        var headers = HTTPFields()
+        var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

@@ -4,8 +4,15 @@ import UtensilCodec
 /// The decode floor: libturbojpeg decoding a JPEG at the DCT scale utensild would pick for it,
 /// into a buffer allocated once, with the same pixel format and flags — and nothing else (no
 /// marker walk, no crop, no resampling, no encode, no I/O). No thumbnailer can beat it.
+///
+/// With a `previewLongSide`, the scale is the one that also covers the preview (as the
+/// ingest's decode, which makes both, picks it).
 struct DecodeFloor {
-    let maker = ThumbnailMaker(request: ThumbnailRequest())
+    let maker: ThumbnailMaker
+
+    init(previewLongSide: Int = 0) {
+        maker = ThumbnailMaker(request: ThumbnailRequest(previewLongSide: previewLongSide))
+    }
 
     /// CPU milliseconds (this thread) to decode `bytes` once at utensild's scale.
     func decodeCPUms(_ bytes: [UInt8]) throws -> Double {

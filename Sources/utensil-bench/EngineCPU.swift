@@ -6,10 +6,12 @@ import UtensilCodec
 import UtensilIngest
 
 /// CPU spent per photo by the real ingest engine (`IngestEngine.ingest`: open, read, hash,
-/// sniff, duplicate checks, decode and thumbnail, write both files, fsync them and their
-/// folders, commit the row, remove the drop), one drop after the other on one thread, in a
-/// fresh state folder; beside it the codec alone (`makeThumbnail` on bytes in memory), the
-/// SHA-256 alone, and the decode floor, all on the same files in the same process.
+/// sniff, duplicate checks, decode, thumbnail and preview, write the three files, fsync them
+/// and their folders, commit the row, remove the drop), one drop after the other on one
+/// thread, in a fresh state folder; beside it the codec alone (`makeThumbnail` on bytes in
+/// memory, the thumbnail alone and with the preview, as the ingest makes them), the SHA-256
+/// alone, and the decode floors (at the thumbnail's DCT scale and at the one that also covers
+/// the preview), all on the same files in the same process.
 struct EngineCPU {
     let work: String
     let rounds: Int
@@ -21,7 +23,11 @@ struct EngineCPU {
         var bytes: Int
         var scale: String?
         var floorCPUms: [Double] = []   // per round: mean over files
+        var previewFloorCPUms: [Double] = []
+        var previewScale: String?
         var codecCPUms: [Double] = []
+        var codecPreviewCPUms: [Double] = []
+        var previewBytes = 0
         var hashCPUms: [Double] = []
         var engineCPUms: [Double] = []  // process CPU / images
         var engineWallms: [Double] = []
@@ -31,6 +37,8 @@ struct EngineCPU {
                 "images": images, "megapixels": Measure.rounded(megapixels, 1), "meanBytes": bytes / max(images, 1),
                 "rounds": engineCPUms.count,
                 "codecCPUms": Measure.rounded(Measure.median(codecCPUms)),
+                "codecPreviewCPUms": Measure.rounded(Measure.median(codecPreviewCPUms)),
+                "meanPreviewBytes": previewBytes / max(images, 1),
                 "hashCPUms": Measure.rounded(Measure.median(hashCPUms)),
                 "engineCPUms": Measure.rounded(Measure.median(engineCPUms)),
                 "engineWallms": Measure.rounded(Measure.median(engineWallms)),
@@ -41,6 +49,12 @@ struct EngineCPU {
                 result["engineOverFloor"] = Measure.rounded(Measure.median(engineCPUms) / floor, 3)
                 result["codecOverFloor"] = Measure.rounded(Measure.median(codecCPUms) / floor, 3)
                 result["dctScale"] = scale ?? "?"
+            }
+            if !previewFloorCPUms.isEmpty {
+                let floor = Measure.median(previewFloorCPUms)
+                result["previewFloorCPUms"] = Measure.rounded(floor)
+                result["engineOverPreviewFloor"] = Measure.rounded(Measure.median(engineCPUms) / floor, 3)
+                result["previewDctScale"] = previewScale ?? "?"
             }
             return result
         }
@@ -53,22 +67,36 @@ struct EngineCPU {
             guard !files.isEmpty else { throw BenchError("no files in \(set.folder)") }
             let isJPEG = files.allSatisfy { $0.bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) } == .jpeg }
             let maker = ThumbnailMaker(request: ThumbnailRequest())
-            var pixels = 0.0
+            let previewMaker = ThumbnailMaker(request: ThumbnailRequest(previewLongSide: ThumbnailRequest.defaultPreviewLongSide))
+            var pixels = 0.0, previewBytes = 0
             for file in files {
                 let thumbnail = try file.bytes.withUnsafeBytes { raw in
                     try Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }.get()
                 }
                 pixels += Double(thumbnail.width * thumbnail.height)
+                previewBytes += (file.bytes.withUnsafeBytes { raw in try? previewMaker.makeThumbnail(from: raw) })?
+                    .preview?.jpeg.count ?? 0
             }
             var result = SetResult(
                 name: set.name, images: files.count, megapixels: pixels / Double(files.count) / 1e6,
                 bytes: files.reduce(0) { $0 + $1.bytes.count })
+            result.previewBytes = previewBytes
             let floor = DecodeFloor()
-            if isJPEG { result.scale = Set(files.map { floor.scaleDescription($0.bytes) }).sorted().joined(separator: ",") }
+            let previewFloor = DecodeFloor(previewLongSide: ThumbnailRequest.defaultPreviewLongSide)
+            if isJPEG {
+                result.scale = Set(files.map { floor.scaleDescription($0.bytes) }).sorted().joined(separator: ",")
+                result.previewScale = Set(files.map { previewFloor.scaleDescription($0.bytes) }).sorted().joined(separator: ",")
+            }
             for round in 0..<rounds {
                 if isJPEG {
                     result.floorCPUms.append(Measure.mean(try files.map { try floor.decodeCPUms($0.bytes) }))
+                    result.previewFloorCPUms.append(Measure.mean(try files.map { try previewFloor.decodeCPUms($0.bytes) }))
                 }
+                result.codecPreviewCPUms.append(Measure.mean(files.map { file in
+                    let started = Measure.threadCPUms()
+                    _ = file.bytes.withUnsafeBytes { raw in try? previewMaker.makeThumbnail(from: raw) }
+                    return Measure.threadCPUms() - started
+                }))
                 result.codecCPUms.append(Measure.mean(files.map { file in
                     let started = Measure.threadCPUms()
                     _ = file.bytes.withUnsafeBytes { raw in try? maker.makeThumbnail(from: raw) }

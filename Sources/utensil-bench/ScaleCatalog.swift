@@ -4,10 +4,10 @@ import UtensilCatalog
 import UtensilCore
 
 /// A state folder as the daemon keeps it, at scale: `rows` utensils in a catalog made by the
-/// real ``Catalog`` (its migrations, its record encoding) with both files of each on disk.
+/// real ``Catalog`` (its migrations, its record encoding) with the three files of each on disk.
 ///
-/// The rows go in through ``Catalog/insert(batch:)`` 10,000 at a time, and every original and thumbnail is a hard link to
-/// one small photo and its thumbnail (a fresh copy every ``linksPerCopy`` links: ext4 allows
+/// The rows go in through ``Catalog/insert(batch:)`` 10,000 at a time, and every original,
+/// thumbnail and preview is a hard link to one small photo and its thumbnail (standing in for the preview) (a fresh copy every ``linksPerCopy`` links: ext4 allows
 /// 65,000 links to a file). Start-up and `check` look at names, not contents; `rethumb` reads
 /// the photo, which is real. Names are ``SearchLatency/name(_:)``'s; one utensil in
 /// ``uncategorisedEvery`` has no category, the others one of ``categories``.
@@ -32,6 +32,12 @@ struct ScaleCatalog {
             // and staging/ made, which a folder built before it existed lacks (nothing of a
             // crash is in it: it was built here).
             let started = Measure.wallms()
+            // previews/, which a folder built before previews existed lacks.
+            if !FileManager.default.fileExists(atPath: "\(state)/previews") {
+                try FileManager.default.createDirectory(atPath: "\(state)/previews", withIntermediateDirectories: true)
+                let ids = try Catalog(path: "\(state)/utensils.sqlite").allIDs().sorted { $0.uuidString < $1.uuidString }
+                try link(ids, from: thumbnail, into: "\(state)/previews", fileExtension: "jpeg", tag: "preview")
+            }
             try FileManager.default.createDirectory(atPath: "\(state)/staging", withIntermediateDirectories: true)
             _ = try Catalog(path: "\(state)/utensils.sqlite")
             return ["rows": rows, "builtNow": false, "openSeconds": Measure.rounded((Measure.wallms() - started) / 1000)]
@@ -39,14 +45,15 @@ struct ScaleCatalog {
         let started = Measure.wallms()
         try? FileManager.default.removeItem(atPath: state)
         // With staging/ the state folder is of this version: its first start looks only there.
-        for folder in ["originals", "thumbnails", "staging"] {
+        for folder in ["originals", "thumbnails", "previews", "staging"] {
             try FileManager.default.createDirectory(atPath: "\(state)/\(folder)", withIntermediateDirectories: true)
         }
         let path = "\(state)/utensils.sqlite"
         let ids = try insertRows(path)
         let rowsMs = Measure.wallms() - started
-        try link(ids, from: original, into: "\(state)/originals", fileExtension: "jpg")
-        try link(ids, from: thumbnail, into: "\(state)/thumbnails", fileExtension: "jpeg")
+        try link(ids, from: original, into: "\(state)/originals", fileExtension: "jpg", tag: "original")
+        try link(ids, from: thumbnail, into: "\(state)/thumbnails", fileExtension: "jpeg", tag: "thumbnail")
+        try link(ids, from: thumbnail, into: "\(state)/previews", fileExtension: "jpeg", tag: "preview")
         guard FileManager.default.createFile(atPath: complete, contents: Data()) else {
             throw BenchError("cannot write \(complete)")
         }
@@ -86,12 +93,12 @@ struct ScaleCatalog {
     }
 
     /// `<id>.<ext>` in `folder` for every id, each a hard link to a copy of `source`.
-    private func link(_ ids: [UUID], from source: String, into folder: String, fileExtension: String) throws {
+    private func link(_ ids: [UUID], from source: String, into folder: String, fileExtension: String, tag: String) throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
         var copy = ""
         for (index, id) in ids.enumerated() {
             if index % Self.linksPerCopy == 0 {
-                copy = "\(state)/.source-\(fileExtension)-\(index / Self.linksPerCopy)"
+                copy = "\(state)/.source-\(tag)-\(index / Self.linksPerCopy)"
                 try bytes.write(to: URL(fileURLWithPath: copy))
             }
             let target = "\(folder)/\(id.uuidString).\(fileExtension)"

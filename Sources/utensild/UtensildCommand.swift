@@ -17,7 +17,8 @@ struct UtensildCommand: AsyncParsableCommand {
             Every configuration key can be given in the TOML file, as an environment variable \
             UTENSILD_<KEY> and as a flag --<key-with-dashes>; flags beat environment beat file.
             """,
-        version: UtensildVersion.current)
+        version: UtensildVersion.current,
+        subcommands: [RestoreCommand.self])
 
     @Option(name: .long, help: "The TOML configuration file (default: \(ConfigurationLoader.defaultFile)).")
     var config: String?

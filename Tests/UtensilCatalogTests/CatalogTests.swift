@@ -131,6 +131,10 @@ struct CatalogTests {
         #expect(try names("ulee to") == ["Crème brûlée torch"])
         #expect(try names("re") == ["Bread knife", "Crème brûlée torch"])  // Short: a scan.
         #expect(try names("e\"x") == [])
+        // Names hold no control characters: a search with one (a NUL would end SQLite's
+        // full-text query early) finds nothing and is no error.
+        #expect(try names("\u{0}èx") == [])
+        #expect(try names("to\u{1}") == [])
         _ = try catalog.rename(id: knife.id, name: "Bread saw", nameKey: "bread saw", searchKey: "bread saw", claim: true)
         #expect(try names("knife") == [])
         #expect(try names("d sa") == ["Bread saw"])

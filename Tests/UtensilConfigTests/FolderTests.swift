@@ -36,7 +36,7 @@ private func isFolder(_ path: String) -> Bool {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("inbox")).sorted() == [full, live, link].sorted())
         // The state folders are probed with unnamed files and never listed here (originals/ may
         // hold a million names); start-up reconciliation removes a probe in the state folder.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("state")).sorted() == [stale, "originals", "thumbnails"].sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("state")).sorted() == [stale, "originals", "previews", "thumbnails"].sorted())
     }
 
     @Test func createsEveryFolderAndLeavesNoProbe() throws {

@@ -87,6 +87,17 @@ import UtensilControlProtocol
         case .trash: try again(.trash)
         case .restore(let id, let name): try again(.restore(id, as: name))
         case .rethumb(let selection): try again(.rethumb(selection))
+        case .favorite(let id): try again(.favorite(id))
+        case .unfavorite(let id): try again(.unfavorite(id))
+        case .categoryRename(let category, let newName): try again(.categoryRename(category, to: newName))
+        case .categoryDelete(let category): try again(.categoryDelete(category))
+        case .backup(let destination):
+            // Progress lines, then the summary.
+            if case .progress(let progress) = try LineFraming.decodeBackupLine(Data(line.utf8)).get() {
+                LineFraming.line(.backupProgress(progress))
+            } else {
+                try again(.backup(destination))
+            }
         }
     }
 }

@@ -71,7 +71,8 @@ import UtensilControlProtocol
     @Test func replyKeysOfEveryCommand() {
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
-            "categories", "categorized", "trash", "restored", "rethumb",
+            "categories", "categorized", "trash", "restored", "rethumb", "favorited", "unfavorited",
+            "categoryRenamed", "categoryDeleted", "backup",
         ])
         #expect(ControlCommand.eventKey == "event")
     }

@@ -19,17 +19,19 @@ struct IngestEngineTests {
 
     @Test func aDropNeedingMoreMemoryThanTheWholeBudgetIsTooManyPixels() throws {
         defer { world.remove() }
-        // A 2100×2100 Adam7 PNG decodes whole: 17.6 MB, over a 16 MiB budget; so does a progressive
-        // JPEG of that size whose header lies beyond the first MiB (behind 1.2 MB of APP15
-        // segments: its cost is read from the whole file); a baseline JPEG needs a few rows.
-        let bombs = try DecodeBombs.make(in: world.root.appendingPathComponent("bombs"), side: 2100, pngs: 1, jpegs: 1)
+        // A 2600×2600 Adam7 PNG decodes whole: 27 MB, with its 1,600 px preview's 23 MB over a
+        // 48 MiB budget; so does a progressive JPEG of that size (20 MB of coefficients) whose
+        // header lies beyond the first MiB (behind 1.2 MB of APP15 segments: its cost is read
+        // from the whole file); a 2100×2100 baseline JPEG needs its 7/8-scale decode (10 MB)
+        // and the preview.
+        let bombs = try DecodeBombs.make(in: world.root.appendingPathComponent("bombs"), side: 2600, pngs: 1, jpegs: 1)
         let progressive = try #require(bombs["Progressive 1.jpg"])
         let padding = Data((0..<20).flatMap { _ in [0xFF, 0xEF, 0xFF, 0xFF] + [UInt8](repeating: 0x20, count: 0xFFFD) })
         let padded = progressive.prefix(2) + padding + progressive.dropFirst(2)
         try world.drop("Interlaced.png", try #require(bombs["Adam7 1.png"]))
         try world.drop("Padded.jpg", padded)
         try world.drop("Baseline.jpg", try image { TestImages.jpeg($0, width: 2100, height: 2100) })
-        let engine = try world.engine(memory: MemoryBudget(bytes: 16 << 20))
+        let engine = try world.engine(memory: MemoryBudget(bytes: 48 << 20))
 
         for name in ["Interlaced.png", "Padded.jpg"] {
             guard case .rejected(let rejection, _) = try world.ingest(name, with: engine) else {
@@ -37,7 +39,7 @@ struct IngestEngineTests {
                 continue
             }
             #expect(rejection.reason == .tooManyPixels, "\(name)")
-            #expect(rejection.message.contains("memory_budget of 16 MiB"), "\(name): \(rejection.message)")
+            #expect(rejection.message.contains("memory_budget of 48 MiB"), "\(name): \(rejection.message)")
         }
         guard case .ingested = try world.ingest("Baseline.jpg", with: engine) else {
             Issue.record("the baseline JPEG was not ingested")

@@ -29,9 +29,9 @@ struct ReconcilerLogTests {
         let report = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
 
         #expect(report.rowsMissingFiles.count == missing)
-        let errors = lines.all.filter { $0.contains("missing its original or thumbnail") }
+        let errors = lines.all.filter { $0.contains("missing its original, thumbnail or preview") }
         #expect(errors.count == UtensilStore.missingFilesNamedInLog)
-        #expect(lines.all.contains("7 more utensils are missing their original or thumbnail; `utensilctl check` lists them all"))
+        #expect(lines.all.contains("7 more utensils are missing their original, thumbnail or preview; `utensilctl check` lists them all"))
     }
 }
 

@@ -234,10 +234,10 @@ struct UtensilStoreTests {
         _ = try store.stageOut(kitchen.whisk, in: folders)
         _ = try store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
         let staging = kitchen.world.state.appendingPathComponent("staging")
-        #expect(kitchen.world.files(in: staging).count == 4)
+        #expect(kitchen.world.files(in: staging).count == 6, "original, thumbnail and preview of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
         let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
-        #expect(check.filesWithoutRows.count == 4 && check.rowsWithoutFiles == [kitchen.spoon.id.uuidString])
+        #expect(check.filesWithoutRows.count == 6 && check.rowsWithoutFiles == [kitchen.spoon.id.uuidString])
 
         let report = try store.reconcile()
         #expect(report.rolledForward == 1 && report.rolledBack == 1 && !report.lookedThroughEverything)

@@ -8,9 +8,10 @@ import UtensilCore
 ///
 /// - every input is exactly one utensil (its original byte-identical: the SHA-256 recorded
 ///   before the drop matches the stored original and the row; its thumbnail present and
-///   decodable at the right size), or exactly one rejection with a valid sidecar, or — only
+///   decodable at the right size, its preview present and decodable, the photo's aspect at
+///   the preview's long side), or exactly one rejection with a valid sidecar, or — only
 ///   while a transient fault is still in force — still in the inbox;
-/// - no file in `originals/` or `thumbnails/` lacks its row, no row lacks its files, no
+/// - no file in `originals/`, `thumbnails/` or `previews/` lacks its row, no row lacks its files, no
 ///   temporary file is left anywhere in the state or rejected folders, no sidecar lacks its file;
 /// - `PRAGMA integrity_check` is `ok`;
 /// - and, when a daemon is running, the real `utensilctl check` agrees.
@@ -109,6 +110,7 @@ public struct InvariantChecker {
         let rows = try catalog.all()
         let originals = Set(world.files(in: world.originals))
         let thumbnails = Set(world.files(in: world.thumbnails))
+        let previews = Set(world.files(in: world.previews))
         var expectedOriginals = Set<String>()
         var expectedThumbnails = Set<String>()
         let maker = ThumbnailMaker(request: ThumbnailRequest())
@@ -138,6 +140,7 @@ public struct InvariantChecker {
             } else {
                 Issue.record("\(row.name): thumbnail \(thumbnail) is missing", sourceLocation: sourceLocation)
             }
+            checkPreview(of: row, maker: maker, sourceLocation: sourceLocation)
             seen[sha256Hex(bytes), default: 0] += 1
             report.census.utensils += 1
         }
@@ -149,8 +152,37 @@ public struct InvariantChecker {
             thumbnails == expectedThumbnails,
             "thumbnails/ and the rows disagree: \(thumbnails.symmetricDifference(expectedThumbnails).sorted().prefix(5))",
             sourceLocation: sourceLocation)
+        #expect(
+            previews == expectedThumbnails,
+            "previews/ and the rows disagree: \(previews.symmetricDifference(expectedThumbnails).sorted().prefix(5))",
+            sourceLocation: sourceLocation)
         let staged = world.files(in: world.state.appendingPathComponent("staging"))
         #expect(staged.isEmpty, "files left in staging/: \(staged.prefix(5))", sourceLocation: sourceLocation)
+    }
+
+    /// The preview of `row`: a JPEG of the photo's aspect (to a pixel), its long side the
+    /// photo's, at most ``ThumbnailRequest/defaultPreviewLongSide`` (a JPEG's: a DCT-scaled
+    /// decode, at least half of that).
+    private func checkPreview(of row: UtensilRecord, maker: ThumbnailMaker, sourceLocation: SourceLocation) {
+        let file = world.previews.appendingPathComponent("\(row.id.uuidString).jpeg")
+        guard let bytes = try? Data(contentsOf: file) else {
+            Issue.record("\(row.name): preview \(file.lastPathComponent) is missing", sourceLocation: sourceLocation)
+            return
+        }
+        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) } }
+        switch decoded {
+        case .success(let image):
+            let long = min(ThumbnailRequest.defaultPreviewLongSide, max(row.width, row.height))
+            let shown = max(image.width, image.height)
+            let longSideRight = ["jpg", "jpeg"].contains(row.fileExtension) ? shown <= long && 2 * shown >= long : shown == long
+            #expect(
+                image.format == .jpeg && longSideRight
+                    && abs(image.width * row.height - image.height * row.width) <= row.width + row.height,
+                "preview of \(row.name) (\(row.width)×\(row.height)) is \(image.format) \(image.width)×\(image.height)",
+                sourceLocation: sourceLocation)
+        case .failure(let error):
+            Issue.record("preview of \(row.name) does not decode: \(error)", sourceLocation: sourceLocation)
+        }
     }
 
     private func checkRejections(seen: inout [String: Int], report: inout Report, sourceLocation: SourceLocation) throws {

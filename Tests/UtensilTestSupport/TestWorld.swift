@@ -15,6 +15,7 @@ public struct TestWorld: Sendable {
     public var state: URL { root.appendingPathComponent("state") }
     public var originals: URL { state.appendingPathComponent("originals") }
     public var thumbnails: URL { state.appendingPathComponent("thumbnails") }
+    public var previews: URL { state.appendingPathComponent("previews") }
 
     public init() throws {
         root = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-test-\(UUID().uuidString)")

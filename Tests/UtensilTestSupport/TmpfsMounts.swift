@@ -13,13 +13,14 @@ public final class TmpfsMounts: @unchecked Sendable {
     private let shell: ShellGuard
 
     /// Mounts a tmpfs of `size` bytes (rounded up to pages) on each folder in turn, creating the
-    /// folder first (so one may lie inside an earlier one).
-    public init(_ mounts: [(folder: URL, size: Int)]) throws {
+    /// folder first (so one may lie inside an earlier one); with `readOnly`, mounted read-only
+    /// (as a unit's `ProtectSystem=strict` shows the file system to its service).
+    public init(_ mounts: [(folder: URL, size: Int)], readOnly: Bool = false) throws {
         guard geteuid() == 0 else {
             throw TestFailure("mounting a tmpfs needs root; run the stress tests as root (CI and `make stress` do)")
         }
         let setup = mounts.map {
-            "mkdir -p \(ShellGuard.quoted($0.folder.path))\nmount -t tmpfs -o size=\($0.size),mode=0755 utensil-test \(ShellGuard.quoted($0.folder.path))"
+            "mkdir -p \(ShellGuard.quoted($0.folder.path))\nmount -t tmpfs -o \(readOnly ? "ro," : "")size=\($0.size),mode=0755 utensil-test \(ShellGuard.quoted($0.folder.path))"
         }.joined(separator: "\n")
         let teardown = mounts.reversed().map { "umount --lazy \(ShellGuard.quoted($0.folder.path))" }.joined(separator: "\n")
         shell = try ShellGuard(setup: setup, teardown: teardown, what: "mount a tmpfs")

@@ -2,7 +2,9 @@
 """The web gallery in a real browser: Debian's chromium, headless, through chromedriver
 (Selenium), against the real utensild with real photographs (mate-backgrounds).
 
-Usage: browser_test.py BINARIES-FOLDER SCREENSHOT.png
+Usage: browser_test.py BINARIES-FOLDER SCREENSHOT.png [DOCS-FOLDER]
+With DOCS-FOLDER, the phone and desktop screenshots of the layout checks are saved there
+(gallery-phone.png, gallery-desktop.png, utensil-phone.png; README links them).
 Prints one line per check and closes with "N passed, M failed"; exits 1 on any failure.
 """
 import http.server
@@ -22,7 +24,11 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+import account_steps
 
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
@@ -105,16 +111,193 @@ def post(url, data=b"", headers=None):
         return error.code
 
 
-def browser():
+def browser(phone_width=None):
+    """A desktop Chromium (1280×900), or a phone one: `phone_width` CSS pixels wide, 844 high,
+    three device pixels to one (Chromium's own mobile emulation: touch, the viewport meta tag)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
         options.add_argument(argument)
+    if phone_width:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": phone_width, "height": 844, "pixelRatio": 3.0, "touch": True},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+                         "Chrome/120.0 Mobile Safari/537.36"})
     return webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+
+
+# What sticks out sideways: the document's scroll width against the viewport, and (as mobile
+# emulation can hide the first) every element's right edge against the viewport's width or,
+# on a phone, the screen's (a headless desktop's screen is smaller than its window).
+OVERFLOW_SCRIPT = """
+const width = arguments[0] ? Math.min(window.innerWidth, screen.width) : window.innerWidth;
+const over = Array.from(document.querySelectorAll('body *')).filter(e => {
+  const box = e.getBoundingClientRect();
+  return box.width > 0 && box.right > width + 0.5;
+}).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right));
+return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, screen: screen.width, over: over.slice(0, 5)};
+"""
+
+# Controls smaller than 44 × 44 CSS pixels (links inside running text are exempt).
+SMALL_TARGETS_SCRIPT = """
+const targets = document.querySelectorAll('button, select, input:not([type=hidden]), .chips a, .account a, .top h1 a, .more a, a.back, a.download, .card a');
+return Array.from(targets).filter(e => {
+  const box = e.getBoundingClientRect();
+  return box.width > 0 && (box.height < 44 || box.width < 44);
+}).map(e => e.tagName.toLowerCase() + ' ' + (e.name || e.textContent.trim()).slice(0, 20) + ' ' + Math.round(e.getBoundingClientRect().width) + '×' + Math.round(e.getBoundingClientRect().height));
+"""
+
+
+# Bytes the page cost over the network (bodies as sent): the document and every resource
+# loaded so far (lazy images below the fold are not); and how many images.
+WEIGHT_SCRIPT = """
+const document_ = performance.getEntriesByType('navigation')[0];
+const resources = performance.getEntriesByType('resource');
+const images = resources.filter(r => r.initiatorType === 'img');
+return {total: document_.encodedBodySize + resources.reduce((sum, r) => sum + r.encodedBodySize, 0),
+        images: images.length, imageBytes: images.reduce((sum, r) => sum + r.encodedBodySize, 0)};
+"""
+
+# The thumbnails this page loaded, and what the same cards would weigh with the preview as
+# their source instead (a `srcset` candidate that a 2× or 3× screen would pick).
+PREVIEW_INSTEAD_SCRIPT = """
+const done = arguments[arguments.length - 1];
+const loaded = Array.from(document.querySelectorAll('#grid img')).filter(i => i.complete && i.naturalWidth > 0);
+const size = url => fetch(url).then(r => r.arrayBuffer()).then(b => b.byteLength);
+Promise.all(loaded.map(i => Promise.all([size(i.currentSrc), size(i.currentSrc.replace('/thumbnails/', '/previews/'))])))
+  .then(pairs => done({cards: pairs.length, thumbnails: pairs.reduce((s, p) => s + p[0], 0),
+                       previews: pairs.reduce((s, p) => s + p[1], 0)}));
+"""
+
+
+def weight(driver, label, weights):
+    WebDriverWait(driver, 60, poll_frequency=0.1).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete' && "
+        "Array.from(document.images).every(i => i.complete || i.loading === 'lazy');"))
+    measured = driver.execute_script(WEIGHT_SCRIPT)
+    weights[label] = measured
+    print(f"page weight, {label}: {measured['total']} bytes, {measured['images']} images "
+          f"({measured['imageBytes']} bytes)", flush=True)
+    return measured
+
+
+def no_overflow(driver, label, phone=True):
+    seen = driver.execute_script(OVERFLOW_SCRIPT, phone)
+    check(f"{label}: nothing wider than the screen", seen["scroll"] <= seen["inner"] and not seen["over"], f"{seen}")
+
+
+def sign_in(driver, base, wait):
+    driver.get(base + "/login")
+    driver.find_element(By.NAME, "name").send_keys("alice")
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "form.stack button").click()
+    wait.until(lambda d: "Signed in as" in d.page_source)
+
+
+def layout_checks(daemon, desktop, root, docs, weights):
+    """Issue 24: a HEIC utensil shows its preview in every browser, the gallery fits a phone
+    from 320 px up (two columns, 44 px targets, alt text, focus visible) and the desktop."""
+    heic = os.path.join(root, "Colander.heic")
+    subprocess.run(["/usr/bin/heif-enc", "-q", "60", "-p", "preset=ultrafast", real_photos(7)[6], "-o", heic],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    shutil.copy(heic, daemon.inbox)
+    if not daemon.wait_for("the HEIC utensil", lambda: "Colander" in daemon.names()):
+        check("the HEIC photo becomes a utensil", False)
+        return
+    colander = [u for u in daemon.get("/api/v1/utensils?search=Colander")["utensils"]][0]
+    check("its JSON names its preview", colander.get("preview", "").endswith(f"/previews/{colander['id']}.jpeg"),
+          f"{colander}")
+
+    for width in (390, 320):
+        phone = browser(phone_width=width)
+        try:
+            wait = WebDriverWait(phone, 60, poll_frequency=0.1)
+            label = f"phone {width} px"
+            phone.get(daemon.base + "/")
+            no_overflow(phone, f"{label}, gallery")
+            if width == 390:
+                weight(phone, "phone gallery, first page", weights)
+                instead = phone.execute_async_script(PREVIEW_INSTEAD_SCRIPT)
+                weights["phone gallery, its cards as previews"] = instead
+                print(f"page weight, phone gallery: {instead['cards']} cards loaded {instead['thumbnails']} bytes of "
+                      f"thumbnails; as previews they would be {instead['previews']} bytes", flush=True)
+            sign_in(phone, daemon.base, wait)
+            phone.get(daemon.base + "/")
+            no_overflow(phone, f"{label}, gallery signed in")
+            columns = phone.execute_script(
+                "return new Set(Array.from(document.querySelectorAll('#grid .card')).map(c => Math.round(c.getBoundingClientRect().left))).size;")
+            check(f"{label}: the grid has two columns", columns == 2, f"{columns}")
+            small = phone.execute_script(SMALL_TARGETS_SCRIPT)
+            check(f"{label}: every control is at least 44 px", not small, f"{small}")
+            missing_alt = phone.execute_script(
+                "return Array.from(document.images).filter(i => !i.alt).map(i => i.src);")
+            check(f"{label}: every image has alt text", not missing_alt, f"{missing_alt}")
+            if width == 390 and docs:
+                phone.save_screenshot(os.path.join(docs, "gallery-phone.png"))
+
+            phone.get(daemon.base + f"/utensils/{colander['id']}")
+            no_overflow(phone, f"{label}, a utensil's page")
+            if width == 390:
+                for utensil in daemon.get("/api/v1/utensils?limit=500")["utensils"]:
+                    fresh = browser(phone_width=390)
+                    try:
+                        fresh.get(daemon.base + f"/utensils/{utensil['id']}")
+                        measured = weight(fresh, f"phone, page of {utensil['name']}", weights)
+                        measured["original"] = utensil["bytes"]
+                        measured["extension"] = utensil["extension"]
+                    finally:
+                        fresh.quit()
+            decoded = wait.until(lambda d: d.execute_script(
+                "const i = document.querySelector('figure img'); return i && i.complete ? i.naturalWidth : false;"))
+            source = phone.execute_script("return document.querySelector('figure img').currentSrc;")
+            check(f"{label}: the HEIC utensil's page shows its preview, decoded",
+                  decoded > 0 and f"/previews/{colander['id']}.jpeg" in source, f"{decoded} {source}")
+            alt = phone.execute_script("return document.querySelector('figure img').alt;")
+            check(f"{label}: the preview's alt text is the name", alt == "Colander", alt)
+            download = phone.find_element(By.CSS_SELECTOR, "a.download").get_attribute("href")
+            check(f"{label}: the page links the original for download", download.split("?")[0].endswith(
+                f"/originals/{colander['id']}.heic"), download)
+            small = phone.execute_script(SMALL_TARGETS_SCRIPT)
+            check(f"{label}: every control on the utensil's page is at least 44 px", not small, f"{small}")
+            if width == 390 and docs:
+                phone.save_screenshot(os.path.join(docs, "utensil-phone.png"))
+            phone.get(daemon.base + "/trash")
+            no_overflow(phone, f"{label}, the trash")
+        finally:
+            phone.quit()
+
+    fresh = browser()
+    try:
+        fresh.get(daemon.base + "/")
+        weight(fresh, "desktop gallery, first page", weights)
+    finally:
+        fresh.quit()
+
+    # The keyboard alone: Tab reaches the search box and the cards, each with a visible outline.
+    desktop.get(daemon.base + "/")
+    no_overflow(desktop, "desktop 1280 px, gallery", phone=False)
+    if docs:
+        desktop.save_screenshot(os.path.join(docs, "gallery-desktop.png"))
+    outlines = []
+    for _ in range(8):
+        ActionChains(desktop).send_keys(Keys.TAB).perform()
+        outlines.append(desktop.execute_script(
+            "const e = document.activeElement; const s = getComputedStyle(e);"
+            "return [e.tagName.toLowerCase(), s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2];"))
+    reached = [tag for tag, _ in outlines]
+    check("desktop: Tab moves through the controls, each with a visible focus outline",
+          "input" in reached and all(visible for _, visible in outlines), f"{outlines}")
+    desktop.get(daemon.base + f"/utensils/{colander['id']}")
+    no_overflow(desktop, "desktop 1280 px, a utensil's page", phone=False)
+    decoded = WebDriverWait(desktop, 60, poll_frequency=0.1).until(lambda d: d.execute_script(
+        "const i = document.querySelector('figure img'); return i && i.complete ? i.naturalWidth : false;"))
+    check("desktop: the HEIC utensil's preview decodes", decoded > 0, f"{decoded}")
 
 
 def main():
     binaries, screenshot = sys.argv[1], sys.argv[2]
+    docs = sys.argv[3] if len(sys.argv) > 3 else None
+    weights = {}
     root = tempfile.mkdtemp(prefix="utensild-browser-")
     photos = real_photos(6)
     daemon = Daemon(binaries, root, free_port())
@@ -255,6 +438,10 @@ def main():
         untouched = "Hacked" not in daemon.names()
         check("a cross-site form post is refused", refused and untouched, driver.page_source[:300])
         evil.shutdown()
+
+        layout_checks(daemon, driver, root, docs, weights)
+        # Favorites, a category renamed, the password changed, signing out (account_steps.py).
+        account_steps.run(driver, wait, daemon, check, PASSWORD, "Flowers")
     finally:
         if driver is not None:
             driver.quit()
@@ -263,6 +450,9 @@ def main():
             shutil.rmtree(root, ignore_errors=True)
         else:
             print(f"browser test: the daemon's folder is kept in {root}", flush=True)
+    if weights:
+        with open(os.path.join(os.path.dirname(screenshot), "web-page-weights.json"), "w") as out:
+            json.dump(weights, out, indent=1, sort_keys=True)
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed", flush=True)
     sys.exit(0 if results and all(results) else 1)

@@ -3,22 +3,61 @@ import UtensilControlProtocol
 import UtensilControlServer
 
 /// Who may change utensils through the control socket: root, the daemon's own user, and
-/// members of the socket's group. Reading is open to every peer that can connect.
+/// members of the socket's group; through the web gallery, a signed-in user. Reading is open
+/// to every peer that can connect and to every visitor; a user's own favorites to the user.
 struct ChangePolicy: Sendable {
     /// The group owning the control socket.
     let socketGroup: UInt32
 
+    /// The refusal for `request` from `caller`, or nil when it may go ahead. A signed-in web
+    /// user changes with the daemon's own rights; a visitor may only read.
+    func refusal(of request: ControlRequest, from caller: Caller) -> ControlError? {
+        switch caller {
+        case .peer(let peer):
+            return refusal(of: request, from: peer)
+        case .web(.some):
+            return nil
+        case .web(nil):
+            if Self.changes(request.command) { return ControlError(.permissionDenied, "Sign in to change utensils.") }
+            if Self.personal(request) { return ControlError(.permissionDenied, "Sign in to mark and see your favorites.") }
+            return nil
+        }
+    }
+
     /// The refusal for `request` from `peer`, or nil when it may go ahead.
     func refusal(of request: ControlRequest, from peer: PeerCredentials) -> ControlError? {
+        if Self.administers(request.command) {
+            return peer.uid == 0 || peer.uid == geteuid() ? nil : Self.refusedBackup
+        }
         guard Self.changes(request.command), !mayChange(peer) else { return nil }
         return Self.refused
+    }
+
+    /// The commands only root and the daemon's own user may give: `backup` writes every photo
+    /// and the catalog, as the daemon, wherever it is told.
+    static func administers(_ command: ControlCommand) -> Bool {
+        command == .backup
+    }
+
+    static let refusedBackup = ControlError(
+        .permissionDenied,
+        "A backup needs root or utensild's own user: it writes every photo and the catalog where you say; run it with sudo.")
+
+    /// Requests about the caller's own favorites: open to every peer (each has a user), and
+    /// to signed-in web users.
+    static func personal(_ request: ControlRequest) -> Bool {
+        switch request {
+        case .favorite, .unfavorite: true
+        case .list(let options): options.favorites
+        default: false
+        }
     }
 
     /// The commands that change utensils or files, rather than only read.
     static func changes(_ command: ControlCommand) -> Bool {
         switch command {
-        case .delete, .rename, .retry, .setCategory, .restore, .rethumb: true
-        case .status, .list, .show, .rejected, .check, .events, .categories, .trash: false
+        case .delete, .rename, .retry, .setCategory, .restore, .rethumb, .categoryRename, .categoryDelete, .backup: true
+        case .status, .list, .show, .rejected, .check, .events, .categories, .trash, .favorite, .unfavorite: false
         }
     }
 

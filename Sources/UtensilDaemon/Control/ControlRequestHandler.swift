@@ -8,7 +8,8 @@ import UtensilIngest
 
 /// Answers `utensilctl`'s requests (and the web gallery's) from the store and the in-memory
 /// counters — never from behind an ingest: decode, authorise (`ChangePolicy`), one store
-/// call, encode. Changes are logged with the peer they were made for (`ControlAudit`).
+/// call, encode. Changes are logged with the caller they were made for (`ControlAudit`), and
+/// each utensil in a reply says whether it is the caller's favorite.
 struct ControlRequestHandler: Sendable {
     let store: UtensilStore
     let scheduler: DropScheduler
@@ -31,7 +32,14 @@ struct ControlRequestHandler: Sendable {
         } catch {
             return .reply(LineFraming.line(.failure(error)))
         }
-        guard request == .events else { return .reply(LineFraming.line(await reply(to: request, peer: peer))) }
+        if case .backup(let destination) = request {
+            if let refusal = policy.refusal(of: request, from: peer) {
+                audit.refused(request.command.rawValue, for: .peer(peer))
+                return .reply(LineFraming.line(.failure(refusal)))
+            }
+            return .stream(BackupStream(store: store, pool: pool, audit: audit).lines(for: destination, peer: peer))
+        }
+        guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
         let stream = events.follow()
         let lines = AsyncStream<String> { continuation in
             continuation.yield(LineFraming.line(.success(Subscription(), for: .events)))
@@ -46,20 +54,21 @@ struct ControlRequestHandler: Sendable {
 
     /// The reply to a decoded request (the web gallery asks here too): authorise, then one
     /// call, its result or its error as the reply.
-    func reply(to request: ControlRequest, peer: PeerCredentials) async -> ControlReply {
-        if let refusal = policy.refusal(of: request, from: peer) {
-            audit.refused(request.command.rawValue, for: peer)
+    func reply(to request: ControlRequest, caller: Caller) async -> ControlReply {
+        if let refusal = policy.refusal(of: request, from: caller) {
+            audit.refused(request.command.rawValue, for: caller)
             return .failure(refusal)
         }
         switch request {
         case .status: return await status()
-        case .list(let options): return await run(request) { try list(options) }
-        case .show(let target, let preview): return await run(request) { info(try store.find(target), preview: preview) }
-        case .delete(let id, let now): return await run(request) { try delete(id, now: now, for: peer) }
-        case .rename(let id, let name): return await run(request) { try rename(id, to: name, for: peer) }
+        case .list(let options): return await run(request) { try list(options, for: caller) }
+        case .show(let target, let preview):
+            return await run(request) { try info(try store.find(target), preview: preview, for: caller) }
+        case .delete(let id, let now): return await run(request) { try delete(id, now: now, for: caller) }
+        case .rename(let id, let name): return await run(request) { try rename(id, to: name, for: caller) }
         case .rejected: return await run(request) { store.rejectedFiles().map(RejectedInfo.init) }
-        case .retry(let file): return await run(request) { try retry(file, for: peer) }
-        case .retryAll: return await run(request) { retryAll(for: peer) }
+        case .retry(let file): return await run(request) { try retry(file, for: caller) }
+        case .retryAll: return await run(request) { retryAll(for: caller) }
         case .check:
             return await run(request) {
                 let report = CheckReport(try store.check())
@@ -67,11 +76,18 @@ struct ControlRequestHandler: Sendable {
                 return report
             }
         case .categories: return await run(request) { try store.categories().map(CategoryInfo.init) }
-        case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: peer) }
-        case .trash: return await run(request) { try store.trashed().map { info($0) } }
-        case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: peer) }
-        case .rethumb(let selection): return await startRethumb(selection, for: peer)
+        case .favorite(let id): return await run(request) { try setFavorite(id, true, for: caller) }
+        case .unfavorite(let id): return await run(request) { try setFavorite(id, false, for: caller) }
+        case .categoryRename(let category, let newName):
+            return await run(request) { changeCategory(try store.renameCategory(category, to: newName), for: caller) }
+        case .categoryDelete(let category):
+            return await run(request) { changeCategory(try store.deleteCategory(category), for: caller) }
+        case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: caller) }
+        case .trash: return await run(request) { try infos(try store.trashed(), for: caller) }
+        case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: caller) }
+        case .rethumb(let selection): return await startRethumb(selection, for: caller)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
+        case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
         }
     }
 
@@ -113,7 +129,7 @@ struct ControlRequestHandler: Sendable {
 
     /// `rethumb`: finds the utensils (each id must name one; `missing` looks at every
     /// thumbnail), starts the run in the background and answers how many it queued.
-    private func startRethumb(_ selection: RethumbSelection, for peer: PeerCredentials) async -> ControlReply {
+    private func startRethumb(_ selection: RethumbSelection, for caller: Caller) async -> ControlReply {
         let store = self.store
         let found = await pool.run { () -> Result<(RethumbInfo.Selection, [UUID], Int), StoreError> in
             Result { () throws(StoreError) in
@@ -142,61 +158,87 @@ struct ControlRequestHandler: Sendable {
             return .failure(.busy,
                 "A rethumb is running already (\(running?.done ?? 0) of \(running?.total ?? 0) done); wait for it to finish (`utensilctl status` shows how far it is), then run this one.")
         }
-        audit.filesChanged("Started making \(run.total) thumbnails again (rethumb \(kind.rawValue))", for: peer)
+        audit.filesChanged("Started making \(run.total) thumbnails again (rethumb \(kind.rawValue))", for: caller)
         return .success(RethumbReport(queued: run.total), for: .rethumb)
     }
 
     // MARK: - One store call each, its journal entry, its reply
 
-    private func list(_ options: ListOptions) throws(StoreError) -> UtensilPage {
+    private func list(_ options: ListOptions, for caller: Caller) throws(StoreError) -> UtensilPage {
+        let user = caller.userName
         let page = try store.list(
             search: options.search, category: options.category, addedBy: options.addedBy,
-            sort: options.sort ?? .newestFirst, limit: options.limit ?? 50, after: options.after)
-        return UtensilPage(utensils: page.utensils.map { info($0) }, next: page.next)
+            favoriteOf: options.favorites ? (user ?? "") : nil, sort: options.sort ?? .newestFirst,
+            limit: options.limit ?? 50, after: options.after)
+        return UtensilPage(utensils: try infos(page.utensils, user: user), next: page.next)
     }
 
-    private func delete(_ id: String, now: Bool, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+    private func delete(_ id: String, now: Bool, for caller: Caller) throws(StoreError) -> UtensilInfo {
         let deleted = try store.delete(id: try Self.uuid(id), now: now)
         if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
         let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
-        audit.changed("\(how): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: peer)
-        return info(deleted)
+        audit.changed("\(how): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: caller)
+        return try info(deleted, for: caller)
     }
 
-    private func restore(_ id: String, as newName: String?, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+    private func restore(_ id: String, as newName: String?, for caller: Caller) throws(StoreError) -> UtensilInfo {
         let restored = try store.restore(id: try Self.uuid(id), as: newName)
-        audit.changed("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash", restored, for: peer)
-        return info(restored)
+        audit.changed("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash", restored, for: caller)
+        return try info(restored, for: caller)
     }
 
-    private func rename(_ id: String, to newName: String, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+    private func rename(_ id: String, to newName: String, for caller: Caller) throws(StoreError) -> UtensilInfo {
         let (previous, renamed) = try store.rename(id: try Self.uuid(id), to: newName)
-        audit.changed("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString))", renamed, for: peer)
-        return info(renamed)
+        audit.changed("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString))", renamed, for: caller)
+        return try info(renamed, for: caller)
     }
 
-    private func setCategory(_ id: String, to category: String?, for peer: PeerCredentials) throws(StoreError) -> UtensilInfo {
+    private func setCategory(_ id: String, to category: String?, for caller: Caller) throws(StoreError) -> UtensilInfo {
         let changed = try store.setCategory(id: try Self.uuid(id), to: category)
         audit.changed(
             "Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none")",
-            changed, for: peer)
-        return info(changed)
+            changed, for: caller)
+        return try info(changed, for: caller)
     }
 
-    private func retry(_ file: String, for peer: PeerCredentials) throws(StoreError) -> RetryOutcome {
+    /// `favorite` / `unfavorite`: the caller's own mark, so not journalled as a change of the
+    /// catalog (it changes nothing anybody else sees).
+    private func setFavorite(_ id: String, _ favorite: Bool, for caller: Caller) throws(StoreError) -> UtensilInfo {
+        guard let user = caller.userName else { throw .invalidRequest("Sign in to mark and see your favorites.") }
+        let record = try store.setFavorite(id: try Self.uuid(id), of: user, favorite)
+        var shown = info(record)
+        shown.favorite = favorite
+        return shown
+    }
+
+    /// A category renamed, merged or deleted: journalled, and announced to `events` (the
+    /// gallery's chips follow it).
+    private func changeCategory(_ change: CatalogCategoryChange, for caller: Caller) -> CategoryChange {
+        let what = switch change.to {
+        case nil: "Deleted the category \(change.from): its \(change.moved) utensils are uncategorised"
+        case let to? where change.merged: "Merged the category \(change.from) into \(to) (\(change.moved) utensils moved, \(change.count) in all)"
+        case let to?: "Renamed the category \(change.from) to \(to) (\(change.moved) utensils)"
+        }
+        audit.filesChanged(what, for: caller)
+        let shown = CategoryChange(from: change.from, to: change.to, moved: change.moved, merged: change.merged, count: change.count)
+        events.publish(.category(shown, at: Date()))
+        return shown
+    }
+
+    private func retry(_ file: String, for caller: Caller) throws(StoreError) -> RetryOutcome {
         let moved = try store.retry(file)
-        audit.filesChanged("Moved 1 rejected file back into the inbox", for: peer)
+        audit.filesChanged("Moved 1 rejected file back into the inbox", for: caller)
         return RetryOutcome(retried: [moved])
     }
 
     /// Everything it can; what it cannot is reported beside, file by file.
-    private func retryAll(for peer: PeerCredentials) -> RetryOutcome {
+    private func retryAll(for caller: Caller) -> RetryOutcome {
         let (moved, failures) = store.retryAll()
-        audit.filesChanged("Moved \(moved.count) rejected files back into the inbox", for: peer)
+        audit.filesChanged("Moved \(moved.count) rejected files back into the inbox", for: caller)
         if !failures.isEmpty {
             audit.filesChanged(
                 "Could not move \(failures.count) rejected files back into the inbox: \(failures.map { "\($0.file): \($0.message)" }.joined(separator: " "))",
-                for: peer, level: .warning)
+                for: caller, level: .warning)
         }
         return RetryOutcome(retried: moved, notRetried: failures.map { RetryFailure(file: $0.file, message: $0.message) })
     }
@@ -225,6 +267,30 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
+    /// Utensils as the protocol shows them to `user`: each says whether it is their favorite
+    /// (one catalog read for all); a web visitor without a user has none.
+    private func infos(_ records: [UtensilRecord], user: String?) throws(StoreError) -> [UtensilInfo] {
+        let favorites = try user.map { user throws(StoreError) in try store.favorites(of: user, among: records.map(\.id)) } ?? []
+        return records.map { record in
+            var shown = info(record)
+            shown.favorite = favorites.contains(record.id)
+            return shown
+        }
+    }
+
+    private func infos(_ records: [UtensilRecord], for caller: Caller) throws(StoreError) -> [UtensilInfo] {
+        try infos(records, user: caller.userName)
+    }
+
+    /// One utensil as `caller` sees it (see ``infos(_:user:)``).
+    private func info(_ record: UtensilRecord, preview: Bool = false, for caller: Caller) throws(StoreError) -> UtensilInfo {
+        var shown = info(record, preview: preview)
+        shown.favorite = try caller.userName.map { user throws(StoreError) in
+            try store.favorites(of: user, among: [record.id]).contains(record.id)
+        } ?? false
+        return shown
+    }
+
     /// A utensil as the protocol shows it; with `preview`, its thumbnail's RGB preview too.
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
         let thumbnailPath = store.thumbnailPath(of: record).description
@@ -237,7 +303,8 @@ struct ControlRequestHandler: Sendable {
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
             original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
-            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview)
+            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
+            previewFile: store.previewPath(of: record).description)
     }
 }
 

@@ -19,7 +19,7 @@ struct HookEvent: Sendable {
         switch event.kind {
         case .ingested: .onIngest
         case .rejected: .onReject
-        case .rethumb: nil
+        case .rethumb, .category: nil
         }
     }
 

@@ -1,6 +1,4 @@
-import Glibc
 import UtensilControlProtocol
-import UtensilControlServer
 import UtensilIngest
 import UtensilWeb
 
@@ -12,17 +10,15 @@ struct WebGalleryBackend: GalleryBackend {
 
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
         guard call.request != .events else { return .failure(ControlError(.badRequest, "events is a stream; follow it instead.")) }
-        if ChangePolicy.changes(call.request.command) && webUser == nil {
-            return .failure(ControlError(.permissionDenied, "Sign in to change utensils."))
-        }
-        // A signed-in web user acts with the daemon's own rights (the journal names the daemon as the peer).
-        let daemon = PeerCredentials(pid: getpid(), uid: geteuid(), gid: getegid())
-        return await handler.reply(to: call.request, peer: daemon).result(as: Reply.self)
+        // A signed-in web user changes with the daemon's own rights; the journal names the user.
+        return await handler.reply(to: call.request, caller: .web(webUser)).result(as: Reply.self)
     }
 
     func followEvents() -> AsyncStream<EventInfo> { handler.events.follow() }
 
     func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
+
+    func previewPath(id: String) -> String { settings.previewPath(id: id).description }
 
     var inbox: String { settings.inbox.description }
 

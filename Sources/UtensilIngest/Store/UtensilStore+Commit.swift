@@ -5,11 +5,12 @@ import UtensilCatalog
 /// "replace"`): its files written into `staging/`, made durable, its row committed, then its
 /// files moved into place (see `UtensilStore+Staging`).
 extension UtensilStore {
-    /// Writes a utensil's original and thumbnail for `record` into `staging/` (not yet
-    /// durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace.
+    /// Writes a utensil's original, thumbnail and preview for `record` into `staging/` (not
+    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace.
     /// Nothing is left behind when this throws.
-    func write(original: [UInt8], thumbnail: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?)
-        throws(SystemError) -> PendingUtensil
+    func write(
+        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?
+    ) throws(SystemError) -> PendingUtensil
     {
         let files = StagedFiles(
             folders: try stateFolders(), utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
@@ -17,6 +18,7 @@ extension UtensilStore {
             try FileOps.writeThroughTemporary(original, in: files.folders.staging, as: files.original, durable: false)
             faults.reached(.originalWritten)
             try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: false)
+            try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: false)
             faults.reached(.thumbnailWritten)
         } catch {
             discard(files)
@@ -57,6 +59,12 @@ extension UtensilStore {
             return batch.map { _ in .failed(TransientFailure(error)) }
         }
 
+        return Self.snapshotGate.passing { commitRows(batch) }
+    }
+
+    /// Commits the rows of a batch whose files are durable in `staging/`, then moves each one's
+    /// files into place; a backup's snapshot falls before or after all of it.
+    private func commitRows(_ batch: [PendingUtensil]) -> [CommitResult] {
         // Commit the new rows in one transaction. If it fails, none of the files is left behind.
         var results = batch.map { CommitResult.committed($0.record) }
         let fresh = batch.indices.filter { batch[$0].replacing == nil }
@@ -88,7 +96,7 @@ extension UtensilStore {
     /// Removes the files of a utensil that will not be committed. One that cannot be removed
     /// is logged; start-up reconciliation removes it.
     func discard(_ files: StagedFiles) {
-        for name in [files.original, files.thumbnail] {
+        for name in [files.original, files.thumbnail, files.preview] {
             do {
                 try files.folders.staging.unlinkIfPresent(name)
             } catch {

@@ -40,3 +40,39 @@ extension UtensilStore {
         return try catalogCall { () throws(CatalogError) in try catalog.setCategory(id: id, to: category) }
     }
 }
+
+/// Categories as a whole: rows alone, one transaction each.
+extension UtensilStore {
+    /// Renames the category `old` to `new` (a folder name the inbox watches, ``CarriedName``);
+    /// into an existing category, merges.
+    public func renameCategory(_ old: String, to new: String) throws(StoreError) -> CatalogCategoryChange {
+        let name: UtensilName
+        do {
+            name = try CarriedName.category(new)
+        } catch {
+            throw .invalidName(error.message)
+        }
+        do {
+            return try catalog.renameCategory(old, to: name, at: Date())
+        } catch CatalogError.notFound {
+            throw Self.noSuchCategory(old)
+        } catch {
+            throw .catalog(error)
+        }
+    }
+
+    /// Deletes the category `name`: its utensils become uncategorised.
+    public func deleteCategory(_ name: String) throws(StoreError) -> CatalogCategoryChange {
+        do {
+            return try catalog.deleteCategory(name, at: Date())
+        } catch CatalogError.notFound {
+            throw Self.noSuchCategory(name)
+        } catch {
+            throw .catalog(error)
+        }
+    }
+
+    private static func noSuchCategory(_ name: String) -> StoreError {
+        .notFound("No category is called \(name); `utensilctl categories` lists them.")
+    }
+}

@@ -7,7 +7,7 @@ import UtensilCore
 public struct ReconcileReport: Sendable, Equatable {
     /// Half-written files of an interrupted ingest, rejection or web upload.
     public var temporariesRemoved = 0
-    /// Originals and thumbnails without a row, and originals a replacement by a photo of
+    /// Originals, thumbnails and previews without a row, and originals a replacement by a photo of
     /// another extension left behind (found only by a look through everything).
     public var orphansRemoved = 0
     /// Operations whose staged files were put into place: committed ingests and photo
@@ -16,14 +16,15 @@ public struct ReconcileReport: Sendable, Equatable {
     /// Operations whose staged files were removed: ingests that were not committed, and
     /// deletes that were.
     public var rolledBack = 0
-    /// Whether `originals/` and `thumbnails/` were looked through against every row (only
+    /// Whether `originals/`, `thumbnails/` and `previews/` were looked through against every row (only
     /// when `staging/` did not exist yet: a state folder of an earlier version, or a new one).
     public var lookedThroughEverything = false
     /// Sidecars whose drop never reached `rejected/` (the drop is still in the inbox).
     public var sidecarsRemoved = 0
     /// Decoder crashes recorded by the fatal-signal handler of the previous run.
     public var decoderCrashesRecorded = 0
-    /// Rows whose original or thumbnail is missing (reported, not deleted: a person decides).
+    /// Rows whose original, thumbnail or preview is missing (reported, not deleted: a person
+    /// decides; `rethumb --missing` makes a thumbnail or preview again).
     public var rowsMissingFiles: [UUID] = []
 
     public init() {}
@@ -38,15 +39,15 @@ public struct ReconcileReport: Sendable, Equatable {
 public struct ConsistencyReport: Sendable, Equatable {
     /// `PRAGMA integrity_check`: `["ok"]` when the database is sound.
     public var integrity: [String]
-    /// Ids of rows whose original or thumbnail is missing, sorted.
+    /// Ids of rows whose original, thumbnail or preview is missing, sorted.
     public var rowsWithoutFiles: [String]
-    /// Paths of files in `originals/` and `thumbnails/` without a row, sorted.
+    /// Paths of files in `originals/`, `thumbnails/` and `previews/` without a row, sorted.
     public var filesWithoutRows: [String]
     /// Paths of files of cut-off web uploads left in the inbox, sorted.
     public var uploadLeftovers: [String] = []
 }
 
-/// What `originals/` and `thumbnails/` hold, measured against the rows: the one scan that
+/// What `originals/`, `thumbnails/` and `previews/` hold, measured against the rows: the one scan that
 /// start-up reconciliation mends and `check` reports.
 struct StateScan {
     struct Entry {
@@ -66,16 +67,19 @@ struct StateScan {
     var foreign: [Entry] = []
     /// Rows with more than one original (a replacement by a photo of another type, interrupted).
     var severalOriginals = Set<UUID>()
-    /// Rows whose original or thumbnail is missing, in id order.
+    /// Rows whose original, thumbnail or preview is missing, in id order.
     var rowsMissingFiles: [UUID] = []
 
-    init(ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder, staging: HeldFolder? = nil) throws(SystemError) {
+    init(
+        ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder, previews: HeldFolder, staging: HeldFolder? = nil
+    ) throws(SystemError) {
         if let staging {
             for name in try staging.list() { staged.append(Entry(folder: staging, name: name)) }
         }
         var filesSeen: [UUID: Int] = [:]
         var originalsSeen = Set<UUID>()
-        for folder in [originals, thumbnails] {
+        let folders = [originals, thumbnails, previews]
+        for folder in folders {
             for name in try folder.list() {
                 if name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
                     temporaries.append(Entry(folder: folder, name: name))
@@ -91,13 +95,13 @@ struct StateScan {
                 }
             }
         }
-        rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < 2 }.sorted { $0.uuidString < $1.uuidString }
+        rowsMissingFiles = ids.filter { filesSeen[$0, default: 0] < folders.count }.sorted { $0.uuidString < $1.uuidString }
     }
 }
 
 extension UtensilStore {
     /// Brings the state folder back to the invariant after any interruption, `kill -9`
-    /// included: every file in `originals/` and `thumbnails/` has its row, every row has its
+    /// included: every file in `originals/`, `thumbnails/` and `previews/` has its row, every row has its
     /// files (unless a person removed them), and nothing half-written remains. Only what was
     /// in flight can have been left, and that is all in `staging/` (see `UtensilStore+Staging`):
     /// so only `staging/` is looked at, not every file and every row — except once, for a
@@ -107,6 +111,7 @@ extension UtensilStore {
         var report = ReconcileReport()
         try FileOps.makeDirectory(settings.originals)
         try FileOps.makeDirectory(settings.thumbnails)
+        try FileOps.makeDirectory(settings.previews)
         try FileOps.makeDirectory(settings.rejected, mode: 0o755)  // shared with the group
 
         try recordInterruptedDecodes(&report)
@@ -133,23 +138,25 @@ extension UtensilStore {
         // A few by name; past that one summary, so that a lost folder does not flood the journal.
         let named = report.rowsMissingFiles.prefix(Self.missingFilesNamedInLog)
         for id in named {
-            logger.error("Utensil \(id.uuidString) is missing its original or thumbnail; `utensilctl check` lists it")
+            logger.error("Utensil \(id.uuidString) is missing its original, thumbnail or preview; `utensilctl check` lists it")
         }
         if report.rowsMissingFiles.count > named.count {
             logger.error(
-                "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original or thumbnail; `utensilctl check` lists them all")
+                "\(report.rowsMissingFiles.count - named.count) more utensils are missing their original, thumbnail or preview; `utensilctl check` lists them all")
         }
         return report
     }
 
-    /// The look through `originals/` and `thumbnails/` against every row, for a state folder
+    /// The look through `originals/`, `thumbnails/` and `previews/` against every row, for a state folder
     /// of a version that wrote files there before their rows: temporaries and files without a
     /// row are removed, rows without files named.
     private func lookThroughEverything(_ report: inout ReconcileReport) throws {
         report.lookedThroughEverything = true
         let originals = try HeldFolder.open(settings.originals)
         let thumbnails = try HeldFolder.open(settings.thumbnails)
-        let scan = try StateScan(ids: try catalog.allIDs(), originals: originals, thumbnails: thumbnails)
+        let previews = try HeldFolder.open(settings.previews)
+        let scan = try StateScan(
+            ids: try catalog.allIDs(), originals: originals, thumbnails: thumbnails, previews: previews)
         for entry in scan.temporaries {
             try entry.folder.unlink(entry.name)
             report.temporariesRemoved += 1
@@ -163,6 +170,7 @@ extension UtensilStore {
         }
         try originals.sync()
         try thumbnails.sync()
+        try previews.sync()
         report.orphansRemoved += try removeReplacedOriginals(of: scan.severalOriginals, in: originals)
         report.rowsMissingFiles = scan.rowsMissingFiles
     }
@@ -178,7 +186,8 @@ extension UtensilStore {
         do throws(SystemError) {
             let folders = try stateFolders()
             scan = try StateScan(
-                ids: ids, originals: folders.originals, thumbnails: folders.thumbnails, staging: folders.staging)
+                ids: ids, originals: folders.originals, thumbnails: folders.thumbnails, previews: folders.previews,
+                staging: folders.staging)
         } catch {
             throw .fileSystem("Cannot look through the state folder: \(error).")
         }

@@ -92,7 +92,10 @@ extension UtensilStore {
     /// Moves the files out into `staging/`, removes the row, then removes the staged files.
     /// - Returns: the row as it was, and the files that could not be removed (logged).
     func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
-        try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        // The gate first, then the utensil's lock: the order every operation takes them in.
+        try Self.snapshotGate.passing { () throws(StoreError) in
+            try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        }
     }
 
     private func deleteForGoodNow(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {

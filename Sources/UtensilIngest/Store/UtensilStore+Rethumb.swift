@@ -1,30 +1,34 @@
 import Foundation
 import UtensilCatalog
 
-/// `rethumb`: thumbnails made again from the originals (see ``ThumbnailRegenerator``).
+/// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
 extension UtensilStore {
-    /// Makes utensil `id`'s thumbnail again at the current thumbnail settings, replacing the
-    /// old one atomically; decoding counts against `memory` like an ingest's.
+    /// Makes utensil `id`'s thumbnail (at the current thumbnail settings) and preview again,
+    /// replacing the old ones atomically; decoding counts against `memory` like an ingest's.
     public func rethumb(id: UUID, memory: MemoryBudget) throws(RethumbError) {
         try ThumbnailRegenerator(store: self, memory: memory).regenerate(id)
     }
 
     /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the
-    /// ones whose thumbnail file is missing: a walk over the whole catalog for `rethumb
+    /// ones whose thumbnail or preview file is missing: a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
     public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
         let ids = try catalogCall { () throws(CatalogError) in try catalog.ids(after: id, limit: limit) }
-        let thumbnails: HeldFolder
+        let thumbnails: HeldFolder, previews: HeldFolder
         do throws(SystemError) {
             thumbnails = try HeldFolder.open(settings.thumbnails)
+            previews = try HeldFolder.open(settings.previews)
         } catch {
-            throw .fileSystem("Cannot look into \(settings.thumbnails): \(error).")
+            throw .fileSystem("Cannot look into \(settings.thumbnails) and \(settings.previews): \(error).")
         }
-        let missing = ids.filter { (try? thumbnails.status(of: Self.thumbnailName(id: $0))) == nil }
+        let missing = ids.filter {
+            (try? thumbnails.status(of: Self.thumbnailName(id: $0))) == nil
+                || (try? previews.status(of: Self.previewName(id: $0))) == nil
+        }
         return (ids, missing)
     }
 
-    /// Every utensil (the trash too) whose thumbnail file is missing, in id order.
+    /// Every utensil (the trash too) whose thumbnail or preview file is missing, in id order.
     public func missingThumbnails() throws(StoreError) -> [UUID] {
         var missing: [UUID] = []
         var after: UUID?

@@ -7,43 +7,46 @@ import UtensilCore
 /// can leave anything behind.
 ///
 /// New files (an ingest, a replaced photo) are written into `staging/`, made durable, the
-/// row is committed, and only then are they renamed into `originals/` and `thumbnails/` —
-/// the thumbnail first, then the original. A delete moves the files out into `staging/`
-/// first — the original first, then the thumbnail — makes that durable, commits the row's
+/// row is committed, and only then are they renamed into `previews/`, `thumbnails/` and
+/// `originals/` — the preview, then the thumbnail, then the original. A delete moves the
+/// files out into `staging/` first — the original first, then the thumbnail and the
+/// preview — makes that durable, commits the row's
 /// removal, and then removes them. So `originals/` and `thumbnails/` only ever hold files of
 /// committed rows, and at start-up only `staging/` needs looking at (not every file and
 /// every row): an operation whose staged original is its row's photo (same extension, same
 /// SHA-256) was committed, or is a delete that was not, and its files go (back) into place;
-/// anything else staged was not committed, or was deleted, and goes. A staged thumbnail
-/// without its original is always one of these: the original moves last into place and
-/// first out of it.
+/// anything else staged was not committed, or was deleted, and goes. A staged thumbnail or
+/// preview without its original is always one of these: the original moves last into place
+/// and first out of it.
 ///
-/// Names: `<utensil id>.<operation id>.original.<ext>` and
-/// `<utensil id>.<operation id>.thumbnail.jpeg` (an operation id keeps a delete and a
-/// replacement of the same utensil apart).
+/// Names: `<utensil id>.<operation id>.original.<ext>`,
+/// `<utensil id>.<operation id>.thumbnail.jpeg` and `<utensil id>.<operation id>.preview.jpeg`
+/// (an operation id keeps a delete and a replacement of the same utensil apart).
 extension UtensilStore {
-    /// `originals/`, `thumbnails/` and `staging/`, held open for one operation.
+    /// `originals/`, `thumbnails/`, `previews/` and `staging/`, held open for one operation.
     struct StateFolders: Sendable {
         let originals: HeldFolder
         let thumbnails: HeldFolder
+        let previews: HeldFolder
         let staging: HeldFolder
     }
 
     func stateFolders() throws(SystemError) -> StateFolders {
         StateFolders(
             originals: try HeldFolder.open(settings.originals), thumbnails: try HeldFolder.open(settings.thumbnails),
-            staging: try HeldFolder.open(settings.staging))
+            previews: try HeldFolder.open(settings.previews), staging: try HeldFolder.open(settings.staging))
     }
 
     static let stagedOriginal = "original"
     static let stagedThumbnail = "thumbnail"
+    static let stagedPreview = "preview"
 
     /// `<utensil>.<operation>.original.<ext>` or `<utensil>.<operation>.thumbnail.jpeg` → its parts.
     static func parseStagedName(_ name: [UInt8]) -> (utensil: UUID, operation: UUID, role: String, fileExtension: String)? {
         let parts = name.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
             .map { $0.lossyString }
         guard parts.count == 4, let utensil = UUID(uuidString: parts[0]), let operation = UUID(uuidString: parts[1]),
-              [stagedOriginal, stagedThumbnail].contains(parts[2]), !parts[3].isEmpty
+              [stagedOriginal, stagedThumbnail, stagedPreview].contains(parts[2]), !parts[3].isEmpty
         else { return nil }
         return (utensil, operation, parts[2], parts[3])
     }
@@ -61,10 +64,16 @@ extension UtensilStore {
     /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
     private static let changing = (0..<64).map { _ in NSLock() }
 
-    /// Moves staged files into place: the thumbnail (if staged), then the original, after
+    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``); shared, like
+    /// the locks above, by every store of the process.
+    static let snapshotGate = SnapshotGate()
+
+    /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
     func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String]) throws(SystemError) {
+        try files.folders.staging.renameIfPresent(
+            files.preview, to: files.folders.previews, as: Self.previewName(id: files.utensil))
         try files.folders.staging.renameIfPresent(
             files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: files.utensil))
         faults.reached(.thumbnailMoved)
@@ -77,20 +86,23 @@ extension UtensilStore {
         faults.reached(.originalMoved)
     }
 
-    /// Puts a new thumbnail of utensil `id` in place of its old one (`rethumb`): written and
-    /// made durable in `staging/`, then — while no delete of it runs, and only if its row is
-    /// still there — renamed over the old one, and `thumbnails/` made durable. A crash leaves
-    /// the old thumbnail or the new one; a staged thumbnail without its original is removed
-    /// at start.
-    func replaceThumbnail(of id: UUID, with jpeg: [UInt8]) throws(SystemError) {
+    /// Puts a new thumbnail and preview of utensil `id` in place of its old ones (`rethumb`):
+    /// written and made durable in `staging/`, then — while no delete of it runs, and only if
+    /// its row is still there — renamed over the old ones, and `previews/` and `thumbnails/`
+    /// made durable. A crash leaves the old files or the new ones (each file whole); staged
+    /// files without their original are removed at start.
+    func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8]) throws(SystemError) {
         let files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
         do throws(SystemError) {
-            try FileOps.writeThroughTemporary(jpeg, in: files.folders.staging, as: files.thumbnail, durable: true)
+            try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: true)
+            try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: true)
             try files.folders.staging.sync()
             faults.reached(.rethumbStaged)
             try Self.whileChanging(id) { () throws(SystemError) in
                 guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
+                try files.folders.staging.rename(files.preview, to: files.folders.previews, as: Self.previewName(id: id))
                 try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
+                try files.folders.previews.sync()
                 try files.folders.thumbnails.sync()
                 faults.reached(.rethumbMoved)
             }
@@ -101,8 +113,8 @@ extension UtensilStore {
         discard(files)  // Nothing left when it was moved; the new thumbnail when the utensil went.
     }
 
-    /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail;
-    /// one already missing is passed over) and makes that durable. What was moved goes back
+    /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail and
+    /// the preview; one already missing is passed over) and makes that durable. What was moved goes back
     /// if the rest cannot be done.
     func stageOut(_ record: UtensilRecord, in folders: StateFolders) throws(SystemError) -> StagedFiles {
         let files = StagedFiles(folders: folders, utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
@@ -110,12 +122,14 @@ extension UtensilStore {
             for (folder, name, staged) in [
                 (folders.originals, Self.originalName(id: record.id, fileExtension: record.fileExtension), files.original),
                 (folders.thumbnails, Self.thumbnailName(id: record.id), files.thumbnail),
+                (folders.previews, Self.previewName(id: record.id), files.preview),
             ] {
                 try folder.renameIfPresent(name, to: folders.staging, as: staged)
             }
             try folders.staging.sync()
             try folders.originals.sync()
             try folders.thumbnails.sync()
+            try folders.previews.sync()
         } catch {
             putBack(files, of: record)
             throw error
@@ -127,6 +141,7 @@ extension UtensilStore {
     /// Puts files staged out by ``stageOut(_:in:)`` back, when the delete did not happen.
     func putBack(_ files: StagedFiles, of record: UtensilRecord) {
         for (staged, folder, name) in [
+            (files.preview, files.folders.previews, Self.previewName(id: record.id)),
             (files.thumbnail, files.folders.thumbnails, Self.thumbnailName(id: record.id)),
             (files.original, files.folders.originals, Self.originalName(id: record.id, fileExtension: record.fileExtension)),
         ] {
@@ -143,7 +158,7 @@ extension UtensilStore {
     /// Removes staged files (one already gone is fine); returns those that cannot be removed.
     func removeStaged(_ files: StagedFiles) -> [SystemError] {
         var problems: [SystemError] = []
-        for name in [files.original, files.thumbnail] {
+        for name in [files.original, files.thumbnail, files.preview] {
             do {
                 try files.folders.staging.unlinkIfPresent(name)
             } catch {
@@ -159,14 +174,14 @@ extension UtensilStore {
     /// - Returns: how many operations were rolled forward (their files put into place) and
     ///   how many rolled back (their files removed).
     func reconcileStaging(_ folders: StateFolders) throws -> (forward: Int, back: Int) {
-        var operations: [UUID: (utensil: UUID, original: String?, thumbnail: Bool)] = [:]
+        var operations: [UUID: (utensil: UUID, original: String?, renditions: Bool)] = [:]
         for name in try folders.staging.list() {
             guard let (utensil, operation, role, fileExtension) = Self.parseStagedName(name) else {
                 removeStray(name, in: folders.staging)
                 continue
             }
             var entry = operations[operation] ?? (utensil, nil, false)
-            if role == Self.stagedOriginal { entry.original = fileExtension } else { entry.thumbnail = true }
+            if role == Self.stagedOriginal { entry.original = fileExtension } else { entry.renditions = true }
             operations[operation] = entry
         }
         var counts = (forward: 0, back: 0)
@@ -197,7 +212,7 @@ extension UtensilStore {
                     metadata: .journal([.utensilID: .string(record.id.uuidString)]))
                 counts.forward += 1
             } else {
-                for name in [files.original, files.thumbnail] {
+                for name in [files.original, files.thumbnail, files.preview] {
                     do {
                         try folders.staging.unlinkIfPresent(name)
                     } catch {
@@ -210,6 +225,7 @@ extension UtensilStore {
         try folders.staging.sync()
         try folders.originals.sync()
         try folders.thumbnails.sync()
+        try folders.previews.sync()
         return counts
     }
 
@@ -240,9 +256,14 @@ struct StagedFiles: Sendable {
         Array("\(utensil.uuidString).\(operation.uuidString).\(UtensilStore.stagedThumbnail).jpeg".utf8)
     }
 
-    /// Makes both files durable (`staging/` itself is synced by the caller).
+    var preview: [UInt8] {
+        Array("\(utensil.uuidString).\(operation.uuidString).\(UtensilStore.stagedPreview).jpeg".utf8)
+    }
+
+    /// Makes the three files durable (`staging/` itself is synced by the caller).
     func sync() throws(SystemError) {
         try FileOps.fsyncFile(original, in: folders.staging)
         try FileOps.fsyncFile(thumbnail, in: folders.staging)
+        try FileOps.fsyncFile(preview, in: folders.staging)
     }
 }

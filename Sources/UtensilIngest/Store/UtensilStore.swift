@@ -4,7 +4,7 @@ import UtensilCatalog
 import UtensilCore
 
 /// The one owner of utensild's state: the state folder's layout (`originals/`,
-/// `thumbnails/`), the catalog, and `rejected/` as far as a retry takes files out of it.
+/// `thumbnails/`, `previews/`), the catalog, and `rejected/` as far as a retry takes files out of it.
 ///
 /// Every operation that changes rows and files together lives here once, in its own file:
 /// the commit of an ingest and a photo replacement (`UtensilStore+Commit`), trash, restore,
@@ -56,6 +56,11 @@ public struct UtensilStore: Sendable {
         Array("\(id.uuidString).jpeg".utf8)
     }
 
+    /// `<UUID>.jpeg`, the name of a utensil's preview in `previews/`.
+    static func previewName(id: UUID) -> [UInt8] {
+        Array("\(id.uuidString).jpeg".utf8)
+    }
+
     /// `<UUID>.<ext>` → the UUID.
     static func utensilID(fromFileName name: [UInt8]) -> UUID? {
         guard let dot = name.firstIndex(of: UInt8(ascii: ".")) else { return nil }
@@ -82,15 +87,16 @@ public struct UtensilStore: Sendable {
         try catalogCall { () throws(CatalogError) in try catalog.count() }
     }
 
-    /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:sort:limit:after:)``.
+    /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:favoriteOf:sort:limit:after:)``.
     /// `search` is as a person typed it.
     public func list(
-        search: String?, category: String?, addedBy: String?, sort: ListSort, limit: Int, after: String?
+        search: String?, category: String?, addedBy: String?, favoriteOf: String? = nil, sort: ListSort, limit: Int,
+        after: String?
     ) throws(StoreError) -> CatalogPage {
         try catalogCall { () throws(CatalogError) in
             try catalog.list(
-                search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy, sort: sort,
-                limit: limit, after: after)
+                search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy,
+                favoriteOf: favoriteOf, sort: sort, limit: limit, after: after)
         }
     }
 
@@ -112,6 +118,11 @@ public struct UtensilStore: Sendable {
     /// Where a utensil's thumbnail is.
     public func thumbnailPath(of record: UtensilRecord) -> RawPath {
         settings.thumbnailPath(id: record.id.uuidString)
+    }
+
+    /// Where a utensil's preview is.
+    public func previewPath(of record: UtensilRecord) -> RawPath {
+        settings.previewPath(id: record.id.uuidString)
     }
 
     func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(StoreError) -> T {

@@ -33,6 +33,17 @@ struct ControlClient {
         }
     }
 
+    /// Asks for a backup; calls `progress` for each progress line and returns the summary.
+    func backup(_ destination: BackupDestination, progress: (BackupProgressInfo) -> Void) throws(ClientError) -> BackupInfo {
+        try connection.send(ControlCall.backup(destination).request)
+        while true {
+            switch try next(LineFraming.decodeBackupLine, endOfStream: "before the backup finished; its journal says why") {
+            case .progress(let line): progress(line)
+            case .finished(let summary): return summary
+            }
+        }
+    }
+
     /// The next reply line, read by `decode`; an error reply becomes `ClientError.failed`.
     private func next<Payload>(
         _ decode: ([UInt8]) throws -> Result<Payload, ControlError>, endOfStream: String = "without a reply"

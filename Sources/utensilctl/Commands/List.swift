@@ -7,7 +7,7 @@ struct List: ParsableCommand {
         abstract: "List utensils, newest first.",
         discussion: """
             --search matches names case- and accent-insensitively ("loffel" finds "Löffel"). \
-            --category and --added-by narrow the list further; all filters combine with every \
+            --category, --added-by and --favorites narrow the list further; all filters combine with every \
             --sort. --sort name orders as a person expects: case and accents do not decide \
             ("éclair" sits with "Eclair"), ties fall back to the exact name. When there are more \
             utensils than --limit, the last line tells how to get the next page.
@@ -16,6 +16,7 @@ struct List: ParsableCommand {
               utensilctl list
               utensilctl list --search spoon --sort name
               utensilctl list --category Knives --added-by alice
+              utensilctl list --favorites
               utensilctl list --limit 50 --json | jq -r '.next'
             """)
 
@@ -27,6 +28,9 @@ struct List: ParsableCommand {
 
     @Option(name: .customLong("added-by"), parsing: .unconditional, help: ArgumentHelp("Only utensils this user added (a user name or numeric uid).", valueName: "user"))
     var addedBy: String?
+
+    @Flag(help: "Only your favorites (see `utensilctl favorite`).")
+    var favorites = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The order: name, created (oldest first) or -created (newest first).", valueName: "order"))
     var sort: ListSort?
@@ -48,7 +52,9 @@ struct List: ParsableCommand {
         try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
             let client = try invocation.connect()
             let page = try client.send(
-                .list(search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy))
+                .list(
+                    search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy,
+                    favorites: favorites))
             if invocation.json { return try JSONOutput.print(page) }
             if page.utensils.isEmpty {
                 invocation.print(try emptyMessage(client))
@@ -58,8 +64,8 @@ struct List: ParsableCommand {
             if let next = page.next {
                 invocation.print([
                     "", UtensilListView.nextPageHint(
-                        cursor: next, search: search, category: category, addedBy: addedBy, sort: sort?.rawValue,
-                        limit: limit),
+                        cursor: next, search: search, category: category, addedBy: addedBy, favorites: favorites,
+                        sort: sort?.rawValue, limit: limit),
                 ])
             }
         }
@@ -68,6 +74,7 @@ struct List: ParsableCommand {
     /// An empty catalog tells how to add the first utensil; an empty search or page says so.
     private func emptyMessage(_ client: ControlClient) throws(ClientError) -> [String] {
         if search != nil || category != nil || addedBy != nil { return ["No utensil matches."] }
+        if favorites { return ["You have no favorites yet; mark one with `utensilctl favorite ID`."] }
         if after != nil { return ["No more utensils."] }
         let inbox = try? client.send(.status).inbox
         return UtensilListView.emptyCatalog(inbox: inbox)

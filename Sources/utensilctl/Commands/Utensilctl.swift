@@ -23,7 +23,7 @@ struct Utensilctl: ParsableCommand {
         subcommands: [
             Status.self, List.self, Show.self, Delete.self, Rename.self, Rejected.self, Retry.self,
             Check.self, Events.self, Categories.self, SetCategory.self,
-            Trash.self, Restore.self, Rethumb.self, WebUser.self,
+            Trash.self, Restore.self, Rethumb.self, Backup.self, WebUser.self, Favorite.self, Unfavorite.self, CategoryCommand.self,
         ])
 
     @OptionGroup var globals: GlobalOptions

@@ -17,6 +17,8 @@ enum EventLine {
             return "\(time)  \(style.red("rejected"))  \(file)  \(reason)\(message)"
         case .rethumb:
             return "\(time)  \(style.bold("rethumb"))  " + (event.rethumb.map(RethumbLine.render) ?? "?")
+        case .category:
+            return "\(time)  \(style.bold("category"))  " + (event.categoryChange.map(CategoryChangeLine.render) ?? "?")
         }
     }
 }

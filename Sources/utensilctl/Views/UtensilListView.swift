@@ -32,12 +32,14 @@ enum UtensilListView {
 
     /// The command line that fetches the page after this one.
     static func nextPageHint(
-        cursor: String, search: String?, category: String? = nil, addedBy: String? = nil, sort: String?, limit: Int?
+        cursor: String, search: String?, category: String? = nil, addedBy: String? = nil, favorites: Bool = false,
+        sort: String?, limit: Int?
     ) -> String {
         var words = ["utensilctl", "list"]
         if let search { words += ["--search", ShellQuoting.quoted(search)] }
         if let category { words += ["--category", ShellQuoting.quoted(category)] }
         if let addedBy { words += ["--added-by", ShellQuoting.quoted(addedBy)] }
+        if favorites { words.append("--favorites") }
         if let sort { words += ["--sort", sort] }
         if let limit { words += ["--limit", "\(limit)"] }
         words += ["--after", ShellQuoting.quoted(cursor)]

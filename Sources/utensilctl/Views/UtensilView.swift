@@ -8,6 +8,7 @@ enum UtensilView {
         list.add("id", utensil.id)
         list.add("category", utensil.category ?? "none")
         list.add("added by", utensil.addedBy ?? "unknown")
+        if let favorite = utensil.favorite { list.add("favorite", favorite ? "yes (yours)" : "no") }
         list.add("extension", utensil.fileExtension)
         list.add("pixels", "\(utensil.width) × \(utensil.height)")
         list.add("size", "\(Formats.bytes(utensil.bytes)) (\(utensil.bytes) bytes)")
@@ -17,6 +18,7 @@ enum UtensilView {
         if let purgeAt = utensil.purgeAt { list.add("purged", Formats.dateTime(purgeAt, in: timeZone)) }
         list.add("original", utensil.original)
         list.add("thumbnail", utensil.thumbnail)
+        if let preview = utensil.previewFile { list.add("preview", preview) }
         return [style.bold(TerminalText.escaped(utensil.name))] + list.render(style: style, indent: "  ")
     }
 

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import UtensilControlProtocol
+import UtensilControlServer
+import UtensilIngest
+
+/// `backup`'s answer: the store's backup run on the blocking pool, reported as it goes —
+/// a `backupProgress` line when the catalog is written and at each whole percent of the
+/// files, then the `backup` summary (or the error). A client that leaves cancels it, and
+/// the backup removes what it had written.
+struct BackupStream: Sendable {
+    let store: UtensilStore
+    let pool: BlockingPool
+    let audit: ControlAudit
+
+    func lines(for destination: BackupDestination, peer: PeerCredentials) -> AsyncStream<String> {
+        let request = BackupRequest(
+            destination: destination.path,
+            parentIdentity: destination.parentDevice.flatMap { device in
+                destination.parentInode.map { FileIdentity(device: device, inode: $0) }
+            },
+            utensildVersion: UtensildVersion.current)
+        let (store, pool, audit) = (store, pool, audit)
+        return AsyncStream { continuation in
+            let cancelled = CancelFlag()
+            continuation.onTermination = { _ in cancelled.set() }
+            Task {
+                let result = await pool.run { () -> Result<BackupSummary, BackupError> in
+                    var lastPercent = -1
+                    return Result { () throws(BackupError) in
+                        try store.backup(request, progress: { progress in
+                            switch progress {
+                            case .catalogWritten(let utensils):
+                                continuation.yield(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
+                            case .files(let done, let total):
+                                let percent = done * 100 / max(total, 1)
+                                guard percent != lastPercent else { return }
+                                lastPercent = percent
+                                continuation.yield(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
+                            }
+                        }, isCancelled: { cancelled.isSet })
+                    }
+                }
+                switch result {
+                case .success(let summary):
+                    audit.filesChanged(
+                        "Backed up \(summary.manifest.counts.utensils) utensils and \(summary.manifest.counts.trash) in the trash into \(summary.destination) (\(summary.linked) files linked, \(summary.copied) copied)",
+                        for: .peer(peer))
+                    continuation.yield(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
+                case .failure(.cancelled):
+                    audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: .peer(peer), level: .warning)
+                case .failure(let error):
+                    audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: .peer(peer), level: .warning)
+                    continuation.yield(LineFraming.line(.failure(Self.controlError(error))))
+                }
+                continuation.finish()
+            }
+        }
+    }
+
+    static func controlError(_ error: BackupError) -> ControlError {
+        switch error {
+        case .invalidDestination, .destinationExists, .parentMissing, .parentNotShared, .insideState:
+            ControlError(.badRequest, error.description)
+        case .readOnlyForDaemon, .noPermission: ControlError(.permissionDenied, error.description)
+        case .catalog: ControlError(.busy, error.description)
+        case .originalMissing, .originalDamaged, .keptChanging, .fileSystem, .cancelled: ControlError(.internal, error.description)
+        }
+    }
+}
+
+/// Set once, read from any thread.
+private final class CancelFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
+extension BackupInfo {
+    init(_ summary: BackupSummary) {
+        let counts = summary.manifest.counts
+        self.init(
+            destination: summary.destination, createdAt: summary.createdAt, utensils: counts.utensils, trash: counts.trash,
+            categories: counts.categories, files: counts.files, bytes: counts.bytes, linked: summary.linked,
+            copied: summary.copied, missing: summary.manifest.missing.count)
+    }
+}

@@ -1,0 +1,57 @@
+/// Why `utensild restore` installed nothing; each says in one sentence what is wrong and what
+/// to do. The first bad file is named.
+public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The backup folder named does not exist.
+    case noSuchFolder(String)
+    /// No `backup.json`: not a backup folder, or a backup that never finished.
+    case notABackup(String)
+    /// `backup.json` cannot be read as a manifest, or says something that cannot be.
+    case badManifest(path: String, problem: String)
+    /// A file listed in `backup.json` is not in the backup.
+    case missingFile(String)
+    /// A file's bytes differ from its checksum in `backup.json`.
+    case damagedFile(String)
+    /// The backup's catalog is not a sound utensild catalog.
+    case badCatalog(path: String, problem: String)
+    /// The catalog and `backup.json` disagree.
+    case inconsistent(path: String, problem: String)
+    /// The state folder or the catalog already holds utensils.
+    case notEmpty(String)
+    case fileSystem(SystemError)
+
+    public var description: String {
+        switch self {
+        case .noSuchFolder(let path):
+            "There is no folder \(path); give the folder `utensilctl backup` made."
+        case .notABackup(let path):
+            "\(path) has no backup.json, so it is not a finished backup; give the folder `utensilctl backup` made."
+        case .badManifest(let path, let problem):
+            "\(path) is damaged (\(problem)); restore from another backup."
+        case .missingFile(let path):
+            "\(path) is missing from the backup; restore from another backup."
+        case .damagedFile(let path):
+            "\(path) is damaged: its bytes differ from its checksum in backup.json; restore from another backup."
+        case .badCatalog(let path, let problem):
+            "\(path) cannot be restored: \(problem)."
+        case .inconsistent(let path, let problem):
+            "\(path) does not match the backup's catalog (\(problem)); restore from another backup."
+        case .notEmpty(let what):
+            "\(what); a backup is restored only into an empty catalog and state folder, so restore into a new state_dir or empty this one first."
+        case .fileSystem(let error):
+            "The backup could not be restored (\(error)); nothing was installed."
+        }
+    }
+}
+
+/// What a restore installed.
+public struct RestoreSummary: Sendable, Equatable {
+    public var utensils: Int
+    public var trash: Int
+    public var categories: Int
+    public var files: Int
+    public var bytes: Int64
+    /// Files the utensils have none of in the backup (thumbnails to make again with `utensilctl rethumb --missing`).
+    public var missing: Int
+    /// Whether the backup's catalog was migrated to this utensild's schema.
+    public var migrated: Bool
+}
