@@ -5,7 +5,7 @@ import Synchronization
 /// The daemon's metrics, in a Prometheus registry of its own (no global `MetricsSystem`):
 /// counters and histograms recorded as things happen, gauges read from the daemon when
 /// `GET /metrics` is scraped (``exposition(_:)``). Every series carries the label
-/// `host` (`host_name`). Names and meanings: README "Metrics".
+/// `host` (`host_name`). Names and meanings: docs/OPERATIONS.md "Metrics".
 public final class DaemonMetrics: Sendable {
     /// This host's name, the `host` label of every series.
     public let host: String

@@ -110,6 +110,27 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0)
     }
 
+    @Test func beyondFourRunningAndSixtyFourWaitingAHookIsDroppedAndShutdownStopsTheRest() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let hang = try Self.script(world, "hang.sh", "sleep 86398")
+        let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hang])
+        defer { daemon.kill() }
+        let count = 80
+        let specs = (0..<count).map { TestImages.png(world.root.appendingPathComponent("t\($0).png").path, width: 16, height: 16, seed: $0 + 1) }
+        for (index, photo) in try TestImages.make(specs).enumerated() { try world.drop("Tiny \(index).png", photo) }
+        try daemon.waitForUtensils(count)
+        let dropped = "MESSAGE_ID=e41d7a9c2b6f4c08a5d3f7b1c9e2a604"
+        try daemon.waitUntil("the hooks beyond the queue to be dropped") {
+            Self.lines(daemon.log, containing: dropped).count >= count - 4 - 64
+        }
+        #expect(Self.processes(named: "sleep", argument: "86398").count == 4)
+        // A stop does not wait for hooks: the running ones are stopped, the waiting ones never start.
+        #expect(try daemon.terminate(seconds: 20) == 0)
+        #expect(Self.lines(daemon.log, containing: "was stopped because utensild is stopping").count == 4)
+        #expect(Self.processes(named: "sleep", argument: "86398").isEmpty)
+    }
+
     @Test func aHookThatPrintsMegabytesIsCutAndTheDaemonStaysSmall() throws {
         let world = try TestWorld()
         defer { world.remove() }

@@ -37,7 +37,17 @@ import UtensilTestSupport
         let web = WebClient(port: port)
         _ = try web.get("/api/v1/status")
         _ = try web.get("/no/such/page")
-        let reply = try web.get("/metrics")
+        // The counters are bumped just after the files move and the rows commit: poll for them.
+        var reply = try web.get("/metrics")
+        try daemon.waitUntil("the metrics to count every drop") {
+            guard let scraped = try? web.get("/metrics") else { return false }
+            reply = scraped
+            let series = Self.series(scraped.text)
+            return series[#"utensild_drops_ingested_total{host="kitchen-1"}"#] == 3
+                && series[#"utensild_drops_rejected_total{host="kitchen-1",reason="corrupt-image"}"#] == 1
+                && series[#"utensild_ingests_in_flight{host="kitchen-1"}"#] == 0
+                && series[#"utensild_queue_depth{host="kitchen-1"}"#] == 0
+        }
         #expect(reply.status == 200)
         #expect(reply.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
         let text = reply.text
@@ -104,7 +114,7 @@ import UtensilTestSupport
         try Poll.until(seconds: 60, "Prometheus to scrape utensild and answer for the ingest counter", every: 200_000) {
             guard let reply = try? api.get(query), reply.status == 200 else { return false }
             answer = reply.text
-            return answer.contains(#""utensild_drops_ingested_total""#)
+            return answer.contains(#""utensild_drops_ingested_total""#) && answer.contains(#""3"]"#)
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
         #expect(object["status"] as? String == "success")

@@ -28,7 +28,7 @@ struct HookEvent: Sendable {
         (try? Array(LineFraming.encode(event))) ?? Array("{}\n".utf8)
     }
 
-    /// The `UTENSIL_*` variables of this event (README "Ingest hooks"), each `NAME=value`;
+    /// The `UTENSIL_*` variables of this event (docs/OPERATIONS.md "Ingest hooks"), each `NAME=value`;
     /// a value holding a NUL byte (which no environment can carry) is left out.
     func variables(socket: String, host: String, rejectedFolder: String) -> [String] {
         var pairs: [(String, String?)] = [

@@ -2,8 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 import UtensilConfig
-import UtensilCore
-import UtensilIngest
 import UtensilMetrics
 
 /// Runs the ingest hooks (`on_ingest`, `on_reject`) for the events the daemon publishes,
@@ -42,22 +40,14 @@ actor HookRunner {
     /// Between SIGTERM and SIGKILL.
     static let grace = Duration.milliseconds(Int64(Limits.hookStopGraceSeconds * 1000))
 
-    private struct Job: Sendable {
-        let event: HookEvent
-        let kind: HookKind
-        let program: String
-        let timeout: Duration
-    }
-
     private nonisolated let settings: Mutex<Settings>
-    private nonisolated let jobs: AsyncStream<Job>
-    private nonisolated let queue: AsyncStream<Job>.Continuation
-    private nonisolated let logger: Logger
+    private nonisolated let jobs: AsyncStream<HookJob>
+    private nonisolated let queue: AsyncStream<HookJob>.Continuation
+    private nonisolated let log: HookLog
     private nonisolated let inherited: [String]
     private nonisolated let socket: String
     private nonisolated let host: String
     private nonisolated let rejectedFolder: String
-    private nonisolated let metrics: DaemonMetrics?
     /// Hooks started and not yet ended (owned here: started and awaited by ``run()``).
     private var running = 0
 
@@ -66,10 +56,9 @@ actor HookRunner {
         logger: Logger, metrics: DaemonMetrics? = nil
     ) {
         self.rejectedFolder = rejectedFolder
-        self.metrics = metrics
+        log = HookLog(logger: logger, metrics: metrics)
         self.settings = Mutex(settings)
-        (jobs, queue) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(Self.waitingLimit))
-        self.logger = logger
+        (jobs, queue) = AsyncStream.makeStream(of: HookJob.self, bufferingPolicy: .bufferingOldest(Self.waitingLimit))
         self.socket = socket
         self.host = host
         inherited = HookEvent.inherited(from: environment)
@@ -83,21 +72,22 @@ actor HookRunner {
         guard let kind = event.kind else { return }
         let (program, timeout) = settings.withLock { ($0.program(for: kind), $0.timeout) }
         guard let program else { return }
-        if case .dropped = queue.yield(Job(event: event, kind: kind, program: program, timeout: timeout)) {
-            metrics?.recordHook(kind.rawValue, end: "dropped")
-            logger.warning(
-                "Ingest hook \(kind.rawValue) not run for \(event.event.inboxFile): \(Self.runningLimit) hooks are running and \(Self.waitingLimit) waiting",
-                metadata: fields(of: Job(event: event, kind: kind, program: program, timeout: timeout),
-                                 messageID: .hookDropped))
-        }
+        let job = HookJob(event: event, kind: kind, program: program, timeout: timeout)
+        if case .dropped = queue.yield(job) { log.dropped(job) }
     }
 
     /// Starts the queued hooks, at most ``runningLimit`` at once, until cancelled; then stops
     /// those running and returns once they have ended.
     func run() async {
         await withTaskGroup(of: Void.self) { group in
-            for await job in jobs {
-                if running >= Self.runningLimit, await group.next() != nil { running -= 1 }
+            var waiting = jobs.makeAsyncIterator()
+            while !Task.isCancelled {
+                // A place first, then the next job: what waits stays in the bounded queue.
+                if running >= Self.runningLimit {
+                    if await group.next() != nil { running -= 1 }
+                    continue
+                }
+                guard !Task.isCancelled, let job = await waiting.next() else { break }
                 running += 1
                 group.addTask { await self.execute(job) }
             }
@@ -106,7 +96,7 @@ actor HookRunner {
         }
     }
 
-    private nonisolated func execute(_ job: Job) async {
+    private nonisolated func execute(_ job: HookJob) async {
         let launch = HookLaunch(
             program: job.program, input: job.event.input(),
             environment: inherited + job.event.variables(socket: socket, host: host, rejectedFolder: rejectedFolder),
@@ -117,7 +107,7 @@ actor HookRunner {
         } onCancel: {
             stop.request()
         }
-        log(job, result)
+        log.finished(job, result)
     }
 
     /// Runs `body` on a new thread: a hook's supervision blocks, and must take nothing from
@@ -127,82 +117,6 @@ actor HookRunner {
             let thread = Thread { continuation.resume(returning: body()) }
             thread.name = "utensild-hook"
             thread.start()
-        }
-    }
-
-    private nonisolated func log(_ job: Job, _ run: HookRun) {
-        metrics?.recordHook(job.kind.rawValue, end: Self.endText(run.end))
-        let name = "Ingest hook \(job.kind.rawValue) (\(job.program)) for \(job.event.event.inboxFile)"
-        let elapsed = "after \(Self.milliseconds(run.duration)) ms"
-        let failure: String
-        switch run.end {
-        case .exited(0):
-            let metadata = fields(of: job, run: run, messageID: nil)
-            if run.outputBytes > 0 {
-                logger.info("\(name) succeeded \(elapsed)", metadata: metadata)
-            } else {
-                logger.debug("\(name) succeeded \(elapsed)", metadata: metadata)
-            }
-            return
-        case .exited(let status):
-            failure = "exited with status \(status) \(elapsed)"
-        case .signaled(let signal):
-            failure = "was killed by signal \(signal) (\(Self.signalName(signal))) \(elapsed)"
-        case .timedOut(let signal):
-            failure = "ran longer than hook_timeout_seconds and was stopped with \(Self.signalName(signal)) \(elapsed); make it quicker or raise hook_timeout_seconds"
-        case .stoppedAtShutdown:
-            failure = "was stopped because utensild is stopping \(elapsed)"
-        case .couldNotStart(let code):
-            failure = "could not be started: \(String(cString: strerror(code))); check that \(job.kind.rawValue) names an executable program (a script needs a #! line) that the daemon's user may run"
-        }
-        let cut = run.outputBytes > run.output.count ? " (output cut to its first \(run.output.count) of \(run.outputBytes) bytes)" : ""
-        logger.warning("\(name) \(failure)\(cut)", metadata: fields(of: job, run: run, messageID: .hookFailed))
-    }
-
-    private nonisolated func fields(of job: Job, run: HookRun? = nil, messageID: MessageID?) -> Logger.Metadata {
-        var metadata: Logger.Metadata = .journal([
-            .hook: .string(job.kind.rawValue), .hookProgram: .string(job.program),
-            .inboxFile: .string(job.event.event.inboxFile),
-        ])
-        if let messageID { metadata[.messageID] = .id(messageID) }
-        if let utensil = job.event.event.utensil { metadata[.utensilID] = .string(utensil.id) }
-        if let reason = job.event.event.reason { metadata[.rejectReason] = .string(reason) }
-        if let run {
-            metadata[.hookEnd] = .string(Self.endText(run.end))
-            metadata[.durationMilliseconds] = .string(String(Self.milliseconds(run.duration)))
-            if run.outputBytes > 0 {
-                metadata[.hookOutput] = .string(String(decoding: run.output, as: UTF8.self))
-                metadata[.hookOutputBytes] = .string(String(run.outputBytes))
-            }
-        }
-        return metadata
-    }
-
-    /// `exit 1`, `signal 9`, `timeout`, `shutdown`, `not started`: the `HOOK_END` field.
-    static func endText(_ end: HookEnd) -> String {
-        switch end {
-        case .exited(let status): "exit \(status)"
-        case .signaled(let signal): "signal \(signal)"
-        case .timedOut: "timeout"
-        case .stoppedAtShutdown: "shutdown"
-        case .couldNotStart: "not started"
-        }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
-    private static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGTERM: "SIGTERM"
-        case SIGKILL: "SIGKILL"
-        case SIGSEGV: "SIGSEGV"
-        case SIGABRT: "SIGABRT"
-        case SIGINT: "SIGINT"
-        case SIGPIPE: "SIGPIPE"
-        default: "signal \(signal)"
         }
     }
 }
