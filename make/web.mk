@@ -1,16 +1,19 @@
 # The web gallery in a real browser (issue 14): Debian's chromium, headless, through
 # chromium-driver, driven by Selenium from PyPI in a virtual environment this file makes,
 # against the real utensild (debug build) with real photographs. `make test` runs it.
-# The screenshot it saves is .build/web-gallery.png (docs/gallery.png is one of them); the
-# layout checks (issue 24) save docs/gallery-phone.png, docs/gallery-desktop.png and
-# docs/utensil-phone.png. heif-enc (libheif-examples) makes the HEIC photo it drops.
+# The screenshots it saves go to .build/web-screenshots/ (web-gallery.png, gallery-phone.png,
+# gallery-desktop.png, utensil-phone.png); `make web-screenshots` runs it with docs/ as the
+# folder, to refresh the README's pictures. heif-enc (libheif-examples) makes the HEIC photo
+# it drops.
 # (systemd brings systemd-socket-activate, for the Swift test of the activated listener.)
 
 WEB_PACKAGES := chromium chromium-driver python3-venv systemd libheif-examples
 WEB_VENV     := $(CURDIR)/.build-web-venv
 SELENIUM     := selenium==4.51.0
 
-.PHONY: web-test
+WEB_SHOTS    ?= $(CURDIR)/.build/web-screenshots
+
+.PHONY: web-test web-screenshots
 
 $(WEB_VENV)/.selenium:
 	@scripts/ensure-packages $(WEB_PACKAGES)
@@ -23,6 +26,12 @@ web-test: test-deps $(WEB_VENV)/.selenium
 	@scripts/ensure-packages $(WEB_PACKAGES)
 	$(SWIFT) build --product utensild
 	$(SWIFT) build --product utensilctl
-	$(WEB_VENV)/bin/python tests/web/browser_test.py $(CURDIR)/.build/debug $(CURDIR)/.build/web-gallery.png $(CURDIR)/docs
+	@mkdir -p $(WEB_SHOTS)
+	$(WEB_VENV)/bin/python tests/web/browser_test.py $(CURDIR)/.build/debug $(WEB_SHOTS)/web-gallery.png $(WEB_SHOTS)
+
+## The browser test, leaving its screenshots in docs/ (the README shows them).
+web-screenshots:
+	$(MAKE) web-test WEB_SHOTS=$(CURDIR)/docs
+	mv $(CURDIR)/docs/web-gallery.png $(CURDIR)/docs/gallery.png
 
 TEST_EXTRAS += web-test
