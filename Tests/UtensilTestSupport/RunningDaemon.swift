@@ -81,7 +81,17 @@ public final class RunningDaemon: @unchecked Sendable {
         signal(SIGTERM)
         try waitUntil(seconds: seconds, "utensild to exit after SIGTERM") { !process.isRunning }
         process.waitUntilExit()
+        reportDeathBySignal()
         return process.terminationStatus
+    }
+
+    /// A daemon that died of a signal other than the SIGTERM asked for (a trap, a crash)
+    /// leaves its log's last lines on standard error, so the failing run says why.
+    func reportDeathBySignal() {
+        guard process.terminationReason == .uncaughtSignal, process.terminationStatus != SIGTERM else { return }
+        let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(60).joined(separator: "\n")
+        FileHandle.standardError.write(Data(
+            "utensild (pid \(process.processIdentifier)) died of signal \(process.terminationStatus); its log ends:\n\(tail)\n".utf8))
     }
 
     public func kill() {
