@@ -118,7 +118,7 @@ let package = Package(
             dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "UtensilConfig",
-            dependencies: ["TOMLKit"]),
+            dependencies: ["TOMLKit", "UtensilCore"]),
         .target(
             name: "UtensilIngest",
             dependencies: [

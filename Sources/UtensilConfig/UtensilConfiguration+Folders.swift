@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 extension UtensilConfiguration {
     /// Creates inbox, rejected, state_dir (+ originals/, thumbnails/) and the socket's folder when
@@ -60,7 +61,7 @@ enum FolderPreparation {
         defer { closedir(directory) }
         let prefix = Array(probePrefix.utf8)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            let name = DirectoryEntryName.bytes(of: entry)
             guard name.starts(with: prefix),
                   let pid = Int32(String(decoding: name[prefix.count...].prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)),
                   pid > 0, kill(pid, 0) != 0, errno == ESRCH else { continue }

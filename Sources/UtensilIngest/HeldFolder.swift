@@ -159,11 +159,7 @@ public final class HeldFolder: Sendable {
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let length = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[..<length])
-            }
+            let name = DirectoryEntryName.bytes(of: entry)
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
             names.append(name)
         }

@@ -107,7 +107,7 @@ struct FolderWalker {
         let folderFD = dirfd(directory)
         var subfolders: [[UInt8]] = []
         while let entry = readdir(directory) {
-            let name = Self.name(of: entry)
+            let name = DirectoryEntryName.bytes(of: entry)
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
             var type = Int(entry.pointee.d_type)
             var info: stat?
@@ -129,12 +129,4 @@ struct FolderWalker {
         return subfolders.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// The bytes of `d_name`, up to its NUL.
-    private static func name(of entry: UnsafeMutablePointer<dirent>) -> [UInt8] {
-        withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            let end = bytes.firstIndex(of: 0) ?? bytes.count
-            return Array(bytes[..<end])
-        }
-    }
 }

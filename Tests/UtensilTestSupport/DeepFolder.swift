@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import UtensilCore
 
 /// Folder trees too deep for path-taking system calls (and for Foundation), made and read by
 /// descriptor.
@@ -64,9 +65,7 @@ public enum DeepFolder {
         }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: DirectoryEntryName.bytes(of: entry), as: UTF8.self)
             if name == "." || name == ".." { continue }
             var info = stat()
             guard fstatat(dirfd(directory), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }

@@ -101,9 +101,7 @@ enum HostileEntries {
         var found: [RejectionSidecar] = []
         let suffix = Array(RejectionSidecar.suffix.utf8)
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix { $0 != 0 })
-            }
+            let name = DirectoryEntryName.bytes(of: entry)
             guard name.count > suffix.count, Array(name.suffix(suffix.count)) == suffix else { continue }
             let fd = open(path(folder, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { throw TestFailure("cannot open the sidecar \(String(decoding: name, as: UTF8.self))") }

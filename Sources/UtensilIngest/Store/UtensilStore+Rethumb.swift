@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilCatalog
+import UtensilCore
 
 /// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
 extension UtensilStore {
@@ -55,7 +56,7 @@ extension UtensilStore {
         }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: DirectoryEntryName.bytes(of: entry), as: UTF8.self)
             if name != "." && name != ".." { return false }
         }
         return try countAll() > 0
