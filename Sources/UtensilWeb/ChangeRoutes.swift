@@ -128,8 +128,8 @@ struct ChangeRoutes: Sendable {
 
     /// Streams a multipart body into the inbox, file by file.
     func upload(_ request: Request, user: String) async throws -> [InboxUpload.Outcome] {
-        guard let boundary = request.headers[.contentType].flatMap(FormDataReader.boundary(fromContentType:)),
-              let parser = FormDataReader(boundary: boundary)
+        guard let boundary = request.headers[.contentType].flatMap(MultipartParser.boundary(fromContentType:)),
+              var parser = MultipartParser(boundary: boundary)
         else {
             throw WebProblem(.unsupportedMediaType, .badRequest, "Send the photos as multipart/form-data, as a browser's file upload does.")
         }
@@ -151,11 +151,11 @@ struct ChangeRoutes: Sendable {
                     throw WebProblem(.contentTooLarge, .requestTooLarge,
                         "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
                 }
-                for event in try parser.feed(chunk) {
+                for event in try parser.feed(chunk.readableBytesView) {
                     switch event {
                     case .part(let headers):
                         let disposition = headers["content-disposition"] ?? ""
-                        if let fileName = FormDataReader.parameter("filename", in: disposition) {
+                        if let fileName = MultipartParser.parameter("filename", in: disposition) {
                             files += 1
                             guard files <= Self.maximumFilesPerUpload else {
                                 throw WebProblem(.contentTooLarge, .requestTooLarge,
@@ -163,7 +163,7 @@ struct ChangeRoutes: Sendable {
                             }
                             upload.begin(fileName: fileName, category: category)
                         } else {
-                            fieldName = FormDataReader.parameter("name", in: disposition)
+                            fieldName = MultipartParser.parameter("name", in: disposition)
                             fieldValue = []
                         }
                     case .data(let bytes):
@@ -187,11 +187,11 @@ struct ChangeRoutes: Sendable {
                     }
                 }
             }
-            try parser.finish()
+            guard parser.isFinished else { throw MultipartParser.Failure.malformed("the body ends before its closing boundary") }
             guard files > 0 else {
                 throw WebProblem.badRequest("The upload holds no file (a part with a filename); choose at least one photo.")
             }
-        } catch let failure as FormDataReader.Failure {
+        } catch let failure as MultipartParser.Failure {
             upload.abandon()
             guard case .malformed(let what) = failure else { throw failure }
             throw WebProblem.badRequest("The upload is not valid multipart/form-data (\(what)); send it as a browser's file upload does.")
