@@ -29,10 +29,13 @@ public final class RunningDaemon: @unchecked Sendable {
         let (process, _, errors) = try UtensildProcess.start(arguments, environment: env, launcher: launcher)
         self.process = process
         self.errors = errors
+        // Non-blocking, so that `log` can take what the daemon wrote before it returns: a line
+        // logged before a READY=1 is in `log` once that READY=1 has been received.
+        let descriptor = errors.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.logLock.withLock { self.logData.append(data) }
+            guard let self else { return }
+            if self.logLock.withLock({ self.drainLocked() }) { handle.readabilityHandler = nil }
         }
         if waitForReady {
             do {
@@ -47,7 +50,27 @@ public final class RunningDaemon: @unchecked Sendable {
     deinit { kill() }
 
     /// What the daemon wrote to stderr so far.
-    public var log: String { logLock.withLock { String(decoding: logData, as: UTF8.self) } }
+    public var log: String {
+        logLock.withLock {
+            _ = drainLocked()
+            return String(decoding: logData, as: UTF8.self)
+        }
+    }
+
+    /// Appends what the pipe holds now to `logData` (under `logLock`); true at end of file.
+    private func drainLocked() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(errors.fileHandleForReading.fileDescriptor, &buffer, buffer.count)
+            if count > 0 {
+                logData.append(contentsOf: buffer[..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return count == 0
+            }
+        }
+    }
 
     /// Polls the catalog (a reader beside the daemon, as WAL allows) until `predicate` holds.
     @discardableResult

@@ -86,8 +86,8 @@ import UtensilTestSupport
         let config = folder.appendingPathComponent("prometheus.yml")
         try """
             global:
-              scrape_interval: 1s
-              scrape_timeout: 1s
+              scrape_interval: 2s
+              scrape_timeout: 2s
             scrape_configs:
               - job_name: utensild
                 static_configs:
@@ -100,7 +100,11 @@ import UtensilTestSupport
             "--config.file=\(config.path)", "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
             "--web.listen-address=127.0.0.1:\(apiPort)", "--log.level=warn",
         ]
-        let log = Pipe()
+        // Its log goes to a file (a pipe nobody reads could fill and stop it), shown on failure.
+        let logFile = folder.appendingPathComponent("prometheus.log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        defer { try? log.close() }
         server.standardOutput = log
         server.standardError = log
         try server.run()
@@ -111,7 +115,14 @@ import UtensilTestSupport
         let api = WebClient(port: apiPort)
         let query = "/api/v1/query?query=utensild_drops_ingested_total"
         var answer = ""
-        try Poll.until(seconds: 60, "Prometheus to scrape utensild and answer for the ingest counter", every: 200_000) {
+        let detail = {
+            let targets = (try? api.get("/api/v1/targets").text) ?? "(no answer from Prometheus)"
+            let serverLog = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            return "last answer: \(answer)\ntargets: \(targets)\nPrometheus log:\n\(serverLog)\nutensild log:\n\(daemon.log)"
+        }
+        try Poll.until(
+            seconds: 90, "Prometheus to scrape utensild and answer for the ingest counter", every: 200_000, detail: detail
+        ) {
             guard let reply = try? api.get(query), reply.status == 200 else { return false }
             answer = reply.text
             return answer.contains(#""utensild_drops_ingested_total""#) && answer.contains(#""3"]"#)
