@@ -16,9 +16,10 @@ BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libheif-dev libwebp-dev libsyste
 # Tests also need: the sqlite3 CLI (lock tests), Pillow/numpy and vipsthumbnail (quality
 # references), rsync/coreutils (real drops), real photographs from a wallpaper package,
 # heif-enc, cwebp and img2webp (HEIC and WebP test files made from them), and a browser for
-# the web gallery's test (make/web.mk), a Prometheus server (make/metrics.mk).
+# the web gallery's test (make/web.mk), a Prometheus server (make/metrics.mk), a PostgreSQL
+# server (make/postgres.mk).
 TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync \
-                  libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES) $(METRICS_PACKAGES)
+                  libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES) $(METRICS_PACKAGES) $(POSTGRES_PACKAGES)
 
 
 .PHONY: all build release run test unit-test deps test-deps clean

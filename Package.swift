@@ -169,6 +169,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/UtensilTestSupport"),
+        // The PostgreSQL catalog against a real server (PostgresServer: initdb in a temporary folder).
+        .testTarget(name: "UtensilCatalogPostgresTests", dependencies: ["UtensilTestSupport"]),
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
