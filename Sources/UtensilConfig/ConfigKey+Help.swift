@@ -50,6 +50,10 @@ extension ConfigKey {
             "A program run (no shell) after each rejection, with the event's JSON on standard input (absolute path of an executable file; \"\" for none)."
         case .hostName:
             "This host's name (the host label of its metrics, UTENSIL_HOST of its hooks): 1 to 63 of A-Z a-z 0-9 . -; \"\" means the machine's host name."
+        case .catalog:
+            "Where the catalog lives: \"sqlite\" (utensils.sqlite in state_dir) or a PostgreSQL URL without a password, \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\" (a Unix socket)."
+        case .catalogPasswordFile:
+            "A file holding the PostgreSQL password on its first line (absolute path; \"\" for none, then the systemd credential catalog-password is used when the unit passes one)."
         case .hookTimeoutSeconds:
             "A hook still running after this many seconds is stopped (SIGTERM to its process group, SIGKILL \(Int(Limits.hookStopGraceSeconds)) seconds later); greater than 0, at most \(Int(Limits.hookTimeoutSecondsMaximum)), fractions allowed."
         }

@@ -25,6 +25,8 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case onReject = "on_reject"
     case hookTimeoutSeconds = "hook_timeout_seconds"
     case hostName = "host_name"
+    case catalog
+    case catalogPasswordFile = "catalog_password_file"
 }
 
 extension ConfigKey {
@@ -56,7 +58,8 @@ extension ConfigKey {
     /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
     /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
     /// need a restart. The ingest hooks (`on_ingest`, `on_reject`, `hook_timeout_seconds`)
-    /// apply to the events after the reload.
+    /// apply to the events after the reload. The catalog (`catalog`, `catalog_password_file`) is
+    /// opened once, at start.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
@@ -65,7 +68,7 @@ extension ConfigKey {
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
              .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
-             .hostName:
+             .hostName, .catalog, .catalogPasswordFile:
             false
         }
     }
@@ -73,7 +76,8 @@ extension ConfigKey {
     /// A placeholder for the value in usage texts: `PATH`, `N`, `SECONDS`, `reject|allow` …
     public var valueName: String {
         switch self {
-        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile: "PATH"
+        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile, .catalogPasswordFile: "PATH"
+        case .catalog: "sqlite|postgresql://USER@HOST:PORT/DB"
         case .onIngest, .onReject: "PROGRAM"
         case .webListen: "HOST:PORT|unix:PATH"
         case .socketMode: "MODE"

@@ -23,6 +23,25 @@ struct SettingParser {
         return try checking { () throws(SettingProblem) in try HostName.check(text) }
     }
 
+    /// `"sqlite"` or a PostgreSQL URL without a password. A refused value is shown with any
+    /// password in it hidden.
+    func catalog() throws(ConfigurationError) -> CatalogLocation {
+        let text = try string(expected: "a string: \"sqlite\" or a PostgreSQL URL such as \"postgresql://utensil@db.example.org:5432/utensils\"")
+        do throws(SettingProblem) {
+            return try CatalogLocation.parse(text)
+        } catch {
+            throw .invalidValue(key, source: source, value: TOMLText.quoted(PostgresURL.redacted(text)), problem: error.message)
+        }
+    }
+
+    /// `""` or the absolute path of a regular file (holding a password: checked to exist, not read).
+    func passwordFile() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding the absolute path of a file, or \"\" for none")
+        if text.isEmpty { return "" }
+        let path = try checking { () throws(SettingProblem) in try PathRules.normalizedAbsolute(text) }
+        return try checking { () throws(SettingProblem) in try CatalogPasswordFile.check(path) }
+    }
+
     func socketPath() throws(ConfigurationError) -> String {
         let path = try absolutePath()
         if path.utf8.count > Limits.socketPathBytes {

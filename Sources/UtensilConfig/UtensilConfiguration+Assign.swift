@@ -31,6 +31,8 @@ extension UtensilConfiguration {
         case .onIngest: onIngest = try value.hookProgram()
         case .onReject: onReject = try value.hookProgram()
         case .hostName: hostName = try value.hostName()
+        case .catalog: catalog = try value.catalog()
+        case .catalogPasswordFile: catalogPasswordFile = try value.passwordFile()
         case .hookTimeoutSeconds:
             hookTimeoutSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.hookTimeoutSecondsMaximum)
         }

@@ -27,6 +27,8 @@ extension UtensilConfiguration {
         case .onReject: TOMLText.quoted(onReject)
         case .hookTimeoutSeconds: TOMLText.float(hookTimeoutSeconds)
         case .hostName: TOMLText.quoted(hostName)
+        case .catalog: TOMLText.quoted(catalog.description)
+        case .catalogPasswordFile: TOMLText.quoted(catalogPasswordFile)
         }
     }
 

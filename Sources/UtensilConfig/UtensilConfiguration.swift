@@ -38,6 +38,10 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var hookTimeoutSeconds: Double
     /// This host's name; `""` means the machine's (see ``effectiveHostName``).
     public var hostName: String
+    /// Where the catalog lives: SQLite in `state_dir`, or a PostgreSQL database.
+    public var catalog: CatalogLocation
+    /// The file holding the PostgreSQL password (`""`: none; see ``catalogPasswordSource(environment:)``).
+    public var catalogPasswordFile: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -65,7 +69,9 @@ public struct UtensilConfiguration: Sendable, Equatable {
         onIngest: "",
         onReject: "",
         hookTimeoutSeconds: 30,
-        hostName: "")
+        hostName: "",
+        catalog: .sqlite,
+        catalogPasswordFile: "")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

@@ -47,6 +47,8 @@ extension UtensilConfiguration {
         case .onReject: onReject = other.onReject
         case .hookTimeoutSeconds: hookTimeoutSeconds = other.hookTimeoutSeconds
         case .hostName: hostName = other.hostName
+        case .catalog: catalog = other.catalog
+        case .catalogPasswordFile: catalogPasswordFile = other.catalogPasswordFile
         }
     }
 }

@@ -28,6 +28,8 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("on-reject"), help: "A program run after each rejection, the event's JSON on standard input.") var onReject: String?
     @Option(name: .customLong("hook-timeout-seconds"), help: "A hook running longer is stopped (SIGTERM, then SIGKILL).") var hookTimeoutSeconds: String?
     @Option(name: .customLong("host-name"), help: "This host's name (metrics, hooks); \"\" for the machine's.") var hostName: String?
+    @Option(name: .customLong("catalog"), help: "sqlite, or a PostgreSQL URL without a password (postgresql://USER@HOST:PORT/DB).") var catalog: String?
+    @Option(name: .customLong("catalog-password-file"), help: "A file holding the PostgreSQL password.") var catalogPasswordFile: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -40,7 +42,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
             (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),
             (.onIngest, onIngest), (.onReject, onReject), (.hookTimeoutSeconds, hookTimeoutSeconds),
-            (.hostName, hostName),
+            (.hostName, hostName), (.catalog, catalog), (.catalogPasswordFile, catalogPasswordFile),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -39,7 +39,13 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigurationLoader.load(
                 file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
+            if !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration) {
+                FileHandle.standardError.write(Data("utensild: \(refusal)\n".utf8))
+                throw ExitCode(78)
+            }
             if !checkConfig && !recordStop { try configuration.prepareFolders() }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             FileHandle.standardError.write(Data("utensild: \(error)\n".utf8))
             throw ExitCode(78)

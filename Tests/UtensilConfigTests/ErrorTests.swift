@@ -10,7 +10,7 @@ private let badText: [ConfigKey: String] = [
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose",
     .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
     .onIngest: "hooks/on-ingest", .onReject: "/nonexistent/on-reject", .hookTimeoutSeconds: "0",
-    .hostName: "kitchen_1",
+    .hostName: "kitchen_1", .catalog: "mysql://utensil@db/utensils", .catalogPasswordFile: "catalog-password",
 ]
 
 @Suite struct ErrorTests {

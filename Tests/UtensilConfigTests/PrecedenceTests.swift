@@ -28,6 +28,8 @@ private let samples: [ConfigKey: [String]] = [
     .onReject: ["/bin/false", "/usr/bin/env", "/bin/true"],
     .hookTimeoutSeconds: ["0.5", "1", "90"],
     .hostName: ["kitchen-1", "pantry.example.org", "Cellar"],
+    .catalog: ["postgresql://f@db.example:5432/u", "postgresql://e@/u?host=/run/postgresql", "postgresql://g@[::1]:6543/u"],
+    .catalogPasswordFile: ["/etc/passwd", "/etc/group", "/etc/hosts"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {

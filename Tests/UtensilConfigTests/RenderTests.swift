@@ -24,7 +24,9 @@ import Testing
             settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical,
             webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users",
             webHosts: ["photos.example.org", "[::2]"], onIngest: "/bin/true", onReject: "/usr/bin/env",
-            hookTimeoutSeconds: 0.25, hostName: "kitchen-1.example")
+            hookTimeoutSeconds: 0.25, hostName: "kitchen-1.example",
+            catalog: .postgres(PostgresURL(user: "ü ser", server: .unixSocket(directory: "/run/pg sql&x"), port: 6543, database: "db/1")),
+            catalogPasswordFile: "/etc/passwd")
         // A tab cannot be typed into a path key: control characters are refused, so drop it for the round trip.
         var typable = config
         typable.rejected = "/srv/failed drops"

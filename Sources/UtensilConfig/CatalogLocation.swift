@@ -1,0 +1,23 @@
+/// `catalog`: where the catalog lives.
+public enum CatalogLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `"sqlite"`: the file `utensils.sqlite` in `state_dir`.
+    case sqlite
+    /// A PostgreSQL database shared by several hosts.
+    case postgres(PostgresURL)
+
+    /// The value as written in the configuration (a PostgreSQL URL in its canonical form).
+    public var description: String {
+        switch self {
+        case .sqlite: "sqlite"
+        case .postgres(let url): url.description
+        }
+    }
+
+    /// `"sqlite"` or a PostgreSQL URL (see ``PostgresURL``).
+    static func parse(_ text: String) throws(SettingProblem) -> CatalogLocation {
+        if text == "sqlite" { return .sqlite }
+        if PostgresURL.hasScheme(text) { return .postgres(try PostgresURL.parse(text)) }
+        throw SettingProblem(
+            "is neither \"sqlite\" nor a PostgreSQL URL; give \"sqlite\", \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\"")
+    }
+}

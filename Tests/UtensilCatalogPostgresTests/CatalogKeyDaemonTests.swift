@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import UtensilTestSupport
+
+/// The real utensild with `catalog` set to PostgreSQL, before the PostgreSQL backend exists:
+/// it refuses to run (exit 78) rather than silently use SQLite, and a URL with a password is
+/// refused without showing it.
+@Suite struct CatalogKeyDaemonTests {
+    static let url = "postgresql://utensil@127.0.0.1:1/utensils"
+
+    @Test func theDaemonOneshotAndRestoreRefuseAPostgresCatalog() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let backup = world.root.appendingPathComponent("backup").path
+        for extra in [[], ["--oneshot"]] {
+            let result = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--catalog", Self.url] + extra))
+            #expect(result.status == 78, "\(extra): \(result.errors)")
+            #expect(result.errors.contains("cannot keep its catalog in PostgreSQL yet"), "\(result.errors)")
+            #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+        }
+        let restore = try UtensildProcess.run(["restore", backup] + UtensildProcess.arguments(for: world, extra: ["--catalog", Self.url]))
+        #expect(restore.status == 78, "\(restore.errors)")
+        #expect(restore.errors.contains("cannot keep its catalog in PostgreSQL yet"), "\(restore.errors)")
+        #expect(!FileManager.default.fileExists(atPath: world.state.appendingPathComponent("utensils.sqlite").path))
+    }
+
+    @Test func aPasswordInTheURLIsRefusedAndNeverShown() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let result = try UtensildProcess.run(
+            UtensildProcess.arguments(for: world, extra: ["--check-config"]),
+            environment: ["UTENSILD_CATALOG": "postgresql://utensil:Hunter2-secret@db.example.org/utensils"])
+        #expect(result.status == 78)
+        #expect(result.errors.contains("UTENSILD_CATALOG") && result.errors.contains("catalog_password_file"), "\(result.errors)")
+        #expect(!(result.errors + result.output).contains("Hunter2"))
+    }
+
+    @Test func checkConfigPrintsTheCatalogKeys() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let result = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--check-config"]))
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("\ncatalog = \"sqlite\"\n"))
+        #expect(result.output.contains("\ncatalog_password_file = \"\"\n"))
+    }
+}
