@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -114,6 +115,18 @@ let package = Package(
         .target(
             name: "UtensilCatalog",
             dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The PostgreSQL catalog (several hosts, one catalog): the only code that touches
+        // postgres-nio. So far its connection, check and schema migrations.
+        .target(
+            name: "UtensilCatalogPostgres",
+            dependencies: [
+                "UtensilConfig",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "UtensilConfig",
             dependencies: ["TOMLKit", "UtensilCore"]),
@@ -170,7 +183,13 @@ let package = Package(
             ],
             path: "Tests/UtensilTestSupport"),
         // The PostgreSQL catalog against a real server (PostgresServer: initdb in a temporary folder).
-        .testTarget(name: "UtensilCatalogPostgresTests", dependencies: ["UtensilTestSupport"]),
+        .testTarget(
+            name: "UtensilCatalogPostgresTests",
+            dependencies: [
+                "UtensilCatalogPostgres", "UtensilConfig", "UtensilTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
