@@ -144,6 +144,7 @@ let package = Package(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
+                "UtensilCatalogPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -23,7 +23,7 @@ struct UtensildCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The TOML configuration file (default: \(ConfigurationLoader.defaultFile)).")
     var config: String?
 
-    @Flag(name: .long, help: "Validate and print the effective configuration, then exit (0, or 78 when it is bad).")
+    @Flag(name: .long, help: "Validate and print the effective configuration, then exit (0, or 78 when it is bad); with a PostgreSQL catalog, also connect to it and say what is wrong.")
     var checkConfig = false
 
     @Flag(name: .long, help: "Reconcile, ingest everything in the inbox now, print one line per drop and a summary, and exit (1 if a drop was left for retry).")
@@ -51,7 +51,9 @@ struct UtensildCommand: AsyncParsableCommand {
             throw ExitCode(78)
         }
         if checkConfig {
+            let catalogLines = try await CatalogSupport.check(configuration, environment: ProcessInfo.processInfo.environment)
             print(configuration.renderTOML(), terminator: "")
+            if !catalogLines.isEmpty { print("\n" + catalogLines.joined(separator: "\n")) }
             return
         }
         if recordStop {
