@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import UtensilIngest
 import UtensilMetrics
 
 /// One of the daemon's loops as a service of its `ServiceGroup`: it runs until its turn to
@@ -53,7 +54,7 @@ struct WatchingService: Service {
 struct IngestWorkers: Service {
     let count: Int
     let scheduler: DropScheduler
-    let engines: EngineHolder
+    let engine: IngestEngine
     let pool: BlockingPool
     let committer: GroupCommitter
     let events: EventBroadcaster
@@ -68,7 +69,7 @@ struct IngestWorkers: Service {
                 for _ in 0..<count {
                     group.addTask {
                         await UtensilDaemon.runWorker(
-                            scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
+                            scheduler: scheduler, engine: engine, pool: pool, committer: committer, events: events,
                             handler: handler, rethumbing: rethumbing, metrics: metrics)
                     }
                 }

@@ -9,7 +9,7 @@ import UtensilIngest
 /// what the workers report, tells `events` as it goes, and logs a summary when done. One
 /// run at a time; the latest (running or finished) is what `status` shows.
 actor Rethumbing {
-    private let engines: EngineHolder
+    private let store: UtensilStore
     private let scheduler: DropScheduler
     private let pool: BlockingPool
     private let events: EventBroadcaster
@@ -27,8 +27,8 @@ actor Rethumbing {
     /// Failures the journal names one by one; past that only the summary counts them.
     static let failuresNamedInLog = 20
 
-    init(engines: EngineHolder, scheduler: DropScheduler, pool: BlockingPool, events: EventBroadcaster, logger: Logger) {
-        self.engines = engines
+    init(store: UtensilStore, scheduler: DropScheduler, pool: BlockingPool, events: EventBroadcaster, logger: Logger) {
+        self.store = store
         self.scheduler = scheduler
         self.pool = pool
         self.events = events
@@ -43,7 +43,6 @@ actor Rethumbing {
     /// is going on.
     func start(_ selection: RethumbInfo.Selection, ids: [UUID], total: Int) -> RethumbInfo? {
         if let run, run.isRunning { return nil }
-        let store = engines.current.store
         let started = RethumbInfo(
             selection: selection, size: store.settings.thumbnail.size, total: total, startedAt: Date())
         run = started

@@ -49,7 +49,9 @@ public struct UtensilDaemon: Sendable {
     public func makeServiceGroup() async throws -> ServiceGroup {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
-        let catalog = try StartUp.prepare(settings: settings, logger: logger)
+        // The one store: every front door below is handed this instance, and a reload
+        // replaces its settings.
+        let (store, catalog) = try StartUp.prepare(settings: settings, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -60,9 +62,9 @@ public struct UtensilDaemon: Sendable {
         let link = SystemdLink(notifier)
         let metrics = DaemonMetrics(host: configuration.effectiveHostName)
         let memory = MemoryBudget(bytes: configuration.memoryBudget)
-        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger, memory: memory))
+        let engine = IngestEngine(store: store, memory: memory)
         let pool = BlockingPool()
-        let committer = GroupCommitter(engines: engines, pool: pool, metrics: metrics)
+        let committer = GroupCommitter(engine: engine, pool: pool, metrics: metrics)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
@@ -80,8 +82,7 @@ public struct UtensilDaemon: Sendable {
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
-        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger)
-        let rethumbing = Rethumbing(engines: engines, scheduler: scheduler, pool: pool, events: events, logger: logger)
+        let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: Date(),
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
@@ -89,8 +90,8 @@ public struct UtensilDaemon: Sendable {
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
-            backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
-            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, catalog: catalog, memory: memory, pool: pool),
+            backend: WebGalleryBackend(handler: handler, store: store, usersFile: configuration.webUsersFile),
+            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, store: store, memory: memory, pool: pool),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -106,7 +107,7 @@ public struct UtensilDaemon: Sendable {
 
         let configuration = configuration
         let workers = IngestWorkers(
-            count: configuration.effectiveWorkers, scheduler: scheduler, engines: engines, pool: pool,
+            count: configuration.effectiveWorkers, scheduler: scheduler, engine: engine, pool: pool,
             committer: committer, events: events, handler: handler, rethumbing: rethumbing, metrics: metrics)
         let announcer = Announcer(link: link, logger: logger) {
             reporter.ready()
@@ -147,7 +148,7 @@ public struct UtensilDaemon: Sendable {
             // 4. SIGHUP reloads.
             .init(service: DaemonLoop {
                 await self.runReloads(
-                    scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, hooks: hooks, link: link)
+                    scheduler: scheduler, store: store, feeder: feeder, hooks: hooks, link: link)
             }, serviceName: "configuration reloads"),
             // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
             .init(service: DaemonLoop { await hooks.run() }, serviceName: "ingest hooks"),
@@ -167,12 +168,11 @@ public struct UtensilDaemon: Sendable {
     /// each outcome is reported once its commit is durable. While no drop is ready it makes
     /// the thumbnails `rethumb` queued, one at a time.
     static func runWorker(
-        scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, committer: GroupCommitter,
+        scheduler: DropScheduler, engine: IngestEngine, pool: BlockingPool, committer: GroupCommitter,
         events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing, metrics: DaemonMetrics? = nil
     ) async {
         await withDiscardingTaskGroup { commits in
             while let work = await scheduler.take() {
-                let engine = engines.current
                 guard case .ingest(let job) = work else {
                     if case .rethumb(let id) = work {
                         let error = await pool.run { () -> RethumbError? in
@@ -232,11 +232,11 @@ public struct UtensilDaemon: Sendable {
     /// `GET /metrics` and the gallery's request counts: the gauges are read from the scheduler,
     /// the catalog (counted off the cooperative pool) and the memory budget at each scrape.
     static func galleryMetrics(
-        _ metrics: DaemonMetrics, scheduler: DropScheduler, catalog: Catalog, memory: MemoryBudget, pool: BlockingPool
+        _ metrics: DaemonMetrics, scheduler: DropScheduler, store: UtensilStore, memory: MemoryBudget, pool: BlockingPool
     ) -> GalleryMetrics {
         GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
             let counters = await scheduler.counters
-            let utensils = await pool.run { try? catalog.count() }
+            let utensils = await pool.run { try? store.count() }
             let usage = memory.usage
             return metrics.exposition(DaemonMetrics.Sample(
                 queued: counters.queued, inFlight: counters.inFlight, utensils: utensils,
@@ -294,8 +294,7 @@ public struct UtensilDaemon: Sendable {
 
     /// SIGHUP: re-read the configuration, apply what can change without a restart.
     func runReloads(
-        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, hooks: HookRunner,
-        link: SystemdLink
+        scheduler: DropScheduler, store: UtensilStore, feeder: InboxFeeder, hooks: HookRunner, link: SystemdLink
     ) async {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         var current = configuration
@@ -309,8 +308,7 @@ public struct UtensilDaemon: Sendable {
                 for key in changed where key.isReloadable { applied.take(key, from: fresh) }
                 var reloadLogger = logger
                 reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
-                engines.replace(IngestEngine(
-                    settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
+                store.reload(IngestSettings(applied), logger: reloadLogger)
                 await scheduler.setSettleSeconds(applied.settleSeconds)
                 feeder.setRescanSeconds(applied.rescanSeconds)
                 hooks.update(HookRunner.Settings(applied))
@@ -327,14 +325,4 @@ public struct UtensilDaemon: Sendable {
             link.send { try $0.ready() }
         }
     }
-}
-
-/// The engine in use; replaced on reload (the catalog stays the same).
-final class EngineHolder: Sendable {
-    private let engine: Mutex<IngestEngine>
-
-    init(_ engine: IngestEngine) { self.engine = Mutex(engine) }
-
-    var current: IngestEngine { engine.withLock { $0 } }
-    func replace(_ new: IngestEngine) { engine.withLock { $0 = new } }
 }

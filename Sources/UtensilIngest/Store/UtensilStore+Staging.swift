@@ -51,27 +51,11 @@ extension UtensilStore {
         return (utensil, operation, parts[2], parts[3])
     }
 
-    /// Runs `body` while no other operation of this process moves the files of utensil `id`
-    /// (a delete and a replacement of the same utensil at once would otherwise leave the
-    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
-    static func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
-        let lock = changing[Int(id.uuid.15) % changing.count]
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
-    private static let changing = (0..<64).map { _ in NSLock() }
-
-    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``); shared, like
-    /// the locks above, by every store of the process.
-    static let snapshotGate = SnapshotGate()
-
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
-    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String]) throws(SystemError) {
+    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String], faults: FaultInjection? = nil) throws(SystemError) {
+        let faults = faults ?? self.faults
         try files.folders.staging.renameIfPresent(
             files.preview, to: files.folders.previews, as: Self.previewName(id: files.utensil))
         try files.folders.staging.renameIfPresent(
@@ -98,7 +82,7 @@ extension UtensilStore {
             try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: true)
             try files.folders.staging.sync()
             faults.reached(.rethumbStaged)
-            try Self.whileChanging(id) { () throws(SystemError) in
+            try whileChanging(id) { () throws(SystemError) in
                 guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
                 try files.folders.staging.rename(files.preview, to: files.folders.previews, as: Self.previewName(id: id))
                 try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
@@ -206,7 +190,7 @@ extension UtensilStore {
                let bytes = stagedOriginal,
                ContentHash.sha256(of: bytes) == record.sha256
             {
-                try withoutFaults.moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys))
+                try moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys), faults: FaultInjection())
                 logger.notice(
                     "Put the files of utensil \(record.name) into place, whose change had been committed (or whose delete had not) before an interruption",
                     metadata: .journal([.utensilID: .string(record.id.uuidString)]))
