@@ -116,52 +116,59 @@ public struct UtensilDaemon: Sendable {
                 "utensild is watching \(configuration.inbox) with \(workers.count) workers (\(feeder.strategyDescription))")
         }
         // Every service starts at once. On SIGTERM or SIGINT they stop one at a time from the
-        // bottom of this list up, each once the one below it has returned:
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            // 8. STATUS= and WATCHDOG=1, to the very end.
-            .init(service: DaemonLoop {
-                await withDiscardingTaskGroup { group in
-                    group.addTask { await reporter.runStatus() }
-                    group.addTask { await reporter.runWatchdog() }
-                }
-            }, serviceName: "systemd status"),
-            // 7. The control socket: answers until everything that changes state has stopped.
-            .init(service: DaemonLoop {
-                do {
-                    try await server.run()
-                } catch is CancellationError {
-                    // Shut down.
-                } catch {
-                    logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
-                }
-            }, serviceName: "control socket"),
-            // 6. The web gallery.
-            .init(service: DaemonLoop { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) },
-                  serviceName: "web gallery"),
-            // 5½. Previews for the utensils of a version without them (once, at start).
-            .init(service: DaemonLoop {
-                if previewsNeverMade { await Self.makeMissingPreviews(store: store, rethumbing: rethumbing, pool: pool, logger: logger) }
-            }, serviceName: "preview upgrade"),
-            // 5. The trash purger.
-            .init(service: DaemonLoop { await TrashPurger(store: store, pool: pool, logger: logger).run() },
-                  serviceName: "trash purger"),
-            // 4. SIGHUP reloads.
-            .init(service: DaemonLoop {
-                await self.runReloads(
-                    scheduler: scheduler, store: store, feeder: feeder, hooks: hooks, link: link)
-            }, serviceName: "configuration reloads"),
-            // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
-            .init(service: DaemonLoop { await hooks.run() }, serviceName: "ingest hooks"),
-            // 3. The ingest workers: no drop is handed out any more, those in flight finish.
-            .init(service: workers, serviceName: "ingest workers"),
-            // 2. The watcher and the rescans: no new drop is seen.
-            .init(service: WatchingService(feeder: feeder), serviceName: "inbox watcher"),
-            // 1. READY=1 at start; first to hear of the shutdown: STOPPING=1.
-            .init(service: announcer, serviceName: "systemd readiness"),
-        ]
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // bottom of this list up, each once the one below it has returned (a service with
+        // nothing to do is left out: systemd not listening, the gallery or the trash off):
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        // 8. STATUS= and WATCHDOG=1, to the very end.
+        if notifier != nil {
+            services.append(.init(service: SystemdStatusService(reporter: reporter), serviceName: "systemd status"))
+        }
+        // 7. The control socket: answers until everything that changes state has stopped. If it
+        //    fails, the daemon goes on ingesting (so its end is ignored).
+        services.append(.init(
+            service: ControlSocketService(server: server, path: configuration.controlSocket, logger: logger),
+            successTerminationBehavior: .ignore, serviceName: "control socket"))
+        // 6. The web gallery (likewise: one that cannot listen is logged).
+        if configuration.webListen != .off {
+            services.append(.init(
+                service: GalleryService(gallery: gallery, listen: configuration.webListen, logger: logger),
+                successTerminationBehavior: .ignore, serviceName: "web gallery"))
+        }
+        // 5½. `rethumb`'s walks, and the previews of a version without them (once, at start);
+        //     after the workers, whose stopped scheduler ends a walk waiting for room.
+        services.append(.init(
+            service: RethumbService(
+                rethumbing: rethumbing, makeMissingPreviews: previewsNeverMade, store: store, pool: pool, logger: logger),
+            serviceName: "rethumb"))
+        // 5. The trash purger.
+        if store.settings.trashDays > 0 {
+            services.append(.init(service: TrashPurger(store: store, pool: pool, logger: logger), serviceName: "trash purger"))
+        }
+        // 4. SIGHUP reloads.
+        services.append(.init(
+            service: ReloadService(
+                configuration: configuration, readConfiguration: readConfiguration, store: store, scheduler: scheduler,
+                feeder: feeder, hooks: hooks, link: link, logger: logger),
+            serviceName: "configuration reloads"))
+        // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
+        services.append(.init(service: IngestHooksService(hooks: hooks), serviceName: "ingest hooks"))
+        // 3. The ingest workers: no drop is handed out any more, those in flight finish.
+        services.append(.init(service: workers, serviceName: "ingest workers"))
+        // 2. The watcher and the rescans: no new drop is seen.
+        services.append(.init(service: WatchingService(feeder: feeder), serviceName: "inbox watcher"))
+        // 1. READY=1 at start; first to hear of the shutdown: STOPPING=1.
+        services.append(.init(service: announcer, serviceName: "systemd readiness"))
+        var group = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The contract's bound on a shutdown: past it, what still runs is cancelled (an ingest
+        // not yet committed is redone after the next start), well before systemd's SIGKILL.
+        group.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+        return ServiceGroup(configuration: group)
     }
+
+    /// How long a graceful shutdown (SIGTERM, SIGINT) may take before what still runs is
+    /// cancelled: below the unit's `TimeoutStopSec=30s`, after which systemd kills.
+    public static let maximumGracefulShutdownDuration = Duration.seconds(20)
 
     /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a
     /// blocking thread, then hands it to the group committer and takes the next drop at once;
@@ -244,38 +251,6 @@ public struct UtensilDaemon: Sendable {
         }
     }
 
-    /// The web gallery, until cancelled; a listener that cannot be opened is logged and the
-    /// daemon goes on ingesting (the gallery is a window onto the catalog, not its keeper).
-    /// After an upgrade from a version without previews (`previews/` was empty at start, with
-    /// utensils in the catalog), starts `rethumb --missing` in the background, which makes each
-    /// utensil's preview (and any missing thumbnail) behind the drops.
-    static func makeMissingPreviews(store: UtensilStore, rethumbing: Rethumbing, pool: BlockingPool, logger: Logger) async {
-        let found = await pool.run { () -> Result<[UUID], StoreError> in
-            Result { () throws(StoreError) in try store.missingThumbnails() }
-        }
-        switch found {
-        case .success(let ids) where !ids.isEmpty:
-            logger.notice(
-                "\(store.settings.previews) is empty: making the previews of the \(ids.count) utensils added before previews existed, in the background (rethumb --missing)")
-            _ = await rethumbing.start(.missing, ids: ids, total: ids.count)
-        case .success:
-            break
-        case .failure(let error):
-            logger.warning("Cannot tell whether previews are missing (\(error)); `utensilctl rethumb --missing` makes them")
-        }
-    }
-
-    static func runGallery(_ gallery: GalleryServer, listen: WebListen, logger: Logger) async {
-        guard listen != .off else { return }
-        do {
-            try await gallery.run { address in logger.notice("The web gallery listens on \(address)") }
-        } catch is CancellationError {
-            // Graceful shutdown.
-        } catch {
-            logger.error("The web gallery could not listen on \(listen): \(error); change web_listen, or set it to \"\" to turn the gallery off")
-        }
-    }
-
     /// Wakes the scheduler whenever a settling drop is due, and at least every half second
     /// while any drop waits (a drop seen during a long retry back-off is due sooner than the
     /// deadline the timer slept towards); sleeps while none waits.
@@ -292,37 +267,4 @@ public struct UtensilDaemon: Sendable {
         }
     }
 
-    /// SIGHUP: re-read the configuration, apply what can change without a restart.
-    func runReloads(
-        scheduler: DropScheduler, store: UtensilStore, feeder: InboxFeeder, hooks: HookRunner, link: SystemdLink
-    ) async {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
-        var current = configuration
-        for await _ in signals {
-            link.send { try $0.reloading() }
-            do {
-                let fresh = try readConfiguration()
-                let changed = current.changedKeys(comparedTo: fresh)
-                let needRestart = changed.filter { !$0.isReloadable }
-                var applied = current
-                for key in changed where key.isReloadable { applied.take(key, from: fresh) }
-                var reloadLogger = logger
-                reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
-                store.reload(IngestSettings(applied), logger: reloadLogger)
-                await scheduler.setSettleSeconds(applied.settleSeconds)
-                feeder.setRescanSeconds(applied.rescanSeconds)
-                hooks.update(HookRunner.Settings(applied))
-                current = applied
-                let appliedNames = changed.filter(\.isReloadable).map(\.rawValue)
-                let summary = appliedNames.isEmpty ? "nothing changed" : "applied " + appliedNames.joined(separator: ", ")
-                let restart = needRestart.isEmpty
-                    ? "" : "; a restart is needed for " + needRestart.map(\.rawValue).joined(separator: ", ")
-                logger.notice("Reloaded the configuration: \(summary)\(restart)")
-            } catch {
-                logger.error("Reloading the configuration failed, keeping the current one: \(error)")
-                await scheduler.noteError("configuration reload failed: \(error)")
-            }
-            link.send { try $0.ready() }
-        }
-    }
 }
