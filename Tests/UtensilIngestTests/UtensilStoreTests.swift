@@ -132,7 +132,7 @@ struct UtensilStoreTests {
             _ = try store.rename(id: UUID(), to: "Bell\u{7}")
             Issue.record("an unknown id was renamed")
         } catch {
-            #expect(error == .catalog(.notFound), "an unknown id is told before a bad name")
+            #expect(error == .notFound(StoreError.noSuchUtensil), "an unknown id is told before a bad name")
         }
 
         #expect(try store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
