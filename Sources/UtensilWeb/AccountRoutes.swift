@@ -45,6 +45,7 @@ struct AccountRoutes: Sendable {
             }
             switch outcome {
             case .wrongPassword:
+                throttle.failed(account: user, address: context.remoteAddress)
                 return refuse("That is not your current password; type it again.", .forbidden)
             case .notWritten(let problem):
                 throttle.succeeded(account: user, address: context.remoteAddress)
