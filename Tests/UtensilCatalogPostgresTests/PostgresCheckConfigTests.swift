@@ -78,7 +78,7 @@ import UtensilTestSupport
         let world = try TestWorld()
         defer { world.remove() }
         let empty = world.root.appendingPathComponent("empty-password").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let result = try checkConfig(world, catalog: "postgresql://utensil@127.0.0.1:1/utensils", passwordFile: empty)
         #expect(result.status == 78)
         #expect(result.errors.contains("the password from \"\(empty)\" (catalog_password_file) is empty"), "\(result.errors)")
