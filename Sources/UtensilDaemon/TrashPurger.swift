@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilIngest
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 
 /// Why a utensil's thumbnail and preview could not be made again.

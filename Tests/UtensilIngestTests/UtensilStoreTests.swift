@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 @testable import UtensilIngest
 import UtensilTestSupport
 

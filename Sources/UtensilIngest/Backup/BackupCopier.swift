@@ -1,5 +1,5 @@
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Puts the files of a backup's utensils into its folder, one utensil at a time: hard links

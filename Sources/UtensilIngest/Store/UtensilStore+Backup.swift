@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `utensilctl backup DEST`: a consistent copy of the catalog and the files of exactly its

@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Changes of a utensil's row alone: its name and its category. Files are named by id, so

@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 
 /// A user's favorites: rows of their own, no files. A user is a name (``UserName``): the Unix
 /// user of `utensilctl` and the web user of the gallery with the same name are one person.

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// What start-up reconciliation found and mended.

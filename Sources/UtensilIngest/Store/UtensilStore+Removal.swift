@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Deleting utensils — to the trash, back from it, and for good.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).

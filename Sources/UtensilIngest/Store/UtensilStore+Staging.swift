@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `staging/`: the files of every store operation in flight, and so the only place a crash

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// The one owner of utensild's state: the state folder's layout (`originals/`,

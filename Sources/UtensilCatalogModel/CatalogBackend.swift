@@ -120,5 +120,3 @@ public protocol CatalogBackend: Sendable {
     /// The database's own consistency check: `["ok"]` when it is sound, else what it found.
     func integrityCheck() throws(CatalogError) -> [String]
 }
-
-extension Catalog: CatalogBackend {}
