@@ -22,10 +22,10 @@ public struct SnapshotUtensil: Sendable, Equatable {
 /// quick; reading and writing it out do not hold up writers of the live catalog.
 public protocol CatalogSnapshot: Sendable {
     /// Every utensil of the snapshot, the trash too, in id order.
-    func utensils() throws(CatalogError) -> [SnapshotUtensil]
+    func utensils() async throws(CatalogError) -> [SnapshotUtensil]
     /// How many categories the utensils not in the trash have.
-    func categoryCount() throws(CatalogError) -> Int
+    func categoryCount() async throws(CatalogError) -> Int
     /// Writes the snapshot as a new SQLite database at `path` (a file that does not exist), in
     /// rollback-journal mode so that the one file is all of it, made durable.
-    func writeSQLite(to path: String) throws(CatalogError)
+    func writeSQLite(to path: String) async throws(CatalogError)
 }

@@ -139,11 +139,11 @@ public final class IngestEngine: Sendable {
         //    recognised, and only removed now (if it changed meanwhile it stays, and the
         //    scheduler looks at it again). Another name for a file already ingested (a hard
         //    link) is a new drop: it goes on, under the duplicate rules.
-        if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
+        if let existing = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(sourceKey: sourceKey) }) {
             _ = try removeDrop(drop, at: location, expected: .unchanged(status))
             return .finished(.alreadyIngested(existing))
         }
-        if let existing = try catalogCall({ try catalog.utensil(sameFileAs: status.versionKey) }) {
+        if let existing = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(sameFileAs: status.versionKey) }) {
             logger.notice(
                 "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
                 metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .utensilID: .string(existing.id.uuidString)]))
@@ -205,7 +205,7 @@ public final class IngestEngine: Sendable {
         //    `duplicate_names = "replace"` a utensil of that name gets this photo instead.
         try checkDuplicates(name: name, sha256: sha256, read: status)
         let replacing = settings.replaceDuplicateNames
-            ? try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) : nil
+            ? try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(nameKey: name.uniquenessKey) }) : nil
         var heldReplacement: UUID?
         defer { if let heldReplacement { releaseReplacement(heldReplacement) } }
         if let replacing {
@@ -217,7 +217,7 @@ public final class IngestEngine: Sendable {
         }
 
         // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
+        if try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
@@ -346,11 +346,11 @@ public final class IngestEngine: Sendable {
 
     private func checkDuplicates(name: UtensilName, sha256: String, read: FileStatus) throws {
         if settings.rejectDuplicateNames,
-           let existing = try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) {
+           let existing = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(nameKey: name.uniquenessKey) }) {
             throw Failure.rejected(Self.duplicateName(existing.name), bytes: read.size, read: read)
         }
         if settings.rejectDuplicateContent,
-           let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
+           let existing = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(sha256: sha256) }) {
             let rejection = existing.trashedAt == nil
                 ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
             throw Failure.rejected(rejection, bytes: read.size, read: read)
@@ -420,11 +420,11 @@ public final class IngestEngine: Sendable {
             metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .messageID: .id(.leftAlone)]))
     }
 
-    /// Runs a catalog read; a catalog that cannot answer is a transient failure.
-    private func catalogCall<T>(_ body: () throws -> T) throws -> T {
+    /// Runs a catalog read (see ``CatalogAwait``); a catalog that cannot answer is a transient failure.
+    private func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws -> T {
         do {
-            return try body()
-        } catch let error as CatalogError {
+            return try CatalogAwait.run(body)
+        } catch {
             throw Failure.transient(TransientFailure(error))
         }
     }

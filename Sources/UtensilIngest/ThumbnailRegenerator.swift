@@ -76,7 +76,7 @@ struct ThumbnailRegenerator: Sendable {
     /// The row of `id`, nil when there is none.
     private func row(_ id: UUID) throws(RethumbError) -> UtensilRecord? {
         do {
-            return try catalog.utensil(id: id)
+            return try CatalogAwait.run { () async throws(CatalogError) in try await catalog.utensil(id: id) }
         } catch {
             throw .catalogUnavailable(id, "\(error)")
         }

@@ -247,7 +247,7 @@ struct IngestEngineTests {
         try InvariantChecker(world: world).verify(inputs: [bytes, bytes, bytes])
     }
 
-    @Test func duplicateNamesAreIngestedWhenAllowed() throws {
+    @Test func duplicateNamesAreIngestedWhenAllowed() async throws {
         defer { world.remove() }
         let images = try TestImages.make([
             TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
@@ -262,7 +262,7 @@ struct IngestEngineTests {
                 return
             }
         }
-        #expect(try engine.catalog.count() == 2)
+        #expect(try await engine.catalog.count() == 2)
     }
 
     @Test func rejectedNamesNeverOverwrite() throws {

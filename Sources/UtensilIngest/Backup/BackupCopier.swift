@@ -49,7 +49,7 @@ struct BackupCopier {
     /// its photo replaced): then false.
     mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn catalog: any CatalogBackend) throws(BackupError) -> Bool {
         let taken = try UtensilStore.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
-            let live = try UtensilStore.catalogCall { () throws(CatalogError) in try catalog.utensil(id: utensil.id) }
+            let live = try UtensilStore.catalogCall { () async throws(CatalogError) in try await catalog.utensil(id: utensil.id) }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var taken: [Taken] = []
             do throws(BackupError) {

@@ -156,7 +156,7 @@ extension UtensilStore {
         let thumbnails = try HeldFolder.open(settings.thumbnails)
         let previews = try HeldFolder.open(settings.previews)
         let scan = try StateScan(
-            ids: try catalog.allIDs(), originals: originals, thumbnails: thumbnails, previews: previews)
+            ids: try CatalogAwait.run { () async throws(CatalogError) in try await catalog.allIDs() }, originals: originals, thumbnails: thumbnails, previews: previews)
         for entry in scan.temporaries {
             try entry.folder.unlink(entry.name)
             report.temporariesRemoved += 1
@@ -180,8 +180,8 @@ extension UtensilStore {
     /// through everything. Files younger
     /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
     public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
-        let integrity = try catalogCall { () throws(CatalogError) in try catalog.integrityCheck() }
-        let ids = try catalogCall { () throws(CatalogError) in try catalog.allIDs() }
+        let integrity = try catalogCall { () async throws(CatalogError) in try await catalog.integrityCheck() }
+        let ids = try catalogCall { () async throws(CatalogError) in try await catalog.allIDs() }
         let scan: StateScan
         do throws(SystemError) {
             let folders = try stateFolders()
@@ -223,7 +223,7 @@ extension UtensilStore {
         var removed = 0
         for name in try originals.list() {
             guard let id = Self.utensilID(fromFileName: name), ids.contains(id),
-                  let record = try catalog.utensil(id: id),
+                  let record = try CatalogAwait.run({ () async throws(CatalogError) in try await catalog.utensil(id: id) }),
                   name != Self.originalName(id: id, fileExtension: record.fileExtension)
             else { continue }
             try originals.unlink(name)
@@ -295,7 +295,8 @@ extension UtensilStore {
         let lastStop = try LastStop.read(in: state)
         for interrupted in DecoderCrashGuard.interruptedDecodes() {
             if !interrupted.key.isEmpty && (interrupted.blamed || lastStop?.blamesInterruptedDecodes == true) {
-                let count = try catalog.recordDecoderCrash(sourceKey: interrupted.key)
+                let key = interrupted.key
+                let count = try CatalogAwait.run { () async throws(CatalogError) in try await catalog.recordDecoderCrash(sourceKey: key) }
                 report.decoderCrashesRecorded += 1
                 logger.error(
                     "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",

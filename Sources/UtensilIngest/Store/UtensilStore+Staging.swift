@@ -99,7 +99,9 @@ extension UtensilStore {
             try files.folders.staging.sync()
             faults.reached(.rethumbStaged)
             try Self.whileChanging(id) { () throws(SystemError) in
-                guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
+                guard (try? CatalogAwait.run({ () async throws(CatalogError) in try await catalog.utensil(id: id) })) != nil else {
+                    return  // Deleted meanwhile.
+                }
                 try files.folders.staging.rename(files.preview, to: files.folders.previews, as: Self.previewName(id: id))
                 try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
                 try files.folders.previews.sync()
@@ -201,7 +203,8 @@ extension UtensilStore {
                     metadata: .journal([.utensilID: .string(entry.utensil.uuidString)]))
                 continue
             }
-            if let fileExtension = entry.original, let record = try catalog.utensil(id: entry.utensil),
+            if let fileExtension = entry.original,
+               let record = try CatalogAwait.run({ () async throws(CatalogError) in try await catalog.utensil(id: entry.utensil) }),
                record.fileExtension == fileExtension,
                let bytes = stagedOriginal,
                ContentHash.sha256(of: bytes) == record.sha256

@@ -22,7 +22,8 @@ import UtensilCore
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
-/// Operations block (file I/O, a durable commit): run them on threads of their own.
+/// Operations block (file I/O, a durable commit): run them on threads of their own. They call
+/// the async catalog through ``CatalogAwait``, on the calling thread.
 public struct UtensilStore: Sendable {
     public let settings: IngestSettings
     /// The rows, behind the small interface the store needs (SQLite's ``Catalog`` today).
@@ -71,10 +72,10 @@ public struct UtensilStore: Sendable {
 
     /// A utensil by id, or (unless `byIDOnly`) by name.
     public func find(_ target: String, byIDOnly: Bool = false) throws(StoreError) -> UtensilRecord {
-        try catalogCall { () throws(CatalogError) in
-            if let id = UUID(uuidString: target), let record = try catalog.utensil(id: id) { return record }
+        try catalogCall { () async throws(CatalogError) in
+            if let id = UUID(uuidString: target), let record = try await catalog.utensil(id: id) { return record }
             guard !byIDOnly else { throw CatalogError.notFound }
-            let matches = try catalog.utensils(
+            let matches = try await catalog.utensils(
                 nameKey: UtensilName.uniquenessKey(for: target.trimmingCharacters(in: .whitespaces)))
             if matches.count > 1 { throw CatalogError.ambiguousName(ids: matches.map(\.id.uuidString)) }
             guard let record = matches.first else { throw CatalogError.notFound }
@@ -84,7 +85,7 @@ public struct UtensilStore: Sendable {
 
     /// Utensils not in the trash.
     public func count() throws(StoreError) -> Int {
-        try catalogCall { () throws(CatalogError) in try catalog.count() }
+        try catalogCall { () async throws(CatalogError) in try await catalog.count() }
     }
 
     /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:favoriteOf:sort:limit:after:)``.
@@ -93,8 +94,8 @@ public struct UtensilStore: Sendable {
         search: String?, category: String?, addedBy: String?, favoriteOf: String? = nil, sort: ListSort, limit: Int,
         after: String?
     ) throws(StoreError) -> CatalogPage {
-        try catalogCall { () throws(CatalogError) in
-            try catalog.list(
+        try catalogCall { () async throws(CatalogError) in
+            try await catalog.list(
                 search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy,
                 favoriteOf: favoriteOf, sort: sort, limit: limit, after: after)
         }
@@ -102,12 +103,12 @@ public struct UtensilStore: Sendable {
 
     /// Every category with how many utensils it has.
     public func categories() throws(StoreError) -> [CatalogCategory] {
-        try catalogCall { () throws(CatalogError) in try catalog.categories() }
+        try catalogCall { () async throws(CatalogError) in try await catalog.categories() }
     }
 
     /// The utensils in the trash, longest there first.
     public func trashed() throws(StoreError) -> [UtensilRecord] {
-        try catalogCall { () throws(CatalogError) in try catalog.trashed(before: nil) }
+        try catalogCall { () async throws(CatalogError) in try await catalog.trashed(before: nil) }
     }
 
     /// Where a utensil's original is.
@@ -125,9 +126,10 @@ public struct UtensilStore: Sendable {
         settings.previewPath(id: record.id.uuidString)
     }
 
-    func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(StoreError) -> T {
+    /// Runs one call of the catalog (see ``CatalogAwait``); its refusal is ``StoreError/catalog(_:)``.
+    func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws(StoreError) -> T {
         do {
-            return try body()
+            return try CatalogAwait.run(body)
         } catch {
             throw .catalog(error)
         }
