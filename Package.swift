@@ -155,6 +155,11 @@ let package = Package(
         .testTarget(
             name: "UtensilCatalogTests",
             dependencies: ["UtensilCatalog", "UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The catalog contract (docs/ARCHITECTURE.md, "The catalog seam"): every rule of
+        // CatalogBackend, run against every backend in CatalogBackends.all.
+        .testTarget(
+            name: "UtensilCatalogContractTests",
+            dependencies: ["UtensilCatalogModel", "UtensilCatalog", "UtensilCore"]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilMetricsTests",
