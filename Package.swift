@@ -48,8 +48,7 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
-        // The fault hooks' C side (simulated decoder crashes) exists only in debug builds too.
-        .target(name: "CUtensilSupport", cSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
+        .target(name: "CUtensilSupport"),
         .target(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
@@ -130,10 +129,7 @@ let package = Package(
                 "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The fault hooks (FaultInjection) exist only in debug builds, which the tests use;
-            // the release binary has none.
-            swiftSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
+            ]),
         .executableTarget(
             name: "utensild",
             dependencies: [

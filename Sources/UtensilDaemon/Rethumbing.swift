@@ -68,7 +68,12 @@ actor Rethumbing {
         case let error?:
             current.failed += 1
             if current.failed <= Self.failuresNamedInLog {
-                logger.warning("\(error)", metadata: ["UTENSIL_ID": .string(id.uuidString)])
+                // A busy catalog or a failed write is the machine's trouble, not the photo's.
+                let level: Logger.Level = switch error {
+                case .catalogUnavailable, .write: .error
+                default: .warning
+                }
+                logger.log(level: level, "\(error)", metadata: ["UTENSIL_ID": .string(id.uuidString)])
             }
         }
         run = current

@@ -132,7 +132,7 @@ struct UtensilStoreTests {
             _ = try store.rename(id: UUID(), to: "Bell\u{7}")
             Issue.record("an unknown id was renamed")
         } catch {
-            #expect(error == .catalog(.notFound), "an unknown id is told before a bad name")
+            #expect(error == .notFound(StoreError.noSuchUtensil), "an unknown id is told before a bad name")
         }
 
         #expect(try store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
@@ -233,7 +233,7 @@ struct UtensilStoreTests {
         _ = try store.stageOut(kitchen.spoon, in: folders)  // Then "killed" before the commit.
         _ = try store.stageOut(kitchen.whisk, in: folders)
         _ = try await store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
-        let staging = kitchen.world.state.appendingPathComponent("staging")
+        let staging = kitchen.world.staging
         #expect(kitchen.world.files(in: staging).count == 6, "original, thumbnail and preview of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
         let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))

@@ -86,7 +86,7 @@ extension UtensilStore {
     private func managedFolder(containing folder: RawPath) -> String? {
         guard let resolved = Self.realPath(folder) else { return nil }
         let managed = BackupFolder.all.map { settings.stateDirectory.appending($0.name) }
-            + [settings.staging, settings.inbox, settings.rejected]
+            + [settings.stagingRoot, settings.inbox, settings.rejected]
         for candidate in managed {
             guard let root = Self.realPath(candidate) else { continue }
             if resolved == root || resolved.hasPrefix(root + "/") { return candidate.description }

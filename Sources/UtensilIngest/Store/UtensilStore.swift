@@ -131,18 +131,23 @@ public struct UtensilStore: Sendable {
         do {
             return try CatalogAwait.run(body)
         } catch {
-            throw .catalog(error)
+            throw StoreError(error)
         }
     }
 }
 
 /// Why a store operation did not happen (or, for ``filesNotRemoved(_:)``, not completely),
 /// with the sentence a person needs where the catalog's own reason is not enough.
+///
+/// Each refusal has one spelling: a utensil, category or file that is not there is always
+/// ``notFound(_:)`` and a name that is taken always ``duplicateName(_:)``, whether the store
+/// or the catalog found it (``init(_:)`` maps the catalog's); ``catalog(_:)`` holds the rest.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The catalog refused or could not answer; callers turn these into sentences the same
-    /// way for every operation.
+    /// The catalog could not answer (busy, failing) or refused for another reason than the two
+    /// below (a cursor it did not hand out, an ambiguous name); callers turn these into
+    /// sentences the same way for every operation.
     case catalog(CatalogError)
-    /// The utensil or file asked for is not there (the sentence says what to do).
+    /// The utensil, category or file asked for is not there (the sentence says what to do).
     case notFound(String)
     /// A new name or category is not a valid name.
     case invalidName(String)
@@ -155,6 +160,19 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The rows were changed but some files could not be removed; they are named, and were
     /// logged. Start-up reconciliation removes them, `utensilctl check` lists them meanwhile.
     case filesNotRemoved(String)
+
+    /// The store's spelling of a catalog refusal: not found and name taken as ``notFound(_:)``
+    /// and ``duplicateName(_:)``, anything else as ``catalog(_:)``.
+    public init(_ error: CatalogError) {
+        switch error {
+        case .notFound: self = .notFound(Self.noSuchUtensil)
+        case .duplicateName(let existing): self = .duplicateName("A utensil named \(existing) already exists; choose another name.")
+        default: self = .catalog(error)
+        }
+    }
+
+    /// The sentence of a utensil id or name that names none.
+    public static let noSuchUtensil = "No utensil has that id or name; `utensilctl list` shows them."
 
     public var description: String {
         switch self {
