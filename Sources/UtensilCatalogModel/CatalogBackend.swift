@@ -4,14 +4,15 @@ import UtensilCore
 /// What utensild asks of a catalog: exactly the calls the store (`UtensilStore`, and the
 /// ingest engine through it) makes, and nothing of how they are answered.
 ///
-/// ``Catalog`` is the implementation, on SQLite through GRDB; everything SQLite-specific —
+/// This target (`UtensilCatalogModel`) depends on no database. `Catalog`, in the target
+/// `UtensilCatalog`, is the SQLite implementation through GRDB; everything SQLite-specific —
 /// the schema and its migrations, FTS5 trigram search, PRAGMAs, WAL, busy timeouts, the
-/// mapping of extended result codes and constraint names to ``CatalogError`` — stays inside
-/// it. This protocol is where a second backend plugs in (PostgreSQL through postgres-nio, for
+/// mapping of extended result codes and claims to ``CatalogError`` — stays there. The rules
+/// below are checked for every backend by `CatalogBackendContractTests`. This protocol is where a second backend plugs in (PostgreSQL through postgres-nio, for
 /// several hosts sharing one catalog): a type in a target of its own conforming to it, chosen
 /// where the daemon opens its catalog (`StartUp`). Its signatures use only the catalog's own
-/// value types (``UtensilRecord``, ``CatalogPage``, ``ListSort``, ``CatalogCategory``,
-/// ``CatalogCategoryChange``, ``CatalogError``), never a database type.
+/// value types (``UtensilRecord``, ``CatalogPage``, `ListSort`, ``CatalogCategory``,
+/// ``CatalogCategoryChange``, ``CatalogSnapshot``, ``CatalogError``), never a database type.
 ///
 /// What every implementation must keep:
 /// - each call is atomic and, once it returns, durable;
@@ -38,8 +39,11 @@ public protocol CatalogBackend: Sendable {
     /// - Returns: for each record, in order, nil when it was committed or why it was refused.
     /// - Throws: when the transaction as a whole failed: nothing was committed.
     func insert(batch records: [UtensilRecord]) async throws(CatalogError) -> [CatalogError?]
-    /// Puts a new photo into an existing utensil (not one in the trash): see
-    /// ``Catalog/replacePhoto(with:)``.
+    /// Puts a new photo into an existing utensil (not one in the trash): the photo's fields of
+    /// `photo` (extension, size, dimensions, hash, source, content claim, `addedBy`) go into
+    /// the row `photo.id`, whose name, category and `createdAt` stay; `updatedAt` is set.
+    /// ``CatalogError/notFound`` when it is gone or in the trash,
+    /// ``CatalogError/duplicateContent(existing:)`` when another utensil claims the photo.
     func replacePhoto(with photo: UtensilRecord) async throws(CatalogError) -> UtensilRecord
     /// Counts one more decoder crash on the drop with this source key; returns the new count.
     func recordDecoderCrash(sourceKey: String) async throws(CatalogError) -> Int
