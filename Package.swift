@@ -100,8 +100,7 @@ let package = Package(
             dependencies: [
                 "UtensilMetrics",
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
-                "CUtensilSupport",
+                "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -187,9 +186,10 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
@@ -262,7 +263,7 @@ struct IngestEngineTests {
                 return
             }
         }
-        #expect(try await engine.catalog.count() == 2)
+        #expect(try await engine.store.catalog.count() == 2)
     }
 
     @Test func rejectedNamesNeverOverwrite() throws {

@@ -47,9 +47,11 @@ struct BackupCopier {
 
     /// Takes the files of `utensil` unless its row changed since the snapshot (deleted,
     /// its photo replaced): then false.
-    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn catalog: any CatalogBackend) throws(BackupError) -> Bool {
-        let taken = try UtensilStore.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
-            let live = try UtensilStore.catalogCall { () async throws(CatalogError) in try await catalog.utensil(id: utensil.id) }
+    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) throws(BackupError) -> Bool {
+        let taken = try store.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
+            let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
+                try await catalog.utensil(id: utensil.id)
+            }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var taken: [Taken] = []
             do throws(BackupError) {

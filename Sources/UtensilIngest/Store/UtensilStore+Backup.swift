@@ -104,8 +104,8 @@ extension UtensilStore {
     private func backupAttempt(
         into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
     ) throws(BackupError) -> BackupSummary? {
-        let snapshot = try Self.snapshotGate.closed { () throws(BackupError) in
-            try Self.catalogCall { () async throws(CatalogError) in try await catalog.snapshot() }
+        let snapshot = try snapshotGate.closed { () throws(BackupError) in
+            try Self.catalogCall { [catalog] () async throws(CatalogError) in try await catalog.snapshot() }
         }
         let createdAt = Date()
         let utensils = try Self.catalogCall { () async throws(CatalogError) in try await snapshot.utensils() }
@@ -124,7 +124,7 @@ extension UtensilStore {
         var copier = try BackupCopier(settings: settings, destination: destination)
         for (index, utensil) in utensils.enumerated() {
             if isCancelled() { throw .cancelled }
-            guard try copier.take(utensil, unlessChangedIn: catalog) else { return nil }
+            guard try copier.take(utensil, unlessChangedIn: self) else { return nil }
             progress(.files(done: index + 1, total: utensils.count))
         }
         try copier.finish()

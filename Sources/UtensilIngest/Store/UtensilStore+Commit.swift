@@ -6,12 +6,15 @@ import UtensilCatalogModel
 /// files moved into place (see `UtensilStore+Staging`).
 extension UtensilStore {
     /// Writes a utensil's original, thumbnail and preview for `record` into `staging/` (not
-    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace.
+    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
+    /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
     func write(
-        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?
+        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?,
+        claims: Claims
     ) throws(SystemError) -> PendingUtensil
     {
+        let record = claims.applied(to: record)
         let files = StagedFiles(
             folders: try stateFolders(), utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
         do throws(SystemError) {
@@ -59,7 +62,7 @@ extension UtensilStore {
             return batch.map { _ in .failed(TransientFailure(error)) }
         }
 
-        return Self.snapshotGate.passing { commitRows(batch) }
+        return snapshotGate.passing { commitRows(batch) }
     }
 
     /// Commits the rows of a batch whose files are durable in `staging/`, then moves each one's
@@ -71,7 +74,7 @@ extension UtensilStore {
         if !fresh.isEmpty {
             do {
                 let records = fresh.map { batch[$0].record }
-                let refusals = try CatalogAwait.run { () async throws(CatalogError) in try await catalog.insert(batch: records) }
+                let refusals = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.insert(batch: records) }
                 for (index, refusal) in zip(fresh, refusals)
                 where refusal != nil {
                     results[index] = .refused(refusal!)
@@ -85,7 +88,7 @@ extension UtensilStore {
         for index in batch.indices {
             let pending = batch[index]
             if pending.replacing != nil {
-                results[index] = Self.whileChanging(pending.record.id) { commitReplacement(pending) }
+                results[index] = whileChanging(pending.record.id) { commitReplacement(pending) }
             } else if case .refused = results[index] {
                 discard(pending.files)
             } else {
@@ -112,7 +115,7 @@ extension UtensilStore {
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {
         do {
             let photo = pending.record
-            let record = try CatalogAwait.run { () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
+            let record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
             faults.reached(.committed)
             return placeFiles(of: pending, committed: .committed(record))
         } catch {

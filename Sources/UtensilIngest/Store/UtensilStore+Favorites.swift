@@ -6,11 +6,11 @@ import UtensilCatalogModel
 extension UtensilStore {
     /// Marks (`favorite`) or unmarks a utensil not in the trash as `user`'s favorite; returns it.
     public func setFavorite(id: UUID, of user: String, _ favorite: Bool) throws(StoreError) -> UtensilRecord {
-        try catalogCall { () async throws(CatalogError) in try await catalog.setFavorite(id: id, of: user, favorite) }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.setFavorite(id: id, of: user, favorite) }
     }
 
     /// Which of `ids` are `user`'s favorites.
     public func favorites(of user: String, among ids: [UUID]) throws(StoreError) -> Set<UUID> {
-        try catalogCall { () async throws(CatalogError) in try await catalog.favorites(of: user, among: ids) }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.favorites(of: user, among: ids) }
     }
 }

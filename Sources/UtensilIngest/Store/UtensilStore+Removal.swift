@@ -15,7 +15,7 @@ extension UtensilStore {
     /// - Returns: the utensil as it is now (with `trashedAt` when trashed) or as it was.
     /// - Throws: ``StoreError/filesNotRemoved(_:)`` when the row is gone but a file stayed.
     public func delete(id: UUID, now: Bool) throws(StoreError) -> UtensilRecord {
-        guard let record = try catalogCall({ () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
+        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         if record.trashedAt != nil && !now {
@@ -30,12 +30,12 @@ extension UtensilStore {
             }
             return deleted
         }
-        return try catalogCall { () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
+        return try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.
     public func restore(id: UUID, as newName: String?) throws(StoreError) -> UtensilRecord {
-        guard let record = try catalogCall({ () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
+        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         var name: UtensilName?
@@ -48,7 +48,7 @@ extension UtensilStore {
         }
         do {
             let claimName = settings.claimsNames
-            return try CatalogAwait.run { [name] () async throws(CatalogError) in
+            return try CatalogAwait.run { [catalog, name] () async throws(CatalogError) in
                 try await catalog.restore(id: id, as: name, claimName: claimName)
             }
         } catch .duplicateName(let existing) {
@@ -76,7 +76,7 @@ extension UtensilStore {
 
     /// Deletes for good every utensil that has been in the trash for `trash_days`.
     public func purgeExpired(now: Date = Date()) throws(StoreError) -> Purge {
-        let due = try catalogCall { () async throws(CatalogError) in
+        let due = try catalogCall { [catalog, settings] () async throws(CatalogError) in
             try await catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
         }
         var purge = Purge()
@@ -96,8 +96,8 @@ extension UtensilStore {
     /// - Returns: the row as it was, and the files that could not be removed (logged).
     func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
         // The gate first, then the utensil's lock: the order every operation takes them in.
-        try Self.snapshotGate.passing { () throws(StoreError) in
-            try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        try snapshotGate.passing { () throws(StoreError) in
+            try whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
         }
     }
 
@@ -110,7 +110,7 @@ extension UtensilStore {
         }
         let deleted: UtensilRecord
         switch Result(catching: { () throws(CatalogError) in
-            try CatalogAwait.run { () async throws(CatalogError) in try await catalog.delete(id: record.id) }
+            try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.delete(id: record.id) }
         }) {
         case .success(let row):
             deleted = row
