@@ -4,7 +4,9 @@ import PackageDescription
 /// Targets split where a dependency or a trust boundary splits:
 /// - `UtensilCodec` is the only code that touches libturbojpeg, libspng, libheif and libwebp
 ///   (bytes in, pixels out).
-/// - `UtensilCatalog` is the only code that touches GRDB / SQLite.
+/// - `UtensilCatalogModel` is the catalog seam: the `CatalogBackend` protocol, its value types
+///   and its refusals, with no database dependency.
+/// - `UtensilCatalog` is the SQLite backend behind it, the only code that touches GRDB / SQLite.
 /// - `UtensilCore` is the shared vocabulary (names, rejection reasons) with no dependencies.
 /// - `UtensilIngest` is the engine: where a drop becomes a utensil.
 /// - `UtensilConfig` reads the layered configuration (TOML file, environment, flags).
@@ -99,7 +101,7 @@ let package = Package(
             dependencies: [
                 "UtensilMetrics",
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
+                "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,9 +113,13 @@ let package = Package(
         .target(
             name: "UtensilCodec",
             dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"]),
+        // The catalog seam (docs/ARCHITECTURE.md, "The catalog seam"): what the store asks of a
+        // catalog, in its own value types; no database dependency.
+        .target(name: "UtensilCatalogModel", dependencies: ["UtensilCore"]),
+        // The SQLite backend (GRDB).
         .target(
             name: "UtensilCatalog",
-            dependencies: ["UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The PostgreSQL catalog (several hosts, one catalog): the only code that touches
         // postgres-nio. So far its connection, check and schema migrations.
         .target(
@@ -132,7 +138,7 @@ let package = Package(
         .target(
             name: "UtensilIngest",
             dependencies: [
-                "UtensilCore", "UtensilCodec", "UtensilCatalog", "CUtensilSupport",
+                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -149,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "utensil-bench",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "CTurboJPEG",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -157,7 +163,12 @@ let package = Package(
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
         .testTarget(
             name: "UtensilCatalogTests",
-            dependencies: ["UtensilCatalog", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["UtensilCatalog", "UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The catalog contract (docs/ARCHITECTURE.md, "The catalog seam"): every rule of
+        // CatalogBackend, run against every backend in CatalogBackends.all.
+        .testTarget(
+            name: "UtensilCatalogContractTests",
+            dependencies: ["UtensilCatalogModel", "UtensilCatalog", "UtensilCore"]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilMetricsTests",
@@ -174,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -190,13 +201,13 @@ let package = Package(
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCore", "UtensilTestSupport",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "UtensildTests",
             dependencies: [
-                "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
+                "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
                 "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,29 +1,7 @@
 import Foundation
 import GRDB
+import UtensilCatalogModel
 import UtensilCore
-
-/// What renaming or deleting a category did.
-public struct CatalogCategoryChange: Sendable, Equatable {
-    /// The category as it was spelled.
-    public var from: String
-    /// The category its utensils are in now (as it is spelled: an existing one's spelling after
-    /// a merge); nil after a delete.
-    public var to: String?
-    /// Utensils (not in the trash) that changed category.
-    public var moved: Int
-    /// The new name was an existing category, which the utensils joined.
-    public var merged: Bool
-    /// Utensils (not in the trash) in `to` now; 0 after a delete.
-    public var count: Int
-
-    public init(from: String, to: String?, moved: Int, merged: Bool, count: Int) {
-        self.from = from
-        self.to = to
-        self.moved = moved
-        self.merged = merged
-        self.count = count
-    }
-}
 
 /// Categories as a whole: renaming (merging into an existing one) and deleting. Each is one
 /// transaction over every utensil of the category, the trash too (a restored utensil comes

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCatalogModel
 
 /// Favorites: which utensils a user has marked (the table `favorite`, migration `v6-favorites`).
 extension Catalog {

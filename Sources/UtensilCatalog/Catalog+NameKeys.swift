@@ -1,4 +1,5 @@
 import GRDB
+import UtensilCatalogModel
 import UtensilCore
 
 extension Catalog {

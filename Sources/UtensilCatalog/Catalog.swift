@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCatalogModel
 import UtensilCore
 
 /// The catalog of utensils: the only owner of the SQLite database.
@@ -177,12 +178,12 @@ public final class Catalog: Sendable {
     /// Commits a new utensil. Duplicate names and contents are refused by SQLite itself
     /// through the record's claim columns.
     public func insert(_ record: UtensilRecord) throws(CatalogError) {
-        do {
-            try writer.write { db in try record.insert(db) }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw refusal(of: record, error)
-        } catch {
-            throw CatalogError.from(error)
+        try write { db in
+            do {
+                try record.insert(db)
+            } catch let error as DatabaseError where error.isUniqueViolation {
+                throw try CatalogError.refusal(of: record, error, db)
+            }
         }
     }
 
@@ -194,48 +195,27 @@ public final class Catalog: Sendable {
     /// - Returns: for each record, in order, nil when it was committed or why it was refused.
     /// - Throws: when the transaction as a whole failed (busy, read-only, I/O): nothing committed.
     public func insert(batch records: [UtensilRecord]) throws(CatalogError) -> [CatalogError?] {
-        var refused: [DatabaseError?] = []
-        do {
-            refused = try writer.write { db in
-                var refused: [DatabaseError?] = []
-                refused.reserveCapacity(records.count)
-                for record in records {
-                    do {
-                        try db.inSavepoint {
-                            try record.insert(db)
-                            return .commit
-                        }
-                        if let sourceKey = record.sourceKey {
-                            try db.execute(
-                                sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
-                                arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
-                        }
-                        refused.append(nil)
-                    } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                        refused.append(error)
+        try write { db in
+            var refused: [CatalogError?] = []
+            refused.reserveCapacity(records.count)
+            for record in records {
+                do {
+                    try db.inSavepoint {
+                        try record.insert(db)
+                        return .commit
                     }
+                    if let sourceKey = record.sourceKey {
+                        try db.execute(
+                            sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
+                            arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
+                    }
+                    refused.append(nil)
+                } catch let error as DatabaseError where error.isUniqueViolation {
+                    refused.append(try CatalogError.refusal(of: record, error, db))
                 }
-                return refused
             }
-        } catch {
-            throw CatalogError.from(error)
+            return refused
         }
-        return zip(records, refused).map { record, error in error.map { refusal(of: record, $0) } }
-    }
-
-    /// The catalog's reason for a UNIQUE violation while inserting `record`.
-    private func refusal(of record: UtensilRecord, _ error: DatabaseError) -> CatalogError {
-        let message = error.message ?? ""
-        if message.contains("nameClaim") {
-            let existing = try? utensil(nameKey: record.nameKey)?.name
-            return .duplicateName(existing: existing ?? record.name)
-        }
-        if message.contains("contentClaim") {
-            let existing = try? utensil(sha256: record.sha256)?.name
-            return .duplicateContent(existing: existing ?? record.name)
-        }
-        if message.contains("sourceKey") { return .alreadyIngested }
-        return CatalogError.from(error)
     }
 
     /// Counts one more decoder crash on the drop with this source key; returns the new count.
@@ -354,6 +334,15 @@ public final class Catalog: Sendable {
 
     // MARK: Plumbing
 
+    /// Updates a row; a claim another row holds is refused as the matching ``CatalogError``.
+    static func update(_ record: UtensilRecord, _ db: Database) throws {
+        do {
+            try record.update(db)
+        } catch let error as DatabaseError where error.isUniqueViolation {
+            throw try CatalogError.refusal(of: record, error, db)
+        }
+    }
+
     func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
         do { return try writer.read(body) } catch { throw CatalogError.from(error) }
     }
@@ -364,24 +353,6 @@ public final class Catalog: Sendable {
 }
 
 // MARK: - Listing, renaming, deleting
-
-/// A category and how many utensils it has.
-public struct CatalogCategory: Sendable, Equatable {
-    public var name: String
-    public var count: Int
-
-    public init(name: String, count: Int) {
-        self.name = name
-        self.count = count
-    }
-}
-
-/// One page of a listing and the cursor of the next one.
-public struct CatalogPage: Sendable, Equatable {
-    public var utensils: [UtensilRecord]
-    /// Opaque; nil on the last page.
-    public var next: String?
-}
 
 extension Catalog {
     /// Utensils matching `search` (case- and accent-insensitive, anywhere in the name), in
@@ -493,26 +464,17 @@ extension Catalog {
     /// Renames a utensil (not one in the trash, whose name must stay unclaimed); the new name is
     /// claimed when duplicate names are refused.
     public func rename(id: UUID, name: String, nameKey: String, searchKey: String, claim: Bool) throws(CatalogError) -> UtensilRecord {
-        do {
-            return try writer.write { db in
-                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
-                    throw CatalogError.notFound
-                }
-                record.name = name
-                record.nameKey = nameKey
-                record.searchKey = searchKey
-                record.nameClaim = claim ? nameKey : nil
-                record.updatedAt = Date()
-                try record.update(db)
-                return record
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt == nil else {
+                throw CatalogError.notFound
             }
-        } catch let error as CatalogError {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            let existing = try? utensil(nameKey: nameKey)?.name
-            throw .duplicateName(existing: existing ?? name)
-        } catch {
-            throw CatalogError.from(error)
+            record.name = name
+            record.nameKey = nameKey
+            record.searchKey = searchKey
+            record.nameClaim = claim ? nameKey : nil
+            record.updatedAt = Date()
+            try Self.update(record, db)
+            return record
         }
     }
 
@@ -542,16 +504,10 @@ extension Catalog {
     /// Deletes a row; returns it. The caller removes the files once this has committed (a crash
     /// in between leaves files without a row, which start-up reconciliation removes).
     public func delete(id: UUID) throws(CatalogError) -> UtensilRecord {
-        do {
-            return try writer.write { db in
-                guard let record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
-                try record.delete(db)
-                return record
-            }
-        } catch let error as CatalogError {
-            throw error
-        } catch {
-            throw CatalogError.from(error)
+        try write { db in
+            guard let record = try UtensilRecord.fetchOne(db, key: id) else { throw CatalogError.notFound }
+            try record.delete(db)
+            return record
         }
     }
 
@@ -564,34 +520,26 @@ extension Catalog {
     /// - Throws: ``CatalogError/notFound`` when the utensil was deleted or trashed meanwhile,
     ///   ``CatalogError/duplicateContent(existing:)`` when another utensil claims the photo.
     public func replacePhoto(with photo: UtensilRecord) throws(CatalogError) -> UtensilRecord {
-        do {
-            return try writer.write { db in
-                guard var record = try UtensilRecord.fetchOne(db, key: photo.id), record.trashedAt == nil else {
-                    throw CatalogError.notFound
-                }
-                record.fileExtension = photo.fileExtension
-                record.width = photo.width
-                record.height = photo.height
-                record.bytes = photo.bytes
-                record.sha256 = photo.sha256
-                record.sourceKey = photo.sourceKey
-                record.contentClaim = photo.contentClaim
-                record.addedBy = photo.addedBy
-                record.updatedAt = Date()
-                try record.update(db)
-                if let sourceKey = photo.sourceKey {
-                    try db.execute(
-                        sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
-                        arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
-                }
-                return record
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: photo.id), record.trashedAt == nil else {
+                throw CatalogError.notFound
             }
-        } catch let error as CatalogError {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw refusal(of: photo, error)
-        } catch {
-            throw CatalogError.from(error)
+            record.fileExtension = photo.fileExtension
+            record.width = photo.width
+            record.height = photo.height
+            record.bytes = photo.bytes
+            record.sha256 = photo.sha256
+            record.sourceKey = photo.sourceKey
+            record.contentClaim = photo.contentClaim
+            record.addedBy = photo.addedBy
+            record.updatedAt = Date()
+            try Self.update(record, db)
+            if let sourceKey = photo.sourceKey {
+                try db.execute(
+                    sql: "DELETE FROM decoderCrash WHERE sourceKey = ?",
+                    arguments: [String(UtensilRecord.fileIdentity(ofSourceKey: sourceKey))])
+            }
+            return record
         }
     }
 
@@ -616,30 +564,20 @@ extension Catalog {
     /// `updatedAt`). With `claimName` its name is claimed again, so a name taken meanwhile
     /// is refused as ``CatalogError/duplicateName(existing:)``.
     public func restore(id: UUID, as newName: UtensilName?, claimName: Bool) throws(CatalogError) -> UtensilRecord {
-        do {
-            return try writer.write { db in
-                guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt != nil else {
-                    throw CatalogError.notFound
-                }
-                if let newName {
-                    record.name = newName.value
-                    record.nameKey = newName.uniquenessKey
-                    record.searchKey = newName.searchKey
-                    record.updatedAt = Date()
-                }
-                record.trashedAt = nil
-                record.nameClaim = claimName ? record.nameKey : nil
-                try record.update(db)
-                return record
+        try write { db in
+            guard var record = try UtensilRecord.fetchOne(db, key: id), record.trashedAt != nil else {
+                throw CatalogError.notFound
             }
-        } catch let error as CatalogError {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            let name = newName?.value ?? (try? utensil(id: id))?.name ?? ""
-            let existing = try? utensil(nameKey: UtensilName.uniquenessKey(for: name))?.name
-            throw .duplicateName(existing: existing ?? name)
-        } catch {
-            throw CatalogError.from(error)
+            if let newName {
+                record.name = newName.value
+                record.nameKey = newName.uniquenessKey
+                record.searchKey = newName.searchKey
+                record.updatedAt = Date()
+            }
+            record.trashedAt = nil
+            record.nameClaim = claimName ? record.nameKey : nil
+            try Self.update(record, db)
+            return record
         }
     }
 

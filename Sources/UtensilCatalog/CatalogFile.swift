@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import UtensilCatalogModel
 
 /// A catalog's SQLite file looked at without changing it: a backup's `utensils.sqlite` before
 /// `utensild restore` installs it.

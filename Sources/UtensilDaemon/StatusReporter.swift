@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilSystemd
 
 /// Keeps systemd informed: `READY=1`, a `STATUS=` line kept current (at most about once a

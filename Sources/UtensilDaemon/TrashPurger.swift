@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilIngest
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilConfig
 import UtensilControlProtocol
 import UtensilControlServer

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore
 

@@ -1,4 +1,4 @@
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// What became of one drop.

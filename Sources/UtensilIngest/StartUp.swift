@@ -1,5 +1,6 @@
 import Logging
 import UtensilCatalog
+import UtensilCatalogModel
 
 /// The start-up sequence shared by the daemon and `utensild --oneshot`, in its one order:
 /// make the state folder private, open the catalog (migrating it), arm the decoder crash guard

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 
 /// Why a utensil's thumbnail and preview could not be made again.
@@ -76,7 +76,7 @@ struct ThumbnailRegenerator: Sendable {
     /// The row of `id`, nil when there is none.
     private func row(_ id: UUID) throws(RethumbError) -> UtensilRecord? {
         do {
-            return try catalog.utensil(id: id)
+            return try CatalogAwait.run { () async throws(CatalogError) in try await catalog.utensil(id: id) }
         } catch {
             throw .catalogUnavailable(id, "\(error)")
         }

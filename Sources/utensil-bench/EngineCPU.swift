@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 import UtensilIngest
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// A state folder as the daemon keeps it, at scale: `rows` utensils in a catalog made by the

@@ -1,5 +1,6 @@
 import Foundation
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `list --search` over a large catalog, through the real catalog code the daemon answers

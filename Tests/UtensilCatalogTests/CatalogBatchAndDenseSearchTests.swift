@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Group commits (several rows in one transaction) and searches that match most of the catalog.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 
 @Suite("Catalog")
 struct CatalogTests {

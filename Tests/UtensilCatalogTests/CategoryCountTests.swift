@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `categories` and `count` read counts kept by triggers; after every kind of change they must

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Renaming, merging and deleting a category in the catalog: every utensil follows (the trash

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Favorites in the catalog: per user, a filter of `list`, kept through the trash, gone with

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// A catalog written by round 1 opens in round 2 with every utensil and all of its data.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// The trash in the catalog: what it releases, what it keeps, and what restoring claims again.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
 import UtensilTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 @testable import UtensilIngest
 import UtensilTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
 import UtensilTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
 import UtensilTestSupport
@@ -247,7 +248,7 @@ struct IngestEngineTests {
         try InvariantChecker(world: world).verify(inputs: [bytes, bytes, bytes])
     }
 
-    @Test func duplicateNamesAreIngestedWhenAllowed() throws {
+    @Test func duplicateNamesAreIngestedWhenAllowed() async throws {
         defer { world.remove() }
         let images = try TestImages.make([
             TestImages.jpeg(world.root.appendingPathComponent("a").path, seed: 1),
@@ -262,7 +263,7 @@ struct IngestEngineTests {
                 return
             }
         }
-        #expect(try engine.store.catalog.count() == 2)
+        #expect(try await engine.store.catalog.count() == 2)
     }
 
     @Test func rejectedNamesNeverOverwrite() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 @testable import UtensilIngest
 import UtensilTestSupport

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 @testable import UtensilIngest
 import UtensilTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 @testable import UtensilIngest
 import UtensilTestSupport
 
@@ -46,7 +46,7 @@ struct UtensilStoreTests {
         func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
     }
 
-    @Test func trashKeepsTheFilesRestoreBringsItBackDeleteNowRemovesRowAndFiles() throws {
+    @Test func trashKeepsTheFilesRestoreBringsItBackDeleteNowRemovesRowAndFiles() async throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
@@ -72,7 +72,7 @@ struct UtensilStoreTests {
         let deleted = try store.delete(id: kitchen.whisk.id, now: true)
         #expect(deleted.id == kitchen.whisk.id)
         #expect(!kitchen.exists(kitchen.original(deleted)) && !kitchen.exists(kitchen.thumbnail(deleted)))
-        #expect(try store.catalog.utensil(id: kitchen.whisk.id) == nil)
+        #expect(try await store.catalog.utensil(id: kitchen.whisk.id) == nil)
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0]])
     }
 
@@ -93,7 +93,7 @@ struct UtensilStoreTests {
     /// A file that cannot be removed (here the thumbnail's name is taken by a folder, so
     /// `unlinkat` fails for real) is logged and reported; the row is gone all the same, and
     /// the next start removes what is left.
-    @Test func aFileADeleteCannotRemoveIsReportedNotSwallowed() throws {
+    @Test func aFileADeleteCannotRemoveIsReportedNotSwallowed() async throws {
         let lines = CapturedLines()
         let kitchen = try Kitchen(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
         defer { kitchen.world.remove() }
@@ -108,7 +108,7 @@ struct UtensilStoreTests {
             guard case .filesNotRemoved(let message) = error else { throw error }
             #expect(message.contains("Spoon was deleted for good") && message.contains(kitchen.spoon.id.uuidString), "\(message)")
         }
-        #expect(try kitchen.store.catalog.utensil(id: kitchen.spoon.id) == nil)
+        #expect(try await kitchen.store.catalog.utensil(id: kitchen.spoon.id) == nil)
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
         #expect(lines.all.contains { $0.contains("Deleted utensil Spoon but cannot remove") }, "\(lines.all)")
     }
@@ -225,14 +225,14 @@ struct UtensilStoreTests {
 
     /// What a crash leaves in `staging/`: a delete not yet committed goes back into place, a
     /// committed one's files go; `check` lists staged files meanwhile.
-    @Test func stagedFilesOfDeletesAreFinishedOrUndoneAtStart() throws {
+    @Test func stagedFilesOfDeletesAreFinishedOrUndoneAtStart() async throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
         let folders = try store.stateFolders()
         _ = try store.stageOut(kitchen.spoon, in: folders)  // Then "killed" before the commit.
         _ = try store.stageOut(kitchen.whisk, in: folders)
-        _ = try store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
+        _ = try await store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
         let staging = kitchen.world.staging
         #expect(kitchen.world.files(in: staging).count == 6, "original, thumbnail and preview of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))

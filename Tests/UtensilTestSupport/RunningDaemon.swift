@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilCatalog
+import UtensilCatalogModel
 
 /// The real `utensild` daemon running as a child process on a test world, with a real
 /// `NOTIFY_SOCKET` so that the test waits for `READY=1` rather than sleeping.

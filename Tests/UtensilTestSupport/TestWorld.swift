@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore
 import UtensilIngest

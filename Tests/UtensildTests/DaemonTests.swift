@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// The real daemon on temporary folders: drops made the ways people and tools make them.

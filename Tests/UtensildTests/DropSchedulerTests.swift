@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilDaemon
 @testable import UtensilIngest

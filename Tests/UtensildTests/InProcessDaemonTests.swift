@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilConfig
 import UtensilDaemon
 import UtensilTestSupport

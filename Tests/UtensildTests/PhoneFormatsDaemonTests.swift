@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// HEIC and WebP drops, as iPhones, Android phones and browsers hand them out, through the real

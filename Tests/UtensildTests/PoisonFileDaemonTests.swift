@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// A poison file through the real daemon, restarted after each crash as systemd's

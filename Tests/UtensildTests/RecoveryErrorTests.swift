@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// Start-up recovery never takes an error for absence. A photo whose row was committed but

@@ -1,5 +1,5 @@
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 import UtensilIngest
 

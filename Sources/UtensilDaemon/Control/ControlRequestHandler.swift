@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore

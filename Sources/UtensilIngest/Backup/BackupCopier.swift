@@ -1,5 +1,5 @@
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Puts the files of a backup's utensils into its folder, one utensil at a time: hard links
@@ -49,7 +49,9 @@ struct BackupCopier {
     /// its photo replaced): then false.
     mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) throws(BackupError) -> Bool {
         let taken = try store.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
-            let live = try UtensilStore.catalogCall { () throws(CatalogError) in try store.catalog.utensil(id: utensil.id) }
+            let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
+                try await catalog.utensil(id: utensil.id)
+            }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var taken: [Taken] = []
             do throws(BackupError) {

@@ -1,5 +1,5 @@
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Why `utensilctl backup` made no backup; each says, in one sentence, what to do. Whatever

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into an empty catalog

@@ -1,4 +1,4 @@
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// What the catalog says of a drop before it is decoded: whether it was committed before a
@@ -9,18 +9,18 @@ extension UtensilStore {
     /// The utensil committed from exactly this inbox entry (`UtensilRecord.sourceKey`): a drop
     /// whose commit happened just before a crash.
     func utensil(committedFrom sourceKey: String) throws(CatalogError) -> UtensilRecord? {
-        try catalog.utensil(sourceKey: sourceKey)
+        try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sourceKey: sourceKey) }
     }
 
     /// A utensil ingested from the same file (device, inode, size, mtime) under another inbox
     /// path: a hard link.
     func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord? {
-        try catalog.utensil(sameFileAs: fileIdentity)
+        try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sameFileAs: fileIdentity) }
     }
 
     /// How many times decoding the file with this identity crashed utensild.
     func decoderCrashes(fileIdentity: String) throws(CatalogError) -> Int {
-        try catalog.decoderCrashes(sourceKey: fileIdentity)
+        try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.decoderCrashes(sourceKey: fileIdentity) }
     }
 
     /// The duplicate rules in force (`duplicate_names`, `duplicate_content`) applied to a new
@@ -28,17 +28,19 @@ extension UtensilStore {
     /// through the claims this returns.
     func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
         let settings = settings
-        if settings.rejectDuplicateNames, let existing = try catalog.utensil(nameKey: name.uniquenessKey) {
-            return .nameTaken(by: existing)
+        return try CatalogAwait.run { [catalog, settings] () async throws(CatalogError) -> Admission in
+            if settings.rejectDuplicateNames, let existing = try await catalog.utensil(nameKey: name.uniquenessKey) {
+                return .nameTaken(by: existing)
+            }
+            if settings.rejectDuplicateContent, let existing = try await catalog.utensil(sha256: sha256) {
+                return .contentTaken(by: existing)
+            }
+            let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
+            if settings.replaceDuplicateNames, let existing = try await catalog.utensil(nameKey: name.uniquenessKey) {
+                return .replaces(existing, claims)
+            }
+            return .new(claims)
         }
-        if settings.rejectDuplicateContent, let existing = try catalog.utensil(sha256: sha256) {
-            return .contentTaken(by: existing)
-        }
-        let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
-        if settings.replaceDuplicateNames, let existing = try catalog.utensil(nameKey: name.uniquenessKey) {
-            return .replaces(existing, claims)
-        }
-        return .new(claims)
     }
 }
 

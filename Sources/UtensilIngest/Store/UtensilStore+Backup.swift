@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `utensilctl backup DEST`: a consistent copy of the catalog and the files of exactly its
@@ -104,19 +104,19 @@ extension UtensilStore {
     private func backupAttempt(
         into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
     ) throws(BackupError) -> BackupSummary? {
-        let snapshot = try Self.catalogCall { () throws(CatalogError) in
-            try snapshotGate.closed { () throws(CatalogError) in try catalog.snapshot() }
+        let snapshot = try snapshotGate.closed { () throws(BackupError) in
+            try Self.catalogCall { [catalog] () async throws(CatalogError) in try await catalog.snapshot() }
         }
         let createdAt = Date()
-        let utensils = try Self.catalogCall { () throws(CatalogError) in try snapshot.utensils() }
-        let categories = try Self.catalogCall { () throws(CatalogError) in try snapshot.categoryCount() }
+        let utensils = try Self.catalogCall { () async throws(CatalogError) in try await snapshot.utensils() }
+        let categories = try Self.catalogCall { () async throws(CatalogError) in try await snapshot.categoryCount() }
         let catalogName = Array(BackupManifest.catalogFileName.utf8)
         // Created private before SQLite opens it (its journal takes the file's mode).
         try Self.fileSystem { () throws(SystemError) in
             _ = close(try destination.createExclusively(catalogName, mode: StatePermissions.fileMode))
         }
-        try Self.catalogCall { () throws(CatalogError) in
-            try snapshot.writeSQLite(to: destination.path.appending(catalogName).description)
+        try Self.catalogCall { () async throws(CatalogError) in
+            try await snapshot.writeSQLite(to: destination.path.appending(catalogName).description)
         }
         let catalogDigest = try Self.fileSystem { () throws(SystemError) in try HashingCopy.digest(of: catalogName, in: destination) }
         progress(.catalogWritten(utensils: utensils.count))
@@ -151,8 +151,8 @@ extension UtensilStore {
         return BackupSummary(destination: request.destination, createdAt: createdAt, manifest: manifest, linked: copier.linked, copied: copier.copied)
     }
 
-    static func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(BackupError) -> T {
-        do { return try body() } catch { throw .catalog(error) }
+    static func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws(BackupError) -> T {
+        do { return try CatalogAwait.run(body) } catch { throw .catalog(error) }
     }
 
     static func fileSystem<T>(_ body: () throws(SystemError) -> T) throws(BackupError) -> T {

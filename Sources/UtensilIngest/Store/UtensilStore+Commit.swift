@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 
 /// The commit of an ingest, a new utensil or a new photo for one (`duplicate_names =
 /// "replace"`): its files written into `staging/`, made durable, its row committed, then its
@@ -73,7 +73,9 @@ extension UtensilStore {
         let fresh = batch.indices.filter { batch[$0].replacing == nil }
         if !fresh.isEmpty {
             do {
-                for (index, refusal) in zip(fresh, try catalog.insert(batch: fresh.map { batch[$0].record }))
+                let records = fresh.map { batch[$0].record }
+                let refusals = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.insert(batch: records) }
+                for (index, refusal) in zip(fresh, refusals)
                 where refusal != nil {
                     results[index] = .refused(refusal!)
                 }
@@ -112,7 +114,8 @@ extension UtensilStore {
     /// files into place; or, refused, removes them.
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {
         do {
-            let record = try catalog.replacePhoto(with: pending.record)
+            let photo = pending.record
+            let record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
             faults.reached(.committed)
             return placeFiles(of: pending, committed: .committed(record))
         } catch {

@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Changes of a utensil's row alone: its name and its category. Files are named by id, so
@@ -16,8 +16,8 @@ extension UtensilStore {
         } catch {
             throw .invalidName(error.message)
         }
-        let renamed = try catalogCall { () throws(CatalogError) in
-            try catalog.rename(
+        let renamed = try catalogCall { [catalog, settings] () async throws(CatalogError) in
+            try await catalog.rename(
                 id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
                 claim: settings.claimsNames)
         }
@@ -37,7 +37,7 @@ extension UtensilStore {
                 throw .invalidName(error.message)
             }
         }
-        return try catalogCall { () throws(CatalogError) in try catalog.setCategory(id: id, to: category) }
+        return try catalogCall { [catalog, category] () async throws(CatalogError) in try await catalog.setCategory(id: id, to: category) }
     }
 }
 
@@ -53,7 +53,7 @@ extension UtensilStore {
             throw .invalidName(error.message)
         }
         do {
-            return try catalog.renameCategory(old, to: name, at: Date())
+            return try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.renameCategory(old, to: name, at: Date()) }
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(old)
         } catch {
@@ -64,7 +64,7 @@ extension UtensilStore {
     /// Deletes the category `name`: its utensils become uncategorised.
     public func deleteCategory(_ name: String) throws(StoreError) -> CatalogCategoryChange {
         do {
-            return try catalog.deleteCategory(name, at: Date())
+            return try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.deleteCategory(name, at: Date()) }
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(name)
         } catch {

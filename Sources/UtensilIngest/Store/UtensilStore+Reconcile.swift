@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// What start-up reconciliation found and mended.
@@ -163,7 +163,7 @@ extension UtensilStore {
         let thumbnails = try HeldFolder.open(settings.thumbnails)
         let previews = try HeldFolder.open(settings.previews)
         let scan = try StateScan(
-            ids: try catalog.allIDs(), originals: originals, thumbnails: thumbnails, previews: previews)
+            ids: try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }, originals: originals, thumbnails: thumbnails, previews: previews)
         for entry in scan.temporaries {
             try entry.folder.unlink(entry.name)
             report.temporariesRemoved += 1
@@ -187,8 +187,8 @@ extension UtensilStore {
     /// through everything. Files younger
     /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
     public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
-        let integrity = try catalogCall { () throws(CatalogError) in try catalog.integrityCheck() }
-        let ids = try catalogCall { () throws(CatalogError) in try catalog.allIDs() }
+        let integrity = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.integrityCheck() }
+        let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
         let scan: StateScan
         do throws(SystemError) {
             let folders = try stateFolders()
@@ -230,7 +230,7 @@ extension UtensilStore {
         var removed = 0
         for name in try originals.list() {
             guard let id = Self.utensilID(fromFileName: name), ids.contains(id),
-                  let record = try catalog.utensil(id: id),
+                  let record = try CatalogAwait.run({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }),
                   name != Self.originalName(id: id, fileExtension: record.fileExtension)
             else { continue }
             try originals.unlink(name)
@@ -318,7 +318,8 @@ extension UtensilStore {
             if !interrupted.key.isEmpty && (interrupted.blamed || lastStop?.blamesInterruptedDecodes == true) {
                 let count: Int
                 do {
-                    count = try catalog.recordDecoderCrash(sourceKey: interrupted.key)
+                    let key = interrupted.key
+                    count = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.recordDecoderCrash(sourceKey: key) }
                 } catch {
                     return recoveryLeft(
                         .decoderCrashes, "Cannot record a decoder crash in the catalog (\(error))", &report,

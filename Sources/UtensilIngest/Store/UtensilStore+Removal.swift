@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// Deleting utensils — to the trash, back from it, and for good.
@@ -15,7 +15,7 @@ extension UtensilStore {
     /// - Returns: the utensil as it is now (with `trashedAt` when trashed) or as it was.
     /// - Throws: ``StoreError/filesNotRemoved(_:)`` when the row is gone but a file stayed.
     public func delete(id: UUID, now: Bool) throws(StoreError) -> UtensilRecord {
-        guard let record = try catalogCall({ () throws(CatalogError) in try catalog.utensil(id: id) }) else {
+        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         if record.trashedAt != nil && !now {
@@ -30,12 +30,12 @@ extension UtensilStore {
             }
             return deleted
         }
-        return try catalogCall { () throws(CatalogError) in try catalog.trash(id: id, at: Date()) }
+        return try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.
     public func restore(id: UUID, as newName: String?) throws(StoreError) -> UtensilRecord {
-        guard let record = try catalogCall({ () throws(CatalogError) in try catalog.utensil(id: id) }) else {
+        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         var name: UtensilName?
@@ -47,7 +47,10 @@ extension UtensilStore {
             }
         }
         do {
-            return try catalog.restore(id: id, as: name, claimName: settings.claimsNames)
+            let claimName = settings.claimsNames
+            return try CatalogAwait.run { [catalog, name] () async throws(CatalogError) in
+                try await catalog.restore(id: id, as: name, claimName: claimName)
+            }
         } catch .duplicateName(let existing) {
             throw .duplicateName(
                 "A utensil named \(existing) was added meanwhile; restore this one under another name with `utensilctl restore \(record.id.uuidString) --as NEW-NAME`.")
@@ -73,8 +76,8 @@ extension UtensilStore {
 
     /// Deletes for good every utensil that has been in the trash for `trash_days`.
     public func purgeExpired(now: Date = Date()) throws(StoreError) -> Purge {
-        let due = try catalogCall { () throws(CatalogError) in
-            try catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
+        let due = try catalogCall { [catalog, settings] () async throws(CatalogError) in
+            try await catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
         }
         var purge = Purge()
         for record in due {
@@ -106,7 +109,9 @@ extension UtensilStore {
             throw .fileSystem("\(record.name) was not deleted: its files cannot be moved aside (\(error)); nothing was changed.")
         }
         let deleted: UtensilRecord
-        switch Result(catching: { () throws(CatalogError) in try catalog.delete(id: record.id) }) {
+        switch Result(catching: { () throws(CatalogError) in
+            try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.delete(id: record.id) }
+        }) {
         case .success(let row):
             deleted = row
         case .failure(.notFound):

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
@@ -15,7 +15,7 @@ extension UtensilStore {
     /// ones whose thumbnail or preview file is missing: a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
     public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
-        let ids = try catalogCall { () throws(CatalogError) in try catalog.ids(after: id, limit: limit) }
+        let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.ids(after: id, limit: limit) }
         let thumbnails: HeldFolder, previews: HeldFolder
         do throws(SystemError) {
             thumbnails = try HeldFolder.open(settings.thumbnails)
@@ -44,7 +44,7 @@ extension UtensilStore {
 
     /// Utensils in the catalog, the trash too.
     public func countAll() throws(StoreError) -> Int {
-        try catalogCall { () throws(CatalogError) in try catalog.countAll() }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.countAll() }
     }
 
     /// Whether `previews/` holds no file at all while the catalog has utensils: a state folder

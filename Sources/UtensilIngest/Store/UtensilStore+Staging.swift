@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// `staging/`: the files of every store operation in flight, and so the only place a crash
@@ -98,7 +98,7 @@ extension UtensilStore {
         try whileChanging(id) { () throws(RethumbError) in
             let row: UtensilRecord?
             do {
-                row = try catalog.utensil(id: id)
+                row = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
             } catch {
                 throw .catalogUnavailable(id, "\(error)")
             }
@@ -264,7 +264,8 @@ extension UtensilStore {
         }
         let record: UtensilRecord?
         do {
-            record = try catalog.utensil(id: files.utensil)
+            let id = files.utensil
+            record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
         } catch {
             throw RecoveryProblem(sentence: "Cannot ask the catalog about the staged files (\(error))")
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
-import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 
 /// The one owner of utensild's state: the state folder's layout (`originals/`,
@@ -109,10 +109,10 @@ public final class UtensilStore: Sendable {
 
     /// A utensil by id, or (unless `byIDOnly`) by name.
     public func find(_ target: String, byIDOnly: Bool = false) throws(StoreError) -> UtensilRecord {
-        try catalogCall { () throws(CatalogError) in
-            if let id = UUID(uuidString: target), let record = try catalog.utensil(id: id) { return record }
+        try catalogCall { [catalog] () async throws(CatalogError) in
+            if let id = UUID(uuidString: target), let record = try await catalog.utensil(id: id) { return record }
             guard !byIDOnly else { throw CatalogError.notFound }
-            let matches = try catalog.utensils(
+            let matches = try await catalog.utensils(
                 nameKey: UtensilName.uniquenessKey(for: target.trimmingCharacters(in: .whitespaces)))
             if matches.count > 1 { throw CatalogError.ambiguousName(ids: matches.map(\.id.uuidString)) }
             guard let record = matches.first else { throw CatalogError.notFound }
@@ -122,7 +122,7 @@ public final class UtensilStore: Sendable {
 
     /// Utensils not in the trash.
     public func count() throws(StoreError) -> Int {
-        try catalogCall { () throws(CatalogError) in try catalog.count() }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.count() }
     }
 
     /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:favoriteOf:sort:limit:after:)``.
@@ -131,8 +131,8 @@ public final class UtensilStore: Sendable {
         search: String?, category: String?, addedBy: String?, favoriteOf: String? = nil, sort: ListSort, limit: Int,
         after: String?
     ) throws(StoreError) -> CatalogPage {
-        try catalogCall { () throws(CatalogError) in
-            try catalog.list(
+        try catalogCall { [catalog] () async throws(CatalogError) in
+            try await catalog.list(
                 search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy,
                 favoriteOf: favoriteOf, sort: sort, limit: limit, after: after)
         }
@@ -140,12 +140,12 @@ public final class UtensilStore: Sendable {
 
     /// Every category with how many utensils it has.
     public func categories() throws(StoreError) -> [CatalogCategory] {
-        try catalogCall { () throws(CatalogError) in try catalog.categories() }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.categories() }
     }
 
     /// The utensils in the trash, longest there first.
     public func trashed() throws(StoreError) -> [UtensilRecord] {
-        try catalogCall { () throws(CatalogError) in try catalog.trashed(before: nil) }
+        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trashed(before: nil) }
     }
 
     /// Where a utensil's original is.
@@ -163,9 +163,10 @@ public final class UtensilStore: Sendable {
         settings.previewPath(id: record.id.uuidString)
     }
 
-    func catalogCall<T>(_ body: () throws(CatalogError) -> T) throws(StoreError) -> T {
+    /// Runs one call of the catalog (see ``CatalogAwait``); its refusal is ``StoreError/catalog(_:)``.
+    func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws(StoreError) -> T {
         do {
-            return try body()
+            return try CatalogAwait.run(body)
         } catch {
             throw StoreError(error)
         }

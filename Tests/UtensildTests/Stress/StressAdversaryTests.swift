@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// A group member working against the daemon while a burst runs: sub-folders swapped for

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCore
 import UtensilTestSupport
 

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import UtensilCatalog
+import UtensilCatalogModel
 import UtensilTestSupport
 
 /// How hard the stress suite pushes: `short` inside `make test`, `long` for `make stress`

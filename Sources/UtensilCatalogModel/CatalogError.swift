@@ -1,6 +1,8 @@
-import GRDB
 
-/// Why the catalog refused or could not do a write.
+/// Why a catalog backend refused or could not do a call: the one refusal vocabulary of
+/// ``CatalogBackend``. A backend decides each case from what its database reports in a
+/// structured form (SQLite's extended result code and which claim the row clashes with;
+/// PostgreSQL's SQLSTATE and constraint name), never from an error message's wording.
 public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another utensil already has this name (compared NFC, case-insensitively).
     case duplicateName(existing: String)
@@ -14,8 +16,9 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidCursor
     /// Several utensils have the name asked for (duplicate names allowed): these ids.
     case ambiguousName(ids: [String])
-    /// The database cannot be written just now (busy, locked, disk full, read-only, I/O error):
-    /// not the drop's fault, so the drop is retried later.
+    /// The database cannot answer just now (busy, locked, disk full, read-only, I/O error,
+    /// unreachable): not the drop's fault, so the drop is retried later. `code` is the
+    /// backend's own error code (SQLite's result code; -1 when there is none), for logs only.
     case unavailable(code: Int32, detail: String)
 
     public var description: String {
@@ -28,15 +31,5 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .ambiguousName(let ids): "several utensils have that name: \(ids.joined(separator: ", "))"
         case .unavailable(_, let detail): "the catalog is unavailable: \(detail)"
         }
-    }
-
-    /// Maps a GRDB error to what the caller can act on.
-    static func from(_ error: any Error) -> CatalogError {
-        if let catalogError = error as? CatalogError { return catalogError }
-        guard let databaseError = error as? DatabaseError else {
-            return .unavailable(code: -1, detail: String(describing: error))
-        }
-        let detail = databaseError.message ?? "SQLite error \(databaseError.resultCode.rawValue)"
-        return .unavailable(code: databaseError.resultCode.rawValue, detail: detail)
     }
 }

@@ -1,15 +1,10 @@
 import Foundation
-import GRDB
 import UtensilCore
 
-/// One utensil as the catalog stores it.
-public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "utensil"
-    /// Ids are stored as text in `uuidString` form, readable with the sqlite3 CLI.
-    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy {
-        .uppercaseString
-    }
-
+/// One utensil as every catalog backend stores it: a plain value, free of any database type
+/// (the SQLite backend adds its GRDB conformances in `UtensilRecord+GRDB.swift`). Its coding
+/// keys are the column names a backend stores it under.
+public struct UtensilRecord: Codable, Sendable, Equatable {
     public var id: UUID
     /// The name as people see it (setting it sets ``sortKey``).
     public var name: String {
@@ -88,20 +83,6 @@ public struct UtensilRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
         case bytes, sha256, sourceKey, nameClaim, contentClaim
         case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey
-    }
-
-    /// Column names, for queries.
-    public enum Columns {
-        public static let id = Column(CodingKeys.id)
-        public static let name = Column(CodingKeys.name)
-        public static let nameKey = Column(CodingKeys.nameKey)
-        public static let searchKey = Column(CodingKeys.searchKey)
-        public static let createdAt = Column(CodingKeys.createdAt)
-        public static let sha256 = Column(CodingKeys.sha256)
-        public static let sourceKey = Column(CodingKeys.sourceKey)
-        public static let categoryKey = Column(CodingKeys.categoryKey)
-        public static let trashedAt = Column(CodingKeys.trashedAt)
-        public static let sortKey = Column(CodingKeys.sortKey)
     }
 }
 

@@ -1,0 +1,54 @@
+import Foundation
+import Glibc
+import Testing
+import UtensilCatalogModel
+@testable import UtensilIngest
+
+/// ``CatalogAwait``: how the store and the engine, on threads of their own, call the async
+/// catalog. Each test runs it on a thread of its own, as the store's callers do.
+@Suite("CatalogAwait")
+struct CatalogAwaitTests {
+    /// Runs `body` on a new thread and waits for it (the store's callers are such threads).
+    private func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
+    @Test func aCallThatAnswersAtOnceRunsOnTheCallingThread() async {
+        let (caller, ran) = await onOwnThread { () -> (pthread_t, pthread_t) in
+            let caller = pthread_self()
+            let ran = CatalogAwait.run { () async -> pthread_t in pthread_self() }
+            return (caller, ran)
+        }
+        #expect(pthread_equal(caller, ran) != 0)
+    }
+
+    @Test func aCallThatSuspendsResumesOnTheCallingThreadWithItsAnswer() async {
+        let (caller, resumedOn, answer) = await onOwnThread { () -> (pthread_t, pthread_t, Int) in
+            let caller = pthread_self()
+            let (resumedOn, answer) = CatalogAwait.run { () async -> (pthread_t, Int) in
+                // A reply that arrives from another thread, as a network catalog's would.
+                let answer = await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(returning: 42) }
+                }
+                return (pthread_self(), answer)
+            }
+            return (caller, resumedOn, answer)
+        }
+        #expect(answer == 42)
+        #expect(pthread_equal(caller, resumedOn) != 0)
+    }
+
+    @Test func aRefusalArrivesAsItsOwnType() async {
+        let outcome = await onOwnThread { () -> Result<Int, CatalogError> in
+            Result { () throws(CatalogError) in
+                try CatalogAwait.run { () async throws(CatalogError) -> Int in
+                    await Task.yield()
+                    throw .duplicateName(existing: "Spoon")
+                }
+            }
+        }
+        #expect(outcome == .failure(.duplicateName(existing: "Spoon")))
+    }
+}
