@@ -175,9 +175,10 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

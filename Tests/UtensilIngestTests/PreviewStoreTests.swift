@@ -35,7 +35,7 @@ struct PreviewStoreTests {
             try world.drop("Jar.png", images[1])
             _ = try world.ingest("Pan.jpg", with: engine)
             _ = try world.ingest("Jar.png", with: engine)
-            store = UtensilStore(settings: settings, catalog: engine.catalog, logger: TestWorld.quietLogger, faults: FaultInjection())
+            store = engine.store
             pan = try store.find("Pan")
             jar = try store.find("Jar")
         }

@@ -25,12 +25,12 @@ struct UtensilStoreTests {
             images = try TestImages.make((0..<2).map {
                 TestImages.jpeg(world.root.path + "/k\($0)", width: 120, height: 90, seed: 300 + $0)
             })
-            let engine = try world.engine(settings)
+            let engine = try world.engine(settings, logger: logger)
             try world.drop("Spoon.jpg", images[0])
             try world.drop("Whisk.jpg", images[1])
             _ = try world.ingest("Spoon.jpg", with: engine)
             _ = try world.ingest("Whisk.jpg", with: engine)
-            store = UtensilStore(settings: settings, catalog: engine.catalog, logger: logger, faults: FaultInjection())
+            store = engine.store
             spoon = try store.find("Spoon")
             whisk = try store.find("Whisk")
         }

@@ -35,15 +35,17 @@ public struct TestWorld: Sendable {
             rejectDuplicateNames: rejectDuplicateNames, rejectDuplicateContent: rejectDuplicateContent)
     }
 
-    /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start.
+    /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start; its
+    /// store (`engine.store`) is the one every operation of the test goes through.
     public func engine(
-        _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared
+        _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared,
+        logger: Logger = Self.quietLogger
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
-        _ = try UtensilStore(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
-        return IngestEngine(
-            settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection(), memory: memory)
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        _ = try store.reconcile()
+        return IngestEngine(store: store, memory: memory)
     }
 
     public static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

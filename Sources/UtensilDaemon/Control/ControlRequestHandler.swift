@@ -37,19 +37,15 @@ struct ControlRequestHandler: Sendable {
                 audit.refused(request.command.rawValue, for: .peer(peer))
                 return .reply(LineFraming.line(.failure(refusal)))
             }
-            return .stream(BackupStream(store: store, pool: pool, audit: audit).lines(for: destination, peer: peer))
+            let backup = BackupStream(store: store, pool: pool, audit: audit)
+            return .stream { lines in await backup.run(for: destination, peer: peer, into: lines) }
         }
         guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
         let stream = events.follow()
-        let lines = AsyncStream<String> { continuation in
-            continuation.yield(LineFraming.line(.success(Subscription(), for: .events)))
-            let task = Task {
-                for await event in stream { continuation.yield(LineFraming.line(.event(event))) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return .stream { lines in
+            lines.yield(LineFraming.line(.success(Subscription(), for: .events)))
+            for await event in stream { lines.yield(LineFraming.line(.event(event))) }
         }
-        return .stream(lines)
     }
 
     /// The reply to a decoded request (the web gallery asks here too): authorise, then one

@@ -105,7 +105,7 @@ extension UtensilStore {
         into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
     ) throws(BackupError) -> BackupSummary? {
         let snapshot = try Self.catalogCall { () throws(CatalogError) in
-            try Self.snapshotGate.closed { () throws(CatalogError) in try catalog.snapshot() }
+            try snapshotGate.closed { () throws(CatalogError) in try catalog.snapshot() }
         }
         let createdAt = Date()
         let utensils = try Self.catalogCall { () throws(CatalogError) in try snapshot.utensils() }
@@ -124,7 +124,7 @@ extension UtensilStore {
         var copier = try BackupCopier(settings: settings, destination: destination)
         for (index, utensil) in utensils.enumerated() {
             if isCancelled() { throw .cancelled }
-            guard try copier.take(utensil, unlessChangedIn: catalog) else { return nil }
+            guard try copier.take(utensil, unlessChangedIn: self) else { return nil }
             progress(.files(done: index + 1, total: utensils.count))
         }
         try copier.finish()

@@ -93,8 +93,8 @@ extension UtensilStore {
     /// - Returns: the row as it was, and the files that could not be removed (logged).
     func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
         // The gate first, then the utensil's lock: the order every operation takes them in.
-        try Self.snapshotGate.passing { () throws(StoreError) in
-            try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        try snapshotGate.passing { () throws(StoreError) in
+            try whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
         }
     }
 

@@ -52,27 +52,11 @@ extension UtensilStore {
         return (utensil, operation, parts[2], parts[3])
     }
 
-    /// Runs `body` while no other operation of this process moves the files of utensil `id`
-    /// (a delete and a replacement of the same utensil at once would otherwise leave the
-    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
-    static func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
-        let lock = changing[Int(id.uuid.15) % changing.count]
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
-    private static let changing = (0..<64).map { _ in NSLock() }
-
-    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``); shared, like
-    /// the locks above, by every store of the process.
-    static let snapshotGate = SnapshotGate()
-
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
-    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String]) throws(SystemError) {
+    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String], faults: FaultInjection? = nil) throws(SystemError) {
+        let faults = faults ?? self.faults
         try files.folders.staging.renameIfPresent(
             files.preview, to: files.folders.previews, as: Self.previewName(id: files.utensil))
         try files.folders.staging.renameIfPresent(
@@ -111,7 +95,7 @@ extension UtensilStore {
             throw .write(id, error)
         }
         faults.reached(.rethumbStaged)
-        try Self.whileChanging(id) { () throws(RethumbError) in
+        try whileChanging(id) { () throws(RethumbError) in
             let row: UtensilRecord?
             do {
                 row = try catalog.utensil(id: id)
@@ -174,7 +158,8 @@ extension UtensilStore {
     }
 
     /// Removes staged files (one already gone is fine); returns those that cannot be removed.
-    func removeStaged(_ files: StagedFiles) -> [SystemError] {
+    func removeStaged(_ files: StagedFiles, faults: FaultInjection? = nil) -> [SystemError] {
+        let faults = faults ?? self.faults
         var problems: [SystemError] = []
         for name in [files.original, files.thumbnail, files.preview] {
             do {
@@ -227,7 +212,7 @@ extension UtensilStore {
             }
             if let record = committed {
                 do throws(SystemError) {
-                    try withoutFaults.moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys))
+                    try moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys), faults: FaultInjection())
                 } catch {
                     recoveryLeft(.staging, "Cannot put the files of utensil \(record.name) into place (\(error))", &report, journal)
                     continue
@@ -237,7 +222,7 @@ extension UtensilStore {
                     metadata: .journal([.utensilID: .string(record.id.uuidString)]))
                 report.rolledForward += 1
             } else {
-                let problems = withoutFaults.removeStaged(files)
+                let problems = removeStaged(files, faults: FaultInjection())
                 guard problems.isEmpty else {
                     recoveryLeft(
                         .staging, "Cannot remove the staged files of an interrupted operation (\(problems.map(\.description).joined(separator: "; ")))",

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UtensilCatalog
 import UtensilCore
 
@@ -22,26 +23,63 @@ import UtensilCore
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
+/// There is one store in a process: ``StartUp/prepare(settings:logger:faults:)`` creates it and
+/// every front door (the ingest engine, the control handler, the web gallery, the trash purger,
+/// `rethumb`) is handed that same instance. The settings a reload may change
+/// (`duplicate_names`, `max_file_bytes`, the thumbnail quality, the log level …) are held inside
+/// it and replaced by ``reload(_:logger:)``, so every caller sees the new ones at once; the
+/// locks that keep two operations on one utensil apart (``whileChanging(_:_:)``) and the gate a
+/// backup closes for its snapshot are its own, not the process's.
+///
 /// Operations block (file I/O, a durable commit): run them on threads of their own.
-public struct UtensilStore: Sendable {
-    public let settings: IngestSettings
+public final class UtensilStore: Sendable {
+    /// The settings in force, as of the last reload (read once per operation where an
+    /// operation needs several of them to agree).
+    public var settings: IngestSettings { current.withLock { $0.settings } }
     /// The rows, behind the small interface the store needs (SQLite's ``Catalog`` today).
     public let catalog: any CatalogBackend
-    let logger: Logger
-    var faults: FaultInjection
+    /// The logger in force (a reload may change its level).
+    public var logger: Logger { current.withLock { $0.logger } }
+    let faults: FaultInjection
+    private let current: Mutex<Reloadable>
+    /// Striped by utensil id (see ``whileChanging(_:_:)``).
+    private let changing = (0..<64).map { _ in NSLock() }
+    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``).
+    let snapshotGate = SnapshotGate()
+
+    /// What a reload replaces.
+    private struct Reloadable: Sendable {
+        var settings: IngestSettings
+        var logger: Logger
+    }
 
     public init(settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
-        self.settings = settings
+        self.current = Mutex(Reloadable(settings: settings, logger: logger))
         self.catalog = catalog
-        self.logger = logger
         self.faults = faults
     }
 
-    /// This store with no fault hooks (start-up reconciliation runs without them).
-    var withoutFaults: UtensilStore {
-        var store = self
-        store.faults = FaultInjection()
-        return store
+    /// Puts reloaded settings (and a logger at the reloaded level) in force for every operation
+    /// that starts from now on. The folders (`inbox`, `rejected`, `state_dir`) need a restart and
+    /// are kept as they were.
+    public func reload(_ settings: IngestSettings, logger: Logger) {
+        current.withLock { current in
+            var settings = settings
+            settings.inbox = current.settings.inbox
+            settings.rejected = current.settings.rejected
+            settings.stateDirectory = current.settings.stateDirectory
+            current = Reloadable(settings: settings, logger: logger)
+        }
+    }
+
+    /// Runs `body` while no other operation of this store moves the files of utensil `id`
+    /// (a delete and a replacement of the same utensil at once would otherwise leave the
+    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
+    func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
+        let lock = changing[Int(id.uuid.15) % changing.count]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     // MARK: Layout
