@@ -55,12 +55,19 @@ public struct FaultInjection: Sendable {
     /// ends (as a decoder stuck in a huge image would), after printing `decoder hangs on NAME`
     /// to standard error, so that a test can kill the process mid-decode.
     public var decoderHangOn: String?
+    /// `UTENSIL_FAULT_SYNC_FAILS_IN=<folder name>`: making a folder of that name durable
+    /// (`fsync`) where the store goes through ``sync(_:)`` fails with EIO, as a failing disk's would.
+    public var syncFailsIn: String?
 
-    public init(killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil) {
+    public init(
+        killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil,
+        syncFailsIn: String? = nil
+    ) {
         self.killAt = killAt
         self.decoderCrashOn = decoderCrashOn
         self.codecThreadCrashOn = codecThreadCrashOn
         self.decoderHangOn = decoderHangOn
+        self.syncFailsIn = syncFailsIn
     }
 
     public static func fromEnvironment() -> FaultInjection {
@@ -68,7 +75,16 @@ public struct FaultInjection: Sendable {
             killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
             decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) },
             codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
-            decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) })
+            decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) },
+            syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) })
+    }
+
+    /// Makes `folder` durable, or fails as ``syncFailsIn`` asks.
+    func sync(_ folder: HeldFolder) throws(SystemError) {
+        if let name = syncFailsIn, folder.path.lastComponent == Array(name.utf8) {
+            throw SystemError("fsync", folder.path, code: EIO)
+        }
+        try folder.sync()
     }
 
     func reached(_ step: Step) {
@@ -118,5 +134,7 @@ public struct FaultInjection: Sendable {
     @inline(__always) func reached(_ step: Step) {}
 
     @inline(__always) func decoding(_ name: String) {}
+
+    @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
 }
 #endif

@@ -36,11 +36,11 @@ struct RecoveryStepTests {
         }
 
         /// A store over its own catalog connection that gives up on a lock after 0.1 s.
-        func store() throws -> UtensilStore {
+        func store(faults: FaultInjection = FaultInjection()) throws -> UtensilStore {
             let lines = self.lines
             return UtensilStore(
                 settings: settings, catalog: try Catalog(path: settings.catalogPath, busyTimeout: 0.1),
-                logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) }, faults: FaultInjection())
+                logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) }, faults: faults)
         }
 
         var original: URL { world.originals.appendingPathComponent("\(spoon.id.uuidString).jpg") }
@@ -131,6 +131,24 @@ struct RecoveryStepTests {
         #expect(pantry.exists(planted))
         let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
         #expect(left.message.contains("Cannot remove the staged files"), "\(left.message)")
+    }
+
+    /// An `fsync` that fails cannot be made for real here, so the fault hook fails it (EIO) for
+    /// `originals/`: the files moved into place stay there, nothing is undone, and the error
+    /// line says that the move may not be durable and why.
+    @Test func anFsyncThatFailsIsLoggedAndTheFilesStay() throws {
+        let pantry = try Pantry()
+        defer { pantry.world.remove() }
+        let store = try pantry.store(faults: FaultInjection(syncFailsIn: "originals"))
+        _ = try store.stageOut(pantry.spoon, in: try store.stateFolders())
+
+        let report = try store.reconcile()
+
+        #expect(report.rolledForward == 1 && report.leftForNextStart == 1, "\(report)")
+        #expect(pantry.exists(pantry.original) && pantry.exists(pantry.thumbnail) && pantry.exists(pantry.preview))
+        let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
+        #expect(left.message.contains("Cannot make what was put into place durable"), "\(left.message)")
+        #expect(left.message.contains("originals") && left.message.contains("Input/output error"), "the log says why: \(left.message)")
     }
 
     /// Rethumb's swap asks the catalog whether the utensil is still there before it renames

@@ -234,7 +234,7 @@ extension UtensilStore {
         }
         for folder in [folders.staging, folders.originals, folders.thumbnails, folders.previews] {
             do throws(SystemError) {
-                try folder.sync()
+                try faults.sync(folder)
             } catch {
                 recoveryLeft(.staging, "Cannot make what was put into place durable (\(error))", &report)
             }
@@ -300,8 +300,8 @@ extension UtensilStore {
         }
         guard report.olderStagedAdopted > 0 else { return }
         do throws(SystemError) {
-            try own.sync()
-            try root.sync()
+            try faults.sync(own)
+            try faults.sync(root)
         } catch {
             recoveryLeft(.olderStaging, "Cannot make the move into \(settings.staging) durable (\(error))", &report)
         }
