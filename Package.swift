@@ -46,8 +46,7 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
-        // The fault hooks' C side (simulated decoder crashes) exists only in debug builds too.
-        .target(name: "CUtensilSupport", cSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
+        .target(name: "CUtensilSupport"),
         .target(
             name: "UtensilSystemd",
             dependencies: ["CSystemd", "UtensilCore", .product(name: "Logging", package: "swift-log")]),
@@ -123,10 +122,7 @@ let package = Package(
                 "UtensilCore", "UtensilCodec", "UtensilCatalog", "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // The fault hooks (FaultInjection) exist only in debug builds, which the tests use;
-            // the release binary has none.
-            swiftSettings: [.define("UTENSIL_FAULT_HOOKS", .when(configuration: .debug))]),
+            ]),
         .executableTarget(
             name: "utensild",
             dependencies: [
@@ -179,9 +175,10 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

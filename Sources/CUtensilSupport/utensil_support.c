@@ -133,23 +133,6 @@ void utensil_crashguard_leave(void) {
     if (slots != NULL && my_slot >= 0) atomic_store(&slots[my_slot].active, -1);
 }
 
-#ifdef UTENSIL_FAULT_HOOKS
-void utensil_crashguard_simulate_crash(void) {
-    raise(SIGSEGV);
-}
-
-static void *raise_sigsegv(void *unused) {
-    (void)unused;
-    raise(SIGSEGV);
-    return NULL;
-}
-
-void utensil_crashguard_simulate_crash_on_codec_thread(void) {
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, raise_sigsegv, NULL) == 0) pthread_join(thread, NULL);
-}
-#endif
-
 int utensil_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }

@@ -16,13 +16,17 @@ public enum HostName {
         guard name.unicodeScalars.allSatisfy(isAllowed) else {
             throw SettingProblem("holds a character other than A-Z a-z 0-9 . -; give a name such as \"photos-1\"")
         }
+        // It names this host's folder in state_dir/staging/.
+        guard !name.unicodeScalars.allSatisfy({ $0 == "." }) else {
+            throw SettingProblem("is made only of dots, which names no folder; give a name such as \"photos-1\"")
+        }
         return name
     }
 
     /// `name` (the machine's) made to follow the rules: other characters become `-`, at most
-    /// 63 are kept, and an empty result is `localhost`.
+    /// 63 are kept, and an empty result or one of dots alone is `localhost`.
     public static func fitting(_ name: String) -> String {
         let scalars = name.unicodeScalars.prefix(maximumLength).map { isAllowed($0) ? Character($0) : "-" }
-        return scalars.isEmpty ? "localhost" : String(scalars)
+        return scalars.allSatisfy({ $0 == "." }) ? "localhost" : String(scalars)
     }
 }

@@ -21,7 +21,7 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// Drops rejected since the daemon started.
     public var rejected: Int
     /// The last failure that was not a drop's fault (disk full …), or `nil` (JSON `null`, always written).
-    public var lastError: String?
+    @WrittenAsNull public var lastError: String?
     /// How the inbox is watched: `inotify`, or `polling: <why>`.
     public var watching: String
     /// Whether the inbox folder is missing right now (the daemon waits for it).
@@ -55,43 +55,5 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case version, pid, uptimeSeconds, inbox, rejectedDir, stateDir, utensils, queued, inFlight
         case ingested, rejected, lastError, watching, inboxMissing, rethumb
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decode(String.self, forKey: .version)
-        pid = try c.decode(Int.self, forKey: .pid)
-        uptimeSeconds = try c.decode(Int.self, forKey: .uptimeSeconds)
-        inbox = try c.decode(String.self, forKey: .inbox)
-        rejectedDir = try c.decode(String.self, forKey: .rejectedDir)
-        stateDir = try c.decode(String.self, forKey: .stateDir)
-        utensils = try c.decode(Int.self, forKey: .utensils)
-        queued = try c.decode(Int.self, forKey: .queued)
-        inFlight = try c.decode(Int.self, forKey: .inFlight)
-        ingested = try c.decode(Int.self, forKey: .ingested)
-        rejected = try c.decode(Int.self, forKey: .rejected)
-        lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
-        watching = try c.decode(String.self, forKey: .watching)
-        inboxMissing = try c.decode(Bool.self, forKey: .inboxMissing)
-        rethumb = try c.decodeIfPresent(RethumbInfo.self, forKey: .rethumb)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(version, forKey: .version)
-        try c.encode(pid, forKey: .pid)
-        try c.encode(uptimeSeconds, forKey: .uptimeSeconds)
-        try c.encode(inbox, forKey: .inbox)
-        try c.encode(rejectedDir, forKey: .rejectedDir)
-        try c.encode(stateDir, forKey: .stateDir)
-        try c.encode(utensils, forKey: .utensils)
-        try c.encode(queued, forKey: .queued)
-        try c.encode(inFlight, forKey: .inFlight)
-        try c.encode(ingested, forKey: .ingested)
-        try c.encode(rejected, forKey: .rejected)
-        try c.encode(lastError, forKey: .lastError)
-        try c.encode(watching, forKey: .watching)
-        try c.encode(inboxMissing, forKey: .inboxMissing)
-        try c.encodeIfPresent(rethumb, forKey: .rethumb)
     }
 }

@@ -20,12 +20,12 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     /// `"preview"`); nil from a daemon older than previews.
     public var previewFile: String?
     /// The inbox folder it was dropped into, or nil (JSON `null`, always written).
-    public var category: String?
+    @WrittenAsNull public var category: String?
     /// The user name owning the dropped file, or its numeric uid; nil (JSON `null`, always
     /// written) for utensils added before utensild recorded it.
-    public var addedBy: String?
+    @WrittenAsNull public var addedBy: String?
     /// When its name, category or photo last changed; nil (JSON `null`, always written) if never.
-    public var updatedAt: Date?
+    @WrittenAsNull public var updatedAt: Date?
     /// Whether it is a favorite of the user who asked (JSON `favorite`); nil (left out) where
     /// there is no one asking, as in `events`.
     public var favorite: Bool?
@@ -72,56 +72,6 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         case previewFile = "preview"
         case category, addedBy, updatedAt, trashedAt, purgeAt, favorite
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        name = try container.decode(String.self, forKey: .name)
-        fileExtension = try container.decode(String.self, forKey: .fileExtension)
-        createdAt = try container.decode(Date.self, forKey: .createdAt)
-        width = try container.decode(Int.self, forKey: .width)
-        height = try container.decode(Int.self, forKey: .height)
-        bytes = try container.decode(Int.self, forKey: .bytes)
-        original = try container.decode(String.self, forKey: .original)
-        thumbnail = try container.decode(String.self, forKey: .thumbnail)
-        previewFile = try container.decodeIfPresent(String.self, forKey: .previewFile)
-        category = try container.decodeIfPresent(String.self, forKey: .category)
-        addedBy = try container.decodeIfPresent(String.self, forKey: .addedBy)
-        updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
-        trashedAt = try container.decodeIfPresent(Date.self, forKey: .trashedAt)
-        purgeAt = try container.decodeIfPresent(Date.self, forKey: .purgeAt)
-        favorite = try container.decodeIfPresent(Bool.self, forKey: .favorite)
-        thumbnailJPEG = try container.decodeIfPresent(Data.self, forKey: .thumbnailJPEG)
-        previewRGB = try container.decodeIfPresent(Data.self, forKey: .previewRGB)
-        previewWidth = try container.decodeIfPresent(Int.self, forKey: .previewWidth)
-        previewHeight = try container.decodeIfPresent(Int.self, forKey: .previewHeight)
-    }
-
-    /// `category`, `addedBy` and `updatedAt` are always written (`null` when absent), so a
-    /// client can tell "none" from "not sent by an older daemon".
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(fileExtension, forKey: .fileExtension)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(original, forKey: .original)
-        try container.encode(thumbnail, forKey: .thumbnail)
-        try container.encodeIfPresent(previewFile, forKey: .previewFile)
-        try container.encode(category, forKey: .category)
-        try container.encode(addedBy, forKey: .addedBy)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encodeIfPresent(trashedAt, forKey: .trashedAt)
-        try container.encodeIfPresent(purgeAt, forKey: .purgeAt)
-        try container.encodeIfPresent(favorite, forKey: .favorite)
-        try container.encodeIfPresent(thumbnailJPEG, forKey: .thumbnailJPEG)
-        try container.encodeIfPresent(previewRGB, forKey: .previewRGB)
-        try container.encodeIfPresent(previewWidth, forKey: .previewWidth)
-        try container.encodeIfPresent(previewHeight, forKey: .previewHeight)
     }
 
     /// The raw RGB preview, when all three preview fields are present and consistent.

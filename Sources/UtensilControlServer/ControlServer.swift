@@ -10,8 +10,10 @@ import UtensilControlProtocol
 public enum ControlResponse: Sendable {
     /// Send this line and wait for the next request.
     case reply(String)
-    /// Send these lines until the stream ends or the client leaves (for `events`).
-    case stream(AsyncStream<String>)
+    /// Send the lines `produce` yields until it returns or the client leaves (`events`,
+    /// `backup`). The server runs it in the connection's own task group and cancels it when
+    /// the client leaves (or the server shuts down): no task outlives its connection.
+    case stream(@Sendable (_ lines: AsyncStream<String>.Continuation) async -> Void)
 }
 
 /// The control socket: a relay with no policy. It frames newline-delimited requests, reads
@@ -123,13 +125,13 @@ public struct ControlServer: Service {
                         case .reply(let text):
                             try await outbound.write(ByteBuffer(string: text + "\n"))
                             clients.update(id, .waiting(since: .now()))
-                        case .stream(let stream):
+                        case .stream(let produce):
                             clients.update(id, .following)
                             // A follower sends nothing more: no idle time-out, and its leaving
                             // (end of input) ends the stream.
                             try? await connection.channel.pipeline.removeHandler(name: Self.idleHandlerName).get()
                             let closed = connection.channel.closeFuture
-                            try await Self.follow(stream, outbound: outbound, until: { try await closed.get() })
+                            try await Self.follow(produce, outbound: outbound, until: { try await closed.get() })
                             return
                         }
                     }
@@ -145,19 +147,32 @@ public struct ControlServer: Service {
     /// The line of a problem the server answers itself.
     private static func line(_ problem: ControlError) -> String { LineFraming.line(.failure(problem)) }
 
-    /// Writes the stream's lines until it ends or `clientLeft` returns (the connection closed).
+    /// Runs `produce` and writes the lines it yields until it has returned and every line is
+    /// written, or `clientLeft` returns (the connection closed); then cancels what is left.
     private static func follow(
-        _ stream: AsyncStream<String>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        until clientLeft: @escaping @Sendable () async throws -> Void
+        _ produce: @escaping @Sendable (AsyncStream<String>.Continuation) async -> Void,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, until clientLeft: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        // true: the exchange is over (every line written, or the client gone).
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for await line in stream {
+                await produce(continuation)
+                continuation.finish()
+                return false
+            }
+            group.addTask {
+                for await line in lines {
                     try await outbound.write(ByteBuffer(string: line + "\n"))
                 }
+                return true
             }
-            group.addTask { try await clientLeft() }
-            _ = try await group.next()
+            group.addTask {
+                try await clientLeft()
+                return true
+            }
+            while let over = try await group.next(), !over {}
+            continuation.finish()
             group.cancelAll()
         }
     }

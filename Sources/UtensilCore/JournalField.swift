@@ -15,6 +15,9 @@ public enum JournalField: String, Sendable, CaseIterable {
     case retryReason = "RETRY_REASON"
     /// The drop a decoder crash was recorded for (the crash guard's key).
     case sourceKey = "SOURCE_KEY"
+    /// Which step of start-up recovery stopped on an error (``MessageID/recoveryLeft``):
+    /// `staging`, `older-staging` or `decoder-crashes`.
+    case recoveryStep = "RECOVERY_STEP"
     /// How many utensils the trash purger deleted for good.
     case purgedCount = "PURGED_COUNT"
     /// The uid of the control-socket peer a change was made for.

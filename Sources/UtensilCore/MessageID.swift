@@ -18,6 +18,10 @@ public enum MessageID: String, Sendable, CaseIterable {
     case inboxPartlyWatched = "dc30006a3e914558bafb92863fbe1984"
     /// Start-up reconciliation removed leftovers of an interrupted run.
     case reconciled = "73ffb29a8cef4c3ea3a7f69b1b390a66"
+    /// A step of start-up recovery (or a rethumb's swap) stopped on an error that is not
+    /// "absent" (a read or I/O error, a busy catalog): what it was mending was left as it is,
+    /// for the next start or a person.
+    case recoveryLeft = "e36b4a466c9f4cc9bd2fe6f2b246ad3c"
     /// A `rethumb` run began making thumbnails again from the originals.
     case rethumbStarted = "3d444234d1b64778a80b80d87edff2b9"
     /// A `rethumb` run finished: how many thumbnails were made again, how many could not be.

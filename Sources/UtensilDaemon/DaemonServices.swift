@@ -1,22 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import UtensilIngest
 import UtensilMetrics
-
-/// One of the daemon's loops as a service of its `ServiceGroup`: it runs until its turn to
-/// shut down comes, and is then cancelled. A loop that ends sooner (nothing to do, as a gallery
-/// turned off, or its source finished) waits for that turn, so that the group's shutdown order
-/// holds.
-struct DaemonLoop: Service {
-    let body: @Sendable () async -> Void
-
-    init(_ body: @escaping @Sendable () async -> Void) { self.body = body }
-
-    func run() async {
-        await cancelWhenGracefulShutdown { await body() }
-        try? await gracefulShutdown()
-    }
-}
 
 /// Says READY=1 once every part is built and the start-up scan is queued, and STOPPING=1 as
 /// soon as a shutdown begins (it is the first service told).
@@ -33,17 +19,17 @@ struct Announcer: Service {
     }
 }
 
-/// The inbox watcher and the periodic rescans (`InboxFeeder`), until a shutdown stops them.
+/// The inbox watcher and the periodic rescans (`InboxFeeder`), until a shutdown stops them:
+/// the watcher is stopped and the rescans' wait is cancelled.
 struct WatchingService: Service {
     let feeder: InboxFeeder
 
     func run() async {
         await withGracefulShutdownHandler {
-            await feeder.run()
+            await cancelWhenGracefulShutdown { await feeder.run() }
         } onGracefulShutdown: {
             feeder.stop()
         }
-        try? await gracefulShutdown()
     }
 }
 
@@ -53,7 +39,7 @@ struct WatchingService: Service {
 struct IngestWorkers: Service {
     let count: Int
     let scheduler: DropScheduler
-    let engines: EngineHolder
+    let engine: IngestEngine
     let pool: BlockingPool
     let committer: GroupCommitter
     let events: EventBroadcaster
@@ -62,19 +48,21 @@ struct IngestWorkers: Service {
     let metrics: DaemonMetrics?
 
     func run() async {
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await UtensilDaemon.runTimer(scheduler) }
-                for _ in 0..<count {
-                    group.addTask {
-                        await UtensilDaemon.runWorker(
-                            scheduler: scheduler, engines: engines, pool: pool, committer: committer, events: events,
-                            handler: handler, rethumbing: rethumbing, metrics: metrics)
-                    }
+        await withDiscardingTaskGroup { group in
+            // Stops the scheduler when this service's turn to shut down comes (or the group
+            // is cancelled): the workers then take what they hold to the end, and return.
+            group.addTask {
+                try? await gracefulShutdown()
+                await scheduler.stop()
+            }
+            group.addTask { await UtensilDaemon.runTimer(scheduler) }
+            for _ in 0..<count {
+                group.addTask {
+                    await UtensilDaemon.runWorker(
+                        scheduler: scheduler, engine: engine, pool: pool, committer: committer, events: events,
+                        handler: handler, rethumbing: rethumbing, metrics: metrics)
                 }
             }
-        } onGracefulShutdown: {
-            Task { await scheduler.stop() }
         }
         events.finishAll()
     }

@@ -7,7 +7,7 @@ import UtensilMetrics
 /// the whole group, and no worker ever waits for a disk. No timer: a lone drop is committed
 /// at once.
 actor GroupCommitter {
-    private let engines: EngineHolder
+    private let engine: IngestEngine
     private let pool: BlockingPool
     private var waiting: [(prepared: PreparedIngest, reply: CheckedContinuation<IngestOutcome, Never>)] = []
     private var committing = false
@@ -16,8 +16,8 @@ actor GroupCommitter {
     /// The most drops committed in one transaction.
     static let largestGroup = 64
 
-    init(engines: EngineHolder, pool: BlockingPool, metrics: DaemonMetrics? = nil) {
-        self.engines = engines
+    init(engine: IngestEngine, pool: BlockingPool, metrics: DaemonMetrics? = nil) {
+        self.engine = engine
         self.pool = pool
         self.metrics = metrics
     }
@@ -34,7 +34,7 @@ actor GroupCommitter {
         var own: IngestOutcome?
         var group: [(prepared: PreparedIngest, reply: CheckedContinuation<IngestOutcome, Never>?)] = [(prepared, nil)]
         while !group.isEmpty {
-            let engine = engines.current
+            let engine = engine
             let batch = group.map(\.prepared)
             let started = ContinuousClock.now
             let outcomes = await pool.run { engine.commit(batch) }

@@ -75,7 +75,8 @@ final class InboxFeeder: Sendable {
         await scanAll(reason: "start-up")
     }
 
-    /// Handles watcher events and periodic rescans until stopped.
+    /// Handles watcher events and periodic rescans until stopped (or cancelled). Without a
+    /// watcher (it could not be started) the rescans alone go on.
     func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runPeriodicRescans() }
@@ -84,7 +85,7 @@ final class InboxFeeder: Sendable {
                     await handle(event)
                 }
             }
-            group.cancelAll()
+            if stopped.load(ordering: .relaxed) { group.cancelAll() }
         }
     }
 

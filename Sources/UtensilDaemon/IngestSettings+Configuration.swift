@@ -14,7 +14,8 @@ extension IngestSettings {
             rejectDuplicateNames: configuration.duplicateNames == .reject,
             rejectDuplicateContent: configuration.duplicateContent == .reject,
             trashDays: configuration.trashDays,
-            replaceDuplicateNames: configuration.duplicateNames == .replace)
+            replaceDuplicateNames: configuration.duplicateNames == .replace,
+            hostName: configuration.effectiveHostName)
     }
 }
 

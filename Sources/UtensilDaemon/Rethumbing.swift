@@ -7,9 +7,10 @@ import UtensilIngest
 /// Runs `rethumb`: walks the catalog a page at a time and queues each utensil on the
 /// scheduler, which hands them to the ingest workers only while no drop is ready; counts
 /// what the workers report, tells `events` as it goes, and logs a summary when done. One
-/// run at a time; the latest (running or finished) is what `status` shows.
+/// run at a time; the latest (running or finished) is what `status` shows. The walks run in
+/// ``runWalks()``'s task group (``RethumbService``), never in a task of their own.
 actor Rethumbing {
-    private let engines: EngineHolder
+    private let store: UtensilStore
     private let scheduler: DropScheduler
     private let pool: BlockingPool
     private let events: EventBroadcaster
@@ -20,6 +21,15 @@ actor Rethumbing {
     private var queued = 0
     private var walkEnded = false
     private var progressStep = 1
+    /// The walks started, for ``runWalks()``.
+    private nonisolated let walks: AsyncStream<Walk>
+    private nonisolated let walkQueue: AsyncStream<Walk>.Continuation
+
+    /// A walk to run: the selection and, unless `.all`, its ids.
+    private struct Walk: Sendable {
+        let selection: RethumbInfo.Selection
+        let ids: [UUID]
+    }
 
     /// Ids queued at a time, and how many may wait in the scheduler before the walk pauses.
     static let pageSize = 500
@@ -27,12 +37,22 @@ actor Rethumbing {
     /// Failures the journal names one by one; past that only the summary counts them.
     static let failuresNamedInLog = 20
 
-    init(engines: EngineHolder, scheduler: DropScheduler, pool: BlockingPool, events: EventBroadcaster, logger: Logger) {
-        self.engines = engines
+    init(store: UtensilStore, scheduler: DropScheduler, pool: BlockingPool, events: EventBroadcaster, logger: Logger) {
+        self.store = store
         self.scheduler = scheduler
         self.pool = pool
         self.events = events
         self.logger = logger
+        (walks, walkQueue) = AsyncStream.makeStream(of: Walk.self)
+    }
+
+    /// Runs each walk started, in a task group of its own, until cancelled.
+    nonisolated func runWalks() async {
+        await withDiscardingTaskGroup { group in
+            for await walk in walks {
+                group.addTask { await self.walk(walk.selection, ids: walk.ids) }
+            }
+        }
     }
 
     /// The latest run, running or finished.
@@ -43,7 +63,6 @@ actor Rethumbing {
     /// is going on.
     func start(_ selection: RethumbInfo.Selection, ids: [UUID], total: Int) -> RethumbInfo? {
         if let run, run.isRunning { return nil }
-        let store = engines.current.store
         let started = RethumbInfo(
             selection: selection, size: store.settings.thumbnail.size, total: total, startedAt: Date())
         run = started
@@ -54,7 +73,7 @@ actor Rethumbing {
         logger.notice(
             "Making thumbnails again at \(started.size) px: \(Self.describe(selection, total: total))",
             metadata: ["MESSAGE_ID": .string(MessageID.rethumbStarted.rawValue)])
-        Task { await walk(selection, ids: ids, store: store) }
+        walkQueue.yield(Walk(selection: selection, ids: ids))
         return started
     }
 
@@ -68,7 +87,12 @@ actor Rethumbing {
         case let error?:
             current.failed += 1
             if current.failed <= Self.failuresNamedInLog {
-                logger.warning("\(error)", metadata: ["UTENSIL_ID": .string(id.uuidString)])
+                // A busy catalog or a failed write is the machine's trouble, not the photo's.
+                let level: Logger.Level = switch error {
+                case .catalogUnavailable, .write: .error
+                default: .warning
+                }
+                logger.log(level: level, "\(error)", metadata: ["UTENSIL_ID": .string(id.uuidString)])
             }
         }
         run = current
@@ -78,7 +102,7 @@ actor Rethumbing {
 
     /// Queues the ids given, or for `.all` the whole catalog a page at a time; the scheduler
     /// holds back the walk while ``backlog`` thumbnails wait.
-    private func walk(_ selection: RethumbInfo.Selection, ids: [UUID], store: UtensilStore) async {
+    private func walk(_ selection: RethumbInfo.Selection, ids: [UUID]) async {
         defer {
             walkEnded = true
             finishIfDone()
@@ -88,6 +112,7 @@ actor Rethumbing {
             _ = await scheduler.queueRethumbs(ids, backlog: Self.backlog)
             return
         }
+        let store = store
         var after: UUID?
         var counted = 0
         while true {

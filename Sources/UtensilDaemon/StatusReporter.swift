@@ -35,7 +35,7 @@ struct StatusReporter: Sendable {
 
     /// Sends `STATUS=` after each change of the scheduler's counters or of the catalog (an
     /// ingest, a delete, a rename, from any caller), at most about once a second. The utensil
-    /// count is the catalog's own, never a tally kept beside it.
+    /// count is the catalog's own, never a tally kept beside it. Runs until cancelled.
     func runStatus() async {
         guard link.notifier != nil else { return }
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -43,8 +43,8 @@ struct StatusReporter: Sendable {
         defer { observation.cancel() }
         await withDiscardingTaskGroup { group in
             group.addTask {
+                // Ends when the scheduler stops; the catalog's changes are followed until cancelled.
                 for await _ in await scheduler.changes() { wake.yield() }
-                wake.finish()
             }
             var lastSent = ContinuousClock.now - .seconds(2)
             var lastLine = ""

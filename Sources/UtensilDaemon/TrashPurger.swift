@@ -1,11 +1,13 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import UtensilCatalog
 import UtensilIngest
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then
-/// periodically (a tenth of the period, between a second and an hour), on a blocking thread.
-struct TrashPurger: Sendable {
+/// periodically (a tenth of the period, between a second and an hour), on a blocking thread,
+/// until its turn to stop comes. Only in the daemon's group with `trash_days > 0`.
+struct TrashPurger: Service {
     let store: UtensilStore
     let pool: BlockingPool
     let logger: Logger
@@ -18,6 +20,10 @@ struct TrashPurger: Sendable {
     }
 
     func run() async {
+        await cancelWhenGracefulShutdown { await purgeUntilCancelled() }
+    }
+
+    private func purgeUntilCancelled() async {
         guard store.settings.trashDays > 0 else { return }  // Deletes happen at once.
         while !Task.isCancelled {
             let store = self.store

@@ -49,7 +49,9 @@ public struct UtensilDaemon: Sendable {
     public func makeServiceGroup() async throws -> ServiceGroup {
         MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
-        let catalog = try StartUp.prepare(settings: settings, logger: logger)
+        // The one store: every front door below is handed this instance, and a reload
+        // replaces its settings.
+        let (store, catalog) = try StartUp.prepare(settings: settings, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -60,9 +62,9 @@ public struct UtensilDaemon: Sendable {
         let link = SystemdLink(notifier)
         let metrics = DaemonMetrics(host: configuration.effectiveHostName)
         let memory = MemoryBudget(bytes: configuration.memoryBudget)
-        let engines = EngineHolder(IngestEngine(settings: settings, catalog: catalog, logger: logger, memory: memory))
+        let engine = IngestEngine(store: store, memory: memory)
         let pool = BlockingPool()
-        let committer = GroupCommitter(engines: engines, pool: pool, metrics: metrics)
+        let committer = GroupCommitter(engine: engine, pool: pool, metrics: metrics)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
@@ -80,8 +82,7 @@ public struct UtensilDaemon: Sendable {
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
-        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger)
-        let rethumbing = Rethumbing(engines: engines, scheduler: scheduler, pool: pool, events: events, logger: logger)
+        let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: Date(),
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
@@ -89,8 +90,8 @@ public struct UtensilDaemon: Sendable {
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
-            backend: WebGalleryBackend(handler: handler, settings: settings, usersFile: configuration.webUsersFile),
-            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, catalog: catalog, memory: memory, pool: pool),
+            backend: WebGalleryBackend(handler: handler, store: store, usersFile: configuration.webUsersFile),
+            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, store: store, memory: memory, pool: pool),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -106,7 +107,7 @@ public struct UtensilDaemon: Sendable {
 
         let configuration = configuration
         let workers = IngestWorkers(
-            count: configuration.effectiveWorkers, scheduler: scheduler, engines: engines, pool: pool,
+            count: configuration.effectiveWorkers, scheduler: scheduler, engine: engine, pool: pool,
             committer: committer, events: events, handler: handler, rethumbing: rethumbing, metrics: metrics)
         let announcer = Announcer(link: link, logger: logger) {
             reporter.ready()
@@ -115,64 +116,70 @@ public struct UtensilDaemon: Sendable {
                 "utensild is watching \(configuration.inbox) with \(workers.count) workers (\(feeder.strategyDescription))")
         }
         // Every service starts at once. On SIGTERM or SIGINT they stop one at a time from the
-        // bottom of this list up, each once the one below it has returned:
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            // 8. STATUS= and WATCHDOG=1, to the very end.
-            .init(service: DaemonLoop {
-                await withDiscardingTaskGroup { group in
-                    group.addTask { await reporter.runStatus() }
-                    group.addTask { await reporter.runWatchdog() }
-                }
-            }, serviceName: "systemd status"),
-            // 7. The control socket: answers until everything that changes state has stopped.
-            .init(service: DaemonLoop {
-                do {
-                    try await server.run()
-                } catch is CancellationError {
-                    // Shut down.
-                } catch {
-                    logger.error("The control socket \(configuration.controlSocket) failed: \(error)")
-                }
-            }, serviceName: "control socket"),
-            // 6. The web gallery.
-            .init(service: DaemonLoop { await Self.runGallery(gallery, listen: configuration.webListen, logger: logger) },
-                  serviceName: "web gallery"),
-            // 5½. Previews for the utensils of a version without them (once, at start).
-            .init(service: DaemonLoop {
-                if previewsNeverMade { await Self.makeMissingPreviews(store: store, rethumbing: rethumbing, pool: pool, logger: logger) }
-            }, serviceName: "preview upgrade"),
-            // 5. The trash purger.
-            .init(service: DaemonLoop { await TrashPurger(store: store, pool: pool, logger: logger).run() },
-                  serviceName: "trash purger"),
-            // 4. SIGHUP reloads.
-            .init(service: DaemonLoop {
-                await self.runReloads(
-                    scheduler: scheduler, engines: engines, feeder: feeder, catalog: catalog, hooks: hooks, link: link)
-            }, serviceName: "configuration reloads"),
-            // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
-            .init(service: DaemonLoop { await hooks.run() }, serviceName: "ingest hooks"),
-            // 3. The ingest workers: no drop is handed out any more, those in flight finish.
-            .init(service: workers, serviceName: "ingest workers"),
-            // 2. The watcher and the rescans: no new drop is seen.
-            .init(service: WatchingService(feeder: feeder), serviceName: "inbox watcher"),
-            // 1. READY=1 at start; first to hear of the shutdown: STOPPING=1.
-            .init(service: announcer, serviceName: "systemd readiness"),
-        ]
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // bottom of this list up, each once the one below it has returned (a service with
+        // nothing to do is left out: systemd not listening, the gallery or the trash off):
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        // 8. STATUS= and WATCHDOG=1, to the very end.
+        if notifier != nil {
+            services.append(.init(service: SystemdStatusService(reporter: reporter), serviceName: "systemd status"))
+        }
+        // 7. The control socket: answers until everything that changes state has stopped. If it
+        //    fails, the daemon goes on ingesting (so its end is ignored).
+        services.append(.init(
+            service: ControlSocketService(server: server, path: configuration.controlSocket, logger: logger),
+            successTerminationBehavior: .ignore, serviceName: "control socket"))
+        // 6. The web gallery (likewise: one that cannot listen is logged).
+        if configuration.webListen != .off {
+            services.append(.init(
+                service: GalleryService(gallery: gallery, listen: configuration.webListen, logger: logger),
+                successTerminationBehavior: .ignore, serviceName: "web gallery"))
+        }
+        // 5½. `rethumb`'s walks, and the previews of a version without them (once, at start);
+        //     after the workers, whose stopped scheduler ends a walk waiting for room.
+        services.append(.init(
+            service: RethumbService(
+                rethumbing: rethumbing, makeMissingPreviews: previewsNeverMade, store: store, pool: pool, logger: logger),
+            serviceName: "rethumb"))
+        // 5. The trash purger.
+        if store.settings.trashDays > 0 {
+            services.append(.init(service: TrashPurger(store: store, pool: pool, logger: logger), serviceName: "trash purger"))
+        }
+        // 4. SIGHUP reloads.
+        services.append(.init(
+            service: ReloadService(
+                configuration: configuration, readConfiguration: readConfiguration, store: store, scheduler: scheduler,
+                feeder: feeder, hooks: hooks, link: link, logger: logger),
+            serviceName: "configuration reloads"))
+        // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
+        services.append(.init(service: IngestHooksService(hooks: hooks), serviceName: "ingest hooks"))
+        // 3. The ingest workers: no drop is handed out any more, those in flight finish.
+        services.append(.init(service: workers, serviceName: "ingest workers"))
+        // 2. The watcher and the rescans: no new drop is seen.
+        services.append(.init(service: WatchingService(feeder: feeder), serviceName: "inbox watcher"))
+        // 1. READY=1 at start; first to hear of the shutdown: STOPPING=1.
+        services.append(.init(service: announcer, serviceName: "systemd readiness"))
+        var group = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The contract's bound on a shutdown: past it, what still runs is cancelled (an ingest
+        // not yet committed is redone after the next start), well before systemd's SIGKILL.
+        group.maximumGracefulShutdownDuration = Self.maximumGracefulShutdownDuration
+        return ServiceGroup(configuration: group)
     }
+
+    /// How long a graceful shutdown (SIGTERM, SIGINT) may take before what still runs is
+    /// cancelled: below the unit's `TimeoutStopSec=30s`, after which systemd kills.
+    public static let maximumGracefulShutdownDuration = Duration.seconds(20)
 
     /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a
     /// blocking thread, then hands it to the group committer and takes the next drop at once;
     /// each outcome is reported once its commit is durable. While no drop is ready it makes
     /// the thumbnails `rethumb` queued, one at a time.
     static func runWorker(
-        scheduler: DropScheduler, engines: EngineHolder, pool: BlockingPool, committer: GroupCommitter,
+        scheduler: DropScheduler, engine: IngestEngine, pool: BlockingPool, committer: GroupCommitter,
         events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing, metrics: DaemonMetrics? = nil
     ) async {
         await withDiscardingTaskGroup { commits in
             while let work = await scheduler.take() {
-                let engine = engines.current
                 guard case .ingest(let job) = work else {
                     if case .rethumb(let id) = work {
                         let error = await pool.run { () -> RethumbError? in
@@ -232,47 +239,15 @@ public struct UtensilDaemon: Sendable {
     /// `GET /metrics` and the gallery's request counts: the gauges are read from the scheduler,
     /// the catalog (counted off the cooperative pool) and the memory budget at each scrape.
     static func galleryMetrics(
-        _ metrics: DaemonMetrics, scheduler: DropScheduler, catalog: Catalog, memory: MemoryBudget, pool: BlockingPool
+        _ metrics: DaemonMetrics, scheduler: DropScheduler, store: UtensilStore, memory: MemoryBudget, pool: BlockingPool
     ) -> GalleryMetrics {
         GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
             let counters = await scheduler.counters
-            let utensils = await pool.run { try? catalog.count() }
+            let utensils = await pool.run { try? store.count() }
             let usage = memory.usage
             return metrics.exposition(DaemonMetrics.Sample(
                 queued: counters.queued, inFlight: counters.inFlight, utensils: utensils,
                 memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits))
-        }
-    }
-
-    /// The web gallery, until cancelled; a listener that cannot be opened is logged and the
-    /// daemon goes on ingesting (the gallery is a window onto the catalog, not its keeper).
-    /// After an upgrade from a version without previews (`previews/` was empty at start, with
-    /// utensils in the catalog), starts `rethumb --missing` in the background, which makes each
-    /// utensil's preview (and any missing thumbnail) behind the drops.
-    static func makeMissingPreviews(store: UtensilStore, rethumbing: Rethumbing, pool: BlockingPool, logger: Logger) async {
-        let found = await pool.run { () -> Result<[UUID], StoreError> in
-            Result { () throws(StoreError) in try store.missingThumbnails() }
-        }
-        switch found {
-        case .success(let ids) where !ids.isEmpty:
-            logger.notice(
-                "\(store.settings.previews) is empty: making the previews of the \(ids.count) utensils added before previews existed, in the background (rethumb --missing)")
-            _ = await rethumbing.start(.missing, ids: ids, total: ids.count)
-        case .success:
-            break
-        case .failure(let error):
-            logger.warning("Cannot tell whether previews are missing (\(error)); `utensilctl rethumb --missing` makes them")
-        }
-    }
-
-    static func runGallery(_ gallery: GalleryServer, listen: WebListen, logger: Logger) async {
-        guard listen != .off else { return }
-        do {
-            try await gallery.run { address in logger.notice("The web gallery listens on \(address)") }
-        } catch is CancellationError {
-            // Graceful shutdown.
-        } catch {
-            logger.error("The web gallery could not listen on \(listen): \(error); change web_listen, or set it to \"\" to turn the gallery off")
         }
     }
 
@@ -292,49 +267,4 @@ public struct UtensilDaemon: Sendable {
         }
     }
 
-    /// SIGHUP: re-read the configuration, apply what can change without a restart.
-    func runReloads(
-        scheduler: DropScheduler, engines: EngineHolder, feeder: InboxFeeder, catalog: Catalog, hooks: HookRunner,
-        link: SystemdLink
-    ) async {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
-        var current = configuration
-        for await _ in signals {
-            link.send { try $0.reloading() }
-            do {
-                let fresh = try readConfiguration()
-                let changed = current.changedKeys(comparedTo: fresh)
-                let needRestart = changed.filter { !$0.isReloadable }
-                var applied = current
-                for key in changed where key.isReloadable { applied.take(key, from: fresh) }
-                var reloadLogger = logger
-                reloadLogger.logLevel = Logger.Level(rawValue: applied.logLevel.rawValue) ?? .info
-                engines.replace(IngestEngine(
-                    settings: IngestSettings(applied), catalog: catalog, logger: reloadLogger, memory: engines.current.memory))
-                await scheduler.setSettleSeconds(applied.settleSeconds)
-                feeder.setRescanSeconds(applied.rescanSeconds)
-                hooks.update(HookRunner.Settings(applied))
-                current = applied
-                let appliedNames = changed.filter(\.isReloadable).map(\.rawValue)
-                let summary = appliedNames.isEmpty ? "nothing changed" : "applied " + appliedNames.joined(separator: ", ")
-                let restart = needRestart.isEmpty
-                    ? "" : "; a restart is needed for " + needRestart.map(\.rawValue).joined(separator: ", ")
-                logger.notice("Reloaded the configuration: \(summary)\(restart)")
-            } catch {
-                logger.error("Reloading the configuration failed, keeping the current one: \(error)")
-                await scheduler.noteError("configuration reload failed: \(error)")
-            }
-            link.send { try $0.ready() }
-        }
-    }
-}
-
-/// The engine in use; replaced on reload (the catalog stays the same).
-final class EngineHolder: Sendable {
-    private let engine: Mutex<IngestEngine>
-
-    init(_ engine: IngestEngine) { self.engine = Mutex(engine) }
-
-    var current: IngestEngine { engine.withLock { $0 } }
-    func replace(_ new: IngestEngine) { engine.withLock { $0 = new } }
 }

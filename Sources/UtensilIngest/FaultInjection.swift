@@ -1,12 +1,14 @@
-import CUtensilSupport
 import Glibc
 
+#if DEBUG
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
 /// a `kill -9` between two steps of an ingest, and a decoder that crashes or hangs. Both are read from
 /// the environment once, and are inert unless those variables are set.
 ///
-/// Only debug builds (the ones tests run) have them: with `UTENSIL_FAULT_HOOKS` undefined
-/// (release builds, the installed binary) nothing reads the environment and every hook is empty.
+/// Only debug builds (the ones tests run) have them. A release build (`swift build -c release`,
+/// the installed binary) compiles the stand-in below instead: no environment variable is read,
+/// no step has a name, nothing kills or crashes the process, and the C support library has no
+/// crash-simulation code at all (the simulated crashes are raised from here).
 public struct FaultInjection: Sendable {
     /// The steps of an ingest and of other store operations at which a `kill -9` can be injected.
     public enum Step: String, Sendable, CaseIterable {
@@ -62,38 +64,59 @@ public struct FaultInjection: Sendable {
     }
 
     public static func fromEnvironment() -> FaultInjection {
-        #if UTENSIL_FAULT_HOOKS
         FaultInjection(
             killAt: getenv("UTENSIL_FAULT_KILL_AT").flatMap { Step(rawValue: String(cString: $0)) },
             decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) },
             codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
             decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) })
-        #else
-        FaultInjection()
-        #endif
     }
 
-    @inline(__always)
     func reached(_ step: Step) {
-        #if UTENSIL_FAULT_HOOKS
         if killAt == step { kill(getpid(), SIGKILL) }
-        #endif
     }
 
-    @inline(__always)
     func decoding(_ name: String) {
-        #if UTENSIL_FAULT_HOOKS
         if let needle = decoderCrashOn, !needle.isEmpty, name.contains(needle) {
-            utensil_crashguard_simulate_crash()
+            raise(SIGSEGV)  // On the decoding thread, as a decoder bug would.
         }
         if let needle = codecThreadCrashOn, !needle.isEmpty, name.contains(needle) {
-            utensil_crashguard_simulate_crash_on_codec_thread()
+            Self.crashOnAThreadOfItsOwn()
         }
         if let needle = decoderHangOn, !needle.isEmpty, name.contains(needle) {
             let line = Array("decoder hangs on \(name)\n".utf8)
             _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             while true { pause() }
         }
-        #endif
+    }
+
+    /// Raises SIGSEGV on a thread started for it (and waited for), as a bug in a codec's own
+    /// worker thread would (libde265 and dav1d decode on threads of their own).
+    private static func crashOnAThreadOfItsOwn() {
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { _ in
+            raise(SIGSEGV)
+            return nil
+        }, nil) == 0 else { return }
+        pthread_join(thread, nil)
     }
 }
+#else
+/// Release builds have no fault hooks: this stand-in only lets the steps stay named at their
+/// call sites. It reads no environment variable and every call compiles to nothing.
+public struct FaultInjection: Sendable {
+    /// The steps of a store operation (named in debug builds only).
+    public enum Step: Sendable {
+        case opened, originalWritten, thumbnailWritten, filesDurable, committed, dropRemoved, sidecarWritten
+        case rejectionMoved, thumbnailMoved, originalMoved, deleteFilesStaged, deleteCommitted, deleteFileRemoved
+        case renameCommitted, rethumbStaged, rethumbMoved
+    }
+
+    public init() {}
+
+    public static func fromEnvironment() -> FaultInjection { FaultInjection() }
+
+    @inline(__always) func reached(_ step: Step) {}
+
+    @inline(__always) func decoding(_ name: String) {}
+}
+#endif

@@ -13,15 +13,14 @@ import UtensilCore
 /// it on threads of their own, never on the cooperative pool. It is safe to call for different
 /// drops from several threads at once.
 public final class IngestEngine: Sendable {
-    public let settings: IngestSettings
-    /// Owns the state folder and the catalog: the engine writes and commits through it.
+    /// The settings in force: the store's (a reload replaces them there).
+    public var settings: IngestSettings { store.settings }
+    /// Owns the state folder and the catalog: the engine reads, writes and commits through it.
     public let store: UtensilStore
-    public var catalog: any CatalogBackend { store.catalog }
-    let logger: Logger
-    let faults: FaultInjection
-    let maker: ThumbnailMaker
+    var logger: Logger { store.logger }
+    var faults: FaultInjection { store.faults }
     let rejector: Rejector
-    /// Shared by every engine of the process (a reload makes a new engine with the same budget).
+    /// Shared by every ingest of the process.
     public let memory: MemoryBudget
     /// Drops are resolved beneath the inbox, held open for each drop.
     let inbox: FolderAnchor
@@ -29,18 +28,12 @@ public final class IngestEngine: Sendable {
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
 
-    public init(
-        settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment(),
-        memory: MemoryBudget = .shared
-    ) {
-        self.settings = settings
+    /// The engine of `store` (the process's one store; see ``StartUp``).
+    public init(store: UtensilStore, memory: MemoryBudget = .shared) {
+        self.store = store
         self.memory = memory
-        self.store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
-        self.logger = logger
-        self.faults = faults
-        self.maker = ThumbnailMaker(request: settings.renditions)
-        self.rejector = Rejector(folder: FolderAnchor(settings.rejected), faults: faults)
-        self.inbox = FolderAnchor(settings.inbox)
+        self.rejector = Rejector(folder: FolderAnchor(store.settings.rejected), faults: store.faults)
+        self.inbox = FolderAnchor(store.settings.inbox)
     }
 
     /// Ingests one drop, top to bottom:
@@ -115,6 +108,9 @@ public final class IngestEngine: Sendable {
     }
 
     private func prepareOrThrow(_ drop: Drop, at location: DropLocation, started: ContinuousClock.Instant) throws -> IngestStep {
+        // The settings of this drop, read once (a reload replaces them for the next one).
+        let settings = settings
+        let maker = ThumbnailMaker(request: settings.renditions)
         // 1. Open without following links or blocking, and look at what was really opened:
         //    it must be the file that was queued.
         let fd: Int32
@@ -139,11 +135,11 @@ public final class IngestEngine: Sendable {
         //    recognised, and only removed now (if it changed meanwhile it stays, and the
         //    scheduler looks at it again). Another name for a file already ingested (a hard
         //    link) is a new drop: it goes on, under the duplicate rules.
-        if let existing = try catalogCall({ try catalog.utensil(sourceKey: sourceKey) }) {
+        if let existing = try catalogCall({ try store.utensil(committedFrom: sourceKey) }) {
             _ = try removeDrop(drop, at: location, expected: .unchanged(status))
             return .finished(.alreadyIngested(existing))
         }
-        if let existing = try catalogCall({ try catalog.utensil(sameFileAs: status.versionKey) }) {
+        if let existing = try catalogCall({ try store.utensil(sameFileAs: status.versionKey) }) {
             logger.notice(
                 "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
                 metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .utensilID: .string(existing.id.uuidString)]))
@@ -203,9 +199,19 @@ public final class IngestEngine: Sendable {
 
         // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims). With
         //    `duplicate_names = "replace"` a utensil of that name gets this photo instead.
-        try checkDuplicates(name: name, sha256: sha256, read: status)
-        let replacing = settings.replaceDuplicateNames
-            ? try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) : nil
+        let replacing: UtensilRecord?, claims: Claims
+        switch try catalogCall({ try store.admission(name: name, sha256: sha256) }) {
+        case .nameTaken(let existing):
+            throw Failure.rejected(Self.duplicateName(existing.name), bytes: status.size, read: status)
+        case .contentTaken(let existing):
+            let rejection = existing.trashedAt == nil
+                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
+            throw Failure.rejected(rejection, bytes: status.size, read: status)
+        case .new(let newClaims):
+            (replacing, claims) = (nil, newClaims)
+        case .replaces(let existing, let newClaims):
+            (replacing, claims) = (existing, newClaims)
+        }
         var heldReplacement: UUID?
         defer { if let heldReplacement { releaseReplacement(heldReplacement) } }
         if let replacing {
@@ -217,7 +223,7 @@ public final class IngestEngine: Sendable {
         }
 
         // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try catalog.decoderCrashes(sourceKey: status.versionKey) }) >= 2 {
+        if try catalogCall({ try store.decoderCrashes(fileIdentity: status.versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
@@ -242,14 +248,13 @@ public final class IngestEngine: Sendable {
             id: replacing?.id ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
-            nameClaim: settings.claimsNames ? name.uniquenessKey : nil,
-            contentClaim: settings.rejectDuplicateContent ? sha256 : nil,
+            nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
         let pending: PendingUtensil
         do throws(SystemError) {
             pending = try store.write(
                 original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, of: record,
-                replacing: replacing)
+                replacing: replacing, claims: claims)
         } catch {
             throw Failure.transient(TransientFailure(error))
         }
@@ -342,19 +347,6 @@ public final class IngestEngine: Sendable {
                 .tooManyPixels,
                 "Reading and decoding this image takes \(needed >> 20) MiB of memory, more than the whole memory_budget of \(memory.bytes >> 20) MiB; scale it down, or save it as a non-interlaced PNG or a baseline JPEG, and drop it again."
             ), bytes: read.size, read: read)
-    }
-
-    private func checkDuplicates(name: UtensilName, sha256: String, read: FileStatus) throws {
-        if settings.rejectDuplicateNames,
-           let existing = try catalogCall({ try catalog.utensil(nameKey: name.uniquenessKey) }) {
-            throw Failure.rejected(Self.duplicateName(existing.name), bytes: read.size, read: read)
-        }
-        if settings.rejectDuplicateContent,
-           let existing = try catalogCall({ try catalog.utensil(sha256: sha256) }) {
-            let rejection = existing.trashedAt == nil
-                ? Self.duplicateContent(existing.name) : Self.duplicateContentInTrash(existing)
-            throw Failure.rejected(rejection, bytes: read.size, read: read)
-        }
     }
 
     /// Removes the drop from the inbox (relative to its held folder) if it is still exactly

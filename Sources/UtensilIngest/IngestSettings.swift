@@ -16,13 +16,17 @@ public struct IngestSettings: Sendable {
     public var rejectDuplicateContent: Bool
     /// Days a deleted utensil stays in the trash; 0 deletes at once.
     public var trashDays: Double
+    /// `host_name`: names this host's own folder in `staging/` (``staging``).
+    public var hostName: String
 
     public init(
         inbox: String, rejected: String, stateDirectory: String,
         thumbnail: ThumbnailRequest = ThumbnailRequest(), maxFileBytes: Int = 104_857_600,
         rejectDuplicateNames: Bool = true, rejectDuplicateContent: Bool = true, trashDays: Double = 30,
-        replaceDuplicateNames: Bool = false, previewLongSide: Int = ThumbnailRequest.defaultPreviewLongSide
+        replaceDuplicateNames: Bool = false, previewLongSide: Int = ThumbnailRequest.defaultPreviewLongSide,
+        hostName: String = "localhost"
     ) {
+        self.hostName = hostName
         self.previewLongSide = previewLongSide
         self.inbox = RawPath(inbox)
         self.rejected = RawPath(rejected)
@@ -53,8 +57,12 @@ public struct IngestSettings: Sendable {
     public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
     /// `state_dir/previews`
     public var previews: RawPath { stateDirectory.appending("previews") }
-    /// `state_dir/staging`: the files of the store's operations in flight (see `UtensilStore`).
-    public var staging: RawPath { stateDirectory.appending("staging") }
+    /// `state_dir/staging`: one folder per host (``staging``), and the files of an older
+    /// version's operations, which staged directly in it.
+    public var stagingRoot: RawPath { stateDirectory.appending("staging") }
+    /// `state_dir/staging/<host_name>`: the files of this host's store operations in flight
+    /// (see `UtensilStore`); only this host recovers them.
+    public var staging: RawPath { stagingRoot.appending(hostName) }
     /// The drops being decoded, one slot a decoding thread, mapped into memory
     /// (``DecoderCrashGuard``): what it says when the process dies is read at the next start.
     public var decodingSlots: RawPath { stateDirectory.appending("decoding.slots") }

@@ -6,12 +6,17 @@ import UtensilCatalog
 /// (which shows what an earlier process was decoding when it died), bring the state folder back
 /// to the invariant (counting those decodes as crashes). The caller holds the ``StateLock`` first.
 public enum StartUp {
-    /// Runs the sequence and returns the catalog, ready for ingests.
-    public static func prepare(settings: IngestSettings, logger: Logger) throws -> Catalog {
+    /// Runs the sequence and returns the process's one ``UtensilStore``, ready for ingests:
+    /// the daemon hands this same instance to every front door (and reloads its settings).
+    /// `catalog` is the SQLite catalog behind it, for the change notifications `STATUS=` follows.
+    public static func prepare(
+        settings: IngestSettings, logger: Logger, faults: FaultInjection = .fromEnvironment()
+    ) throws -> (store: UtensilStore, catalog: Catalog) {
         StatePermissions.tighten(settings, logger: logger)
         let catalog = try Catalog(path: settings.catalogPath)
         try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
-        _ = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
-        return catalog
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
+        _ = try store.reconcile()
+        return (store, catalog)
     }
 }

@@ -123,10 +123,10 @@ struct ThumbnailRegenerator: Sendable {
         } catch {
             throw .undecodable(id, error)
         }
-        do throws(SystemError) {
+        do throws(RethumbError) {
             try store.replaceRenditions(of: id, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg)
-        } catch {
-            throw .write(id, error)
+        } catch .gone {
+            return  // Deleted meanwhile: `regenerate(_:)` finds its row gone.
         }
     }
 }

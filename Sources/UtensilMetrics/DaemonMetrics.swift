@@ -34,62 +34,50 @@ public final class DaemonMetrics: Sendable {
 
     public init(host: String) {
         self.host = host
+        let registry = registry
         let labels = [("host", host)]
-        ingested = registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_drops_ingested_total",
-                "Drops that became utensils since start."),
-            labels: labels)
-        ingestDuration = registry.makeDurationHistogram(
-            descriptor: Self.named(
-                "utensild_ingest_duration_seconds",
-                "From a worker taking a drop to its outcome being durable (ingested or rejected)."),
-            labels: labels, buckets: Self.durationBuckets)
-        watcherOverflows = registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_watcher_overflows_total",
-                "Times the inotify queue overflowed (each is followed by a full rescan)."),
-            labels: labels)
-        catalogErrors = registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_catalog_errors_total",
-                "Drops left for a retry because the catalog could not be written (busy, read-only, unreachable)."),
-            labels: labels)
-        catalogCommit = registry.makeDurationHistogram(
-            descriptor: Self.named(
-                "utensild_catalog_commit_duration_seconds",
-                "One group commit of prepared ingests: the transaction and its fsyncs."),
-            labels: labels, buckets: Self.durationBuckets)
-        queued = registry.makeGauge(
-            descriptor: Self.named(
-                "utensild_queue_depth",
-                "Drops known but not being ingested: settling, ready, or waiting for a retry."),
-            labels: labels)
-        inFlight = registry.makeGauge(
-            descriptor: Self.named(
-                "utensild_ingests_in_flight",
-                "Drops being ingested now."),
-            labels: labels)
-        utensils = registry.makeGauge(
-            descriptor: Self.named(
-                "utensild_catalog_utensils",
-                "Utensils in the catalog, as utensilctl status counts them."),
-            labels: labels)
-        memoryHeld = registry.makeGauge(
-            descriptor: Self.named(
-                "utensild_decoding_memory_bytes",
-                "Bytes that reading and decoding drops hold now (within memory_budget)."),
-            labels: labels)
-        memoryBudget = registry.makeGauge(
-            descriptor: Self.named(
-                "utensild_decoding_memory_budget_bytes",
-                "memory_budget."),
-            labels: labels)
-        memoryWaits = registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_decoding_memory_waits_total",
-                "Times a drop waited for its share of memory_budget since start."),
-            labels: labels)
+        func counter(_ name: String, _ help: String) -> Prometheus.Counter {
+            registry.makeCounter(descriptor: Self.named(name, help), labels: labels)
+        }
+        func gauge(_ name: String, _ help: String) -> Prometheus.Gauge {
+            registry.makeGauge(descriptor: Self.named(name, help), labels: labels)
+        }
+        func histogram(_ name: String, _ help: String) -> DurationHistogram {
+            registry.makeDurationHistogram(descriptor: Self.named(name, help), labels: labels, buckets: Self.durationBuckets)
+        }
+        ingested = counter(
+            "utensild_drops_ingested_total",
+            "Drops that became utensils since start.")
+        ingestDuration = histogram(
+            "utensild_ingest_duration_seconds",
+            "From a worker taking a drop to its outcome being durable (ingested or rejected).")
+        watcherOverflows = counter(
+            "utensild_watcher_overflows_total",
+            "Times the inotify queue overflowed (each is followed by a full rescan).")
+        catalogErrors = counter(
+            "utensild_catalog_errors_total",
+            "Drops left for a retry because the catalog could not be written (busy, read-only, unreachable).")
+        catalogCommit = histogram(
+            "utensild_catalog_commit_duration_seconds",
+            "One group commit of prepared ingests: the transaction and its fsyncs.")
+        queued = gauge(
+            "utensild_queue_depth",
+            "Drops known but not being ingested: settling, ready, or waiting for a retry.")
+        inFlight = gauge(
+            "utensild_ingests_in_flight",
+            "Drops being ingested now.")
+        utensils = gauge(
+            "utensild_catalog_utensils",
+            "Utensils in the catalog, as utensilctl status counts them.")
+        memoryHeld = gauge(
+            "utensild_decoding_memory_bytes",
+            "Bytes that reading and decoding drops hold now (within memory_budget).")
+        memoryBudget = gauge(
+            "utensild_decoding_memory_budget_bytes",
+            "memory_budget.")
+        memoryWaits = counter(
+            "utensild_decoding_memory_waits_total",
+            "Times a drop waited for its share of memory_budget since start.")
     }
 
     /// A factory for code that records through swift-metrics' API (the web gallery): what it
@@ -115,11 +103,7 @@ public final class DaemonMetrics: Sendable {
 
     /// `reason`: the wire name, such as `corrupt-image`.
     public func recordRejected(reason: String, after duration: Duration) {
-        registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_drops_rejected_total",
-                "Drops moved to rejected/, by reason, since start."),
-            labels: [("host", host), ("reason", reason)]).increment()
+        labelledCounter("utensild_drops_rejected_total", "Drops moved to rejected/, by reason, since start.", [("reason", reason)]).increment()
         ingestDuration.record(duration)
     }
 
@@ -131,20 +115,17 @@ public final class DaemonMetrics: Sendable {
 
     /// `reason`: `start-up`, `periodic`, `overflow`, `inbox back`.
     public func recordRescan(reason: String) {
-        registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_inbox_rescans_total",
-                "Full scans of the inbox, by reason, since start."),
-            labels: [("host", host), ("reason", reason)]).increment()
+        labelledCounter("utensild_inbox_rescans_total", "Full scans of the inbox, by reason, since start.", [("reason", reason)]).increment()
     }
 
     /// `hook`: `on_ingest` or `on_reject`; `end`: `exit 0`, `exit 1`, `timeout`, `dropped` …
     public func recordHook(_ hook: String, end: String) {
-        registry.makeCounter(
-            descriptor: Self.named(
-                "utensild_hook_runs_total",
-                "Ingest hook runs by how they ended (dropped: not run, too many waiting)."),
-            labels: [("host", host), ("hook", hook), ("end", end)]).increment()
+        labelledCounter("utensild_hook_runs_total", "Ingest hook runs by how they ended (dropped: not run, too many waiting).", [("hook", hook), ("end", end)]).increment()
+    }
+
+    /// The counter of this name with these labels besides `host` (made on first use).
+    private func labelledCounter(_ name: String, _ help: String, _ labels: [(String, String)]) -> Prometheus.Counter {
+        registry.makeCounter(descriptor: Self.named(name, help), labels: [("host", host)] + labels)
     }
 
     // MARK: - Scraping

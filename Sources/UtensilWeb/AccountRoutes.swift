@@ -3,8 +3,8 @@ import Hummingbird
 import UtensilWebUsers
 
 /// The signed-in user's own account: `GET /account` and `POST /account/password`, which
-/// changes the password in `web_users_file` as `utensilctl web-user add` does (a new bcrypt
-/// hash, the file written through a temporary name renamed over it). Every other session of
+/// changes the password in `web_users_file`: a new bcrypt hash written over the old one in
+/// the file itself (see ``WebUsersFile/replaceHash(of:from:to:in:)``). Every other session of
 /// the user ends; the one that asked gets a new token and stays signed in.
 struct AccountRoutes: Sendable {
     static let minimumPasswordLength = 8
@@ -45,6 +45,7 @@ struct AccountRoutes: Sendable {
             }
             switch outcome {
             case .wrongPassword:
+                throttle.failed(account: user, address: context.remoteAddress)
                 return refuse("That is not your current password; type it again.", .forbidden)
             case .notWritten(let problem):
                 throttle.succeeded(account: user, address: context.remoteAddress)
@@ -74,14 +75,18 @@ struct AccountRoutes: Sendable {
     /// Checks `old` and writes a new hash of `new` for `user` (bcrypt twice: on the
     /// password-check threads).
     static func change(_ user: String, from old: String, to new: String, in path: String) -> PasswordChange {
-        guard var users = try? WebUsersFile.read(path), users.verify(user, password: old) else { return .wrongPassword }
-        users.set(user, password: new)
+        guard let users = try? WebUsersFile.read(path), let entry = users.entry(named: user),
+            users.verify(user, password: old)
+        else { return .wrongPassword }
+        var changed = users
+        changed.set(user, password: new)
+        guard let hash = changed.entry(named: user)?.hash else { return .wrongPassword }
         do {
-            try users.write(to: path)
+            // In place: utensild needs write access to the file only, not to its folder.
+            guard try WebUsersFile.replaceHash(of: user, from: entry.hash, to: hash, in: path) else { return .wrongPassword }
         } catch {
-            return .notWritten(error.description)
+            return .notWritten(error.isPermissionDenied ? "it may not write \(path)" : "\(error)")
         }
-        guard let hash = users.entry(named: user)?.hash else { return .wrongPassword }
         return .changed(hash)
     }
 }

@@ -43,6 +43,7 @@ struct ChangeRoutes: Sendable {
                 return Self.tooMany("Too many people are signing in at once; try again in a few seconds.", retryAfter: 5)
             }
             guard let generation else {
+                throttle.failed(account: name, address: address)
                 return HTML.response(LoginPage(
                     message: "That name and password do not match; try again (an administrator adds users with utensilctl web-user add).",
                     signedIn: nil).render(), status: .unauthorized)

@@ -59,6 +59,16 @@ final class LoginThrottle: Sendable {
         }
     }
 
+    /// The password was wrong: the back-off of `account` and of `address` counts from now,
+    /// the answer, rather than from the attempt (a slow check must not use up the wait).
+    func failed(account: String, address: String?, now: Date = Date()) {
+        failures.withLock { table in
+            for key in ["account:" + account] + (address.map { ["address:" + $0] } ?? []) {
+                table[key]?.last = now
+            }
+        }
+    }
+
     /// The password was right: forgets the failures of `account` and of `address`.
     func succeeded(account: String, address: String?) {
         failures.withLock { table in

@@ -99,11 +99,9 @@ public struct WebUsersFile: Sendable, Equatable {
         return nil
     }
 
-    /// Writes the file atomically (a temporary file beside it, renamed into place), mode
-    /// 0640; an existing file keeps its owner and group, a new one takes its folder's group
-    /// (so that utensild's group can read it when the folder is `root:utensil`).
-    /// Writes the file through a temporary name beside it (mode 0640, the folder's group),
-    /// renamed over `path`.
+    /// Writes the file atomically (a temporary file beside it, renamed into place). An
+    /// existing file keeps its owner, group and mode; a new one is mode 0640 and takes its
+    /// folder's group (so that utensild's group can read it when the folder is `root:utensil`).
     public func write(to path: String) throws(WebUsersFileError) {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary = folder + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
@@ -112,23 +110,91 @@ public struct WebUsersFile: Sendable, Equatable {
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let code = errno
+        if written == bytes.count { _ = fsync(fd) }
         close(fd)
         guard written == bytes.count else {
             unlink(temporary)
             throw WebUsersFileError(path: path, folder: folder, code: written < 0 ? code : EIO)
         }
-        _ = chmod(temporary, 0o640)  // Whatever the umask.
         var existing = stat()
         if stat(path, &existing) == 0 {
             _ = chown(temporary, existing.st_uid, existing.st_gid)
-        } else if stat(folder.isEmpty ? "." : folder, &existing) == 0 {
-            _ = chown(temporary, geteuid(), existing.st_gid)
+            _ = chmod(temporary, existing.st_mode & 0o7777)
+        } else {
+            _ = chmod(temporary, 0o640)  // Whatever the umask.
+            if stat(folder.isEmpty ? "." : folder, &existing) == 0 { _ = chown(temporary, geteuid(), existing.st_gid) }
         }
         if rename(temporary, path) != 0 {
             let code = errno
             unlink(temporary)
             throw WebUsersFileError(path: path, folder: folder, code: code)
         }
+    }
+}
+
+extension WebUsersFile {
+    /// Puts `hash` in place of `name`'s hash inside the file itself: the bytes of that one hash
+    /// are overwritten (bcrypt hashes are all 60 characters), the file is synced, and nothing
+    /// else in it, nor its inode, owner or mode, changes. This is how utensild changes a
+    /// password: it needs write access to the file only, never to its folder, so under the
+    /// packaged unit it cannot create or replace anything in `/etc/utensild`.
+    ///
+    /// If the file was replaced meanwhile (`utensilctl web-user` renames a new one into
+    /// place), the change is made again in the new file, as long as that still holds the
+    /// hash it replaces.
+    /// - Returns: false when `name` no longer has `oldHash` (an administrator changed it
+    ///   first): nothing was written.
+    public static func replaceHash(
+        of name: String, from oldHash: String, to hash: String, in path: String
+    ) throws(WebUsersFileError) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard oldHash.utf8.count == hash.utf8.count else { throw WebUsersFileError(path: path, folder: folder, code: EINVAL) }
+        for _ in 0..<3 {
+            let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw WebUsersFileError(path: path, folder: folder, code: errno) }
+            defer { close(fd) }
+            guard let bytes = readAll(fd) else { throw WebUsersFileError(path: path, folder: folder, code: errno) }
+            guard let offset = hashOffset(of: name, holding: oldHash, in: bytes) else { return false }
+            let new = Array(hash.utf8)
+            let written = new.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == new.count else { throw WebUsersFileError(path: path, folder: folder, code: written < 0 ? errno : EIO) }
+            guard fsync(fd) == 0 else { throw WebUsersFileError(path: path, folder: folder, code: errno) }
+            var opened = stat()
+            var named = stat()
+            if fstat(fd, &opened) == 0, stat(path, &named) == 0, opened.st_ino == named.st_ino, opened.st_dev == named.st_dev {
+                return true
+            }
+        }
+        throw WebUsersFileError(path: path, folder: folder, code: EBUSY)
+    }
+
+    private static func readAll(_ fd: Int32) -> [UInt8]? {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = pread(fd, &buffer, buffer.count, off_t(result.count))
+            if count > 0 {
+                result += buffer[..<count]
+            } else if count == 0 {
+                return result
+            } else if errno != EINTR {
+                return nil
+            }
+        }
+    }
+
+    /// Where the hash of the line `name:oldHash` starts, or nil.
+    private static func hashOffset(of name: String, holding oldHash: String, in bytes: [UInt8]) -> Int? {
+        let wanted = Array((name + ":" + oldHash).utf8)
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            var line = bytes[start..<end]
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            if line.elementsEqual(wanted) { return start + name.utf8.count + 1 }
+            start = end + 1
+        }
+        return nil
     }
 }
 
@@ -145,8 +211,8 @@ public struct WebUsersFileError: Error, Sendable, Equatable, CustomStringConvert
         switch code {
         case ENOENT, ENOTDIR:
             "cannot write \(path): the folder \(folder) does not exist; make it (the package makes /etc/utensild) or pass --users-file PATH."
-        case EACCES, EPERM:
-            "cannot write \(path) (permission denied); run as root, or pass --users-file PATH."
+        case EACCES, EPERM, EROFS:
+            "cannot write \(path) (\(code == EROFS ? "read-only here" : "permission denied")); run as root, or pass --users-file PATH."
         default:
             "cannot write \(path) (\(String(cString: strerror(code)))); pass --users-file PATH to write another file."
         }

@@ -139,8 +139,9 @@ struct EngineCPU {
         let settings = IngestSettings(inbox: "\(folder)/inbox", rejected: "\(folder)/rejected", stateDirectory: "\(folder)/state")
         let catalog = try Catalog(path: settings.catalogPath)
         let logger = Logger(label: "utensil-bench") { _ in SwiftLogNoOpLogHandler() }
-        _ = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
-        let engine = IngestEngine(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        _ = try store.reconcile()
+        let engine = IngestEngine(store: store)
         let drops = try InboxScanner(settings: settings).scan()
         guard drops.count == files.count else { throw BenchError("scanned \(drops.count) drops, expected \(files.count)") }
 

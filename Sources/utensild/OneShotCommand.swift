@@ -15,9 +15,9 @@ struct OneShotCommand {
         let settings = IngestSettings(configuration)
         let lock = try StateLock(stateDirectory: configuration.stateDir)
         defer { withExtendedLifetime(lock) {} }
-        let catalog = try StartUp.prepare(settings: settings, logger: logger)
         let engine = IngestEngine(
-            settings: settings, catalog: catalog, logger: logger, memory: MemoryBudget(bytes: configuration.memoryBudget))
+            store: try StartUp.prepare(settings: settings, logger: logger).store,
+            memory: MemoryBudget(bytes: configuration.memoryBudget))
         let run = OneShotRun(
             engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)
         let output = Mutex(())

@@ -19,9 +19,19 @@ import Testing
         #expect(error.description.contains("A-Z a-z 0-9 . -"))
     }
 
+    /// The name is this host's folder in `state_dir/staging/`: `.` and `..` would be none.
+    @Test(arguments: [".", "..", "..."])
+    func aNameOfDotsAloneIsRefused(name: String) throws {
+        let folder = try TemporaryFolder()
+        let error = try #require(try loadError(flags: [.hostName: name], in: folder))
+        #expect(error.key == .hostName)
+        #expect(error.description.contains("only of dots"))
+    }
+
     @Test func aMachineNameOutsideTheRulesIsMadeToFit() {
         #expect(HostName.fitting("kitchen_1") == "kitchen-1")
         #expect(HostName.fitting(String(repeating: "x", count: 80)).count == 63)
         #expect(HostName.fitting("") == "localhost")
+        #expect(HostName.fitting("..") == "localhost")
     }
 }

@@ -262,7 +262,7 @@ struct IngestEngineTests {
                 return
             }
         }
-        #expect(try engine.catalog.count() == 2)
+        #expect(try engine.store.catalog.count() == 2)
     }
 
     @Test func rejectedNamesNeverOverwrite() throws {

@@ -35,7 +35,7 @@ struct PreviewStoreTests {
             try world.drop("Jar.png", images[1])
             _ = try world.ingest("Pan.jpg", with: engine)
             _ = try world.ingest("Jar.png", with: engine)
-            store = UtensilStore(settings: settings, catalog: engine.catalog, logger: TestWorld.quietLogger, faults: FaultInjection())
+            store = engine.store
             pan = try store.find("Pan")
             jar = try store.find("Jar")
         }
@@ -115,7 +115,7 @@ struct PreviewStoreTests {
         let folders = try kitchen.store.stateFolders()
         let staged = try kitchen.store.stageOut(kitchen.pan, in: folders)  // "Killed" before the delete's commit.
         #expect(!kitchen.exists(kitchen.preview(kitchen.pan)))
-        #expect(kitchen.world.files(in: kitchen.world.state.appendingPathComponent("staging")).contains(
+        #expect(kitchen.world.files(in: kitchen.world.staging).contains(
             String(decoding: staged.preview, as: UTF8.self)))
         let report = try kitchen.store.reconcile()
         #expect(report.rolledForward == 1)

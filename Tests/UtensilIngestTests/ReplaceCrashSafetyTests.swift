@@ -73,7 +73,7 @@ struct ReplaceCrashSafetyTests {
         committed.sha256 = sha256Hex(images[2])
         committed.bytes = images[2].count
         _ = try catalog.replacePhoto(with: committed)
-        let staging = world.state.appendingPathComponent("staging")
+        let staging = world.staging
         for id in [whisk.id, tongs.id] {
             let operation = UUID().uuidString
             try images[2].write(to: staging.appendingPathComponent("\(id.uuidString).\(operation).original.png"))

@@ -25,12 +25,12 @@ struct UtensilStoreTests {
             images = try TestImages.make((0..<2).map {
                 TestImages.jpeg(world.root.path + "/k\($0)", width: 120, height: 90, seed: 300 + $0)
             })
-            let engine = try world.engine(settings)
+            let engine = try world.engine(settings, logger: logger)
             try world.drop("Spoon.jpg", images[0])
             try world.drop("Whisk.jpg", images[1])
             _ = try world.ingest("Spoon.jpg", with: engine)
             _ = try world.ingest("Whisk.jpg", with: engine)
-            store = UtensilStore(settings: settings, catalog: engine.catalog, logger: logger, faults: FaultInjection())
+            store = engine.store
             spoon = try store.find("Spoon")
             whisk = try store.find("Whisk")
         }
@@ -132,7 +132,7 @@ struct UtensilStoreTests {
             _ = try store.rename(id: UUID(), to: "Bell\u{7}")
             Issue.record("an unknown id was renamed")
         } catch {
-            #expect(error == .catalog(.notFound), "an unknown id is told before a bad name")
+            #expect(error == .notFound(StoreError.noSuchUtensil), "an unknown id is told before a bad name")
         }
 
         #expect(try store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
@@ -233,7 +233,7 @@ struct UtensilStoreTests {
         _ = try store.stageOut(kitchen.spoon, in: folders)  // Then "killed" before the commit.
         _ = try store.stageOut(kitchen.whisk, in: folders)
         _ = try store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
-        let staging = kitchen.world.state.appendingPathComponent("staging")
+        let staging = kitchen.world.staging
         #expect(kitchen.world.files(in: staging).count == 6, "original, thumbnail and preview of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
         let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))

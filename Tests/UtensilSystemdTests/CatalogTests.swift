@@ -11,6 +11,7 @@ import Testing
         "d2f8f69b9eb54fdda97a59d2fc937115", "dc30006a3e914558bafb92863fbe1984",
         "3d444234d1b64778a80b80d87edff2b9", "1834f9bc30784de4a1ebec6951c9c85c",
         "5c0b1f6e8a7d4e3f9b2c4d6a8e0f1a37", "e41d7a9c2b6f4c08a5d3f7b1c9e2a604",
+        "e36b4a466c9f4cc9bd2fe6f2b246ad3c",
     ]
     static let rejectedID = "d1c7c9574b2e4974941b108ff0f349c2"
     /// Every `reason` of a rejection sidecar, as the contract lists them.

@@ -156,7 +156,7 @@ public struct InvariantChecker {
             previews == expectedThumbnails,
             "previews/ and the rows disagree: \(previews.symmetricDifference(expectedThumbnails).sorted().prefix(5))",
             sourceLocation: sourceLocation)
-        let staged = world.files(in: world.state.appendingPathComponent("staging"))
+        let staged = world.stagedFiles()
         #expect(staged.isEmpty, "files left in staging/: \(staged.prefix(5))", sourceLocation: sourceLocation)
     }
 

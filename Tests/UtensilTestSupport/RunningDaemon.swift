@@ -74,7 +74,7 @@ public final class RunningDaemon: @unchecked Sendable {
 
     /// Polls the catalog (a reader beside the daemon, as WAL allows) until `predicate` holds.
     @discardableResult
-    public func waitForCatalog(seconds: Double = 60, _ what: String, _ predicate: ([UtensilRecord]) -> Bool) throws -> [UtensilRecord] {
+    public func waitForCatalog(seconds: Double = 180, _ what: String, _ predicate: ([UtensilRecord]) -> Bool) throws -> [UtensilRecord] {
         let deadline = Date().addingTimeInterval(seconds)
         let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
         while true {
@@ -85,7 +85,7 @@ public final class RunningDaemon: @unchecked Sendable {
         }
     }
 
-    public func waitForUtensils(_ count: Int, seconds: Double = 60) throws {
+    public func waitForUtensils(_ count: Int, seconds: Double = 180) throws {
         try waitForCatalog(seconds: seconds, "\(count) utensils") { $0.count == count }
     }
 

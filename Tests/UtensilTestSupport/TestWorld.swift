@@ -16,6 +16,10 @@ public struct TestWorld: Sendable {
     public var originals: URL { state.appendingPathComponent("originals") }
     public var thumbnails: URL { state.appendingPathComponent("thumbnails") }
     public var previews: URL { state.appendingPathComponent("previews") }
+    /// `state/staging/`: one folder per host, and what an older version staged directly in it.
+    public var stagingRoot: URL { state.appendingPathComponent("staging") }
+    /// This host's folder in `staging/` under the test settings (``settings(rejectDuplicateNames:rejectDuplicateContent:maxFileBytes:maxPixels:)``).
+    public var staging: URL { URL(fileURLWithPath: settings().staging.description) }
 
     public init() throws {
         root = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-test-\(UUID().uuidString)")
@@ -31,15 +35,17 @@ public struct TestWorld: Sendable {
             rejectDuplicateNames: rejectDuplicateNames, rejectDuplicateContent: rejectDuplicateContent)
     }
 
-    /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start.
+    /// Opens the catalog, reconciles and returns an engine, as `utensild` does at start; its
+    /// store (`engine.store`) is the one every operation of the test goes through.
     public func engine(
-        _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared
+        _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared,
+        logger: Logger = Self.quietLogger
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
-        _ = try UtensilStore(settings: settings, catalog: catalog, logger: Self.quietLogger).reconcile()
-        return IngestEngine(
-            settings: settings, catalog: catalog, logger: Self.quietLogger, faults: FaultInjection(), memory: memory)
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        _ = try store.reconcile()
+        return IngestEngine(store: store, memory: memory)
     }
 
     public static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
@@ -65,6 +71,22 @@ public struct TestWorld: Sendable {
 
     public func files(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+
+    /// Every file below `state/staging/`, in any host's folder or directly in it, as paths
+    /// relative to it (the host folders themselves are not files).
+    public func stagedFiles() -> [String] {
+        var found: [String] = []
+        for name in files(in: stagingRoot) {
+            var isFolder: ObjCBool = false
+            let url = stagingRoot.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+                found += files(in: url).map { "\(name)/\($0)" }
+            } else {
+                found.append(name)
+            }
+        }
+        return found
     }
 
     public func sidecar(for rejectedName: String) throws -> [String: Any] {

@@ -44,6 +44,7 @@ struct AccountEndToEndTests {
         let (here, _) = try WebAccessTests.signIn(web)
         let (elsewhere, _) = try WebAccessTests.signIn(web)
         let before = try String(contentsOfFile: users, encoding: .utf8)
+        let inodeBefore = try FileManager.default.attributesOfItem(atPath: users)[.systemFileNumber] as? Int
         let newPassword = "a new pass phrase"
         let sameSite = Self.form.merging(["Cookie": here, "Sec-Fetch-Site": "same-origin"]) { $1 }
         #expect(try web.get("/account", headers: ["Cookie": here]).text.contains("action=\"/account/password\""))
@@ -82,11 +83,14 @@ struct AccountEndToEndTests {
         #expect(!(try Self.signedIn(web, elsewhere)))
         #expect(!(try Self.signedIn(web, here)))
 
-        // Written as `utensilctl web-user` writes it: the new password signs in, the old does not.
+        // Written in place (the same file, its mode kept; only the hash differs), in the form
+        // `utensilctl web-user` reads: the new password signs in, the old does not.
         let after = try String(contentsOfFile: users, encoding: .utf8)
         #expect(after != before && after.hasPrefix("alice:$2b$12$") && !after.contains(newPassword))
+        #expect(after.utf8.count == before.utf8.count && after.prefix(6) == before.prefix(6))
         let attributes = try FileManager.default.attributesOfItem(atPath: users)
         #expect((attributes[.posixPermissions] as? Int) == 0o640)
+        #expect(attributes[.systemFileNumber] as? Int == inodeBefore, "the file was replaced, not written in place")
         #expect(try WebAccessTests.ctl(["web-user", "list", "--users-file", users]).output == "alice\n")
         let signIn = { (password: String) throws -> Int in
             try web.request("POST", "/login", headers: Self.form, body: Self.body([("name", "alice"), ("password", password)])).status

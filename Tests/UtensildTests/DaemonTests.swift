@@ -170,6 +170,35 @@ struct DaemonTests {
         #expect(try daemon.terminate() == 0)
     }
 
+    /// A reload reaches every front door, not only the ingests: the daemon's one store holds
+    /// the settings, so after SIGHUP a rename through `utensilctl` follows the new
+    /// `duplicate_names`.
+    @Test func sighupChangesTheRuleARenameFollows() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let config = world.root.appendingPathComponent("utensild.toml")
+        try "duplicate_names = \"reject\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let photos = try Self.photos(world, count: 2)
+        let daemon = try RunningDaemon(world: world, extra: ["--config", config.path])
+        try Self.shell("cp \(Self.quoted(photos[0])) \(Self.quoted(world.inbox))/Spoon.jpg")
+        try Self.shell("cp \(Self.quoted(photos[1])) \(Self.quoted(world.inbox))/Fork.jpg")
+        let rows = try daemon.waitForCatalog("both photos") { $0.count == 2 }
+        let fork = try #require(rows.first { $0.name == "Fork" }).id.uuidString
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let refused = try Utensilctl.run(["rename", fork, "Spoon"], socket: socket)
+        #expect(refused.status == 1, "duplicate_names = reject refuses a rename onto a taken name")
+
+        try "duplicate_names = \"allow\"\n".write(to: config, atomically: true, encoding: .utf8)
+        daemon.notifications.reset()
+        daemon.signal(SIGHUP)
+        try daemon.notifications.wait(for: "RELOADING=1")
+        try daemon.notifications.wait(for: "READY=1")
+        let renamed = try Utensilctl.run(["rename", fork, "Spoon"], socket: socket)
+        #expect(renamed.status == 0, "after the reload, duplicate_names = allow lets the rename through: \(renamed.errors)")
+        _ = try daemon.waitForCatalog("two utensils named Spoon") { $0.filter { $0.name == "Spoon" }.count == 2 }
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func systemdHearsReadyStatusWatchdogAndStopping() throws {
         let world = try TestWorld()
         defer { world.remove() }
@@ -198,12 +227,17 @@ struct DaemonTests {
         let socket = world.root.appendingPathComponent("control.sock").path
         let spoon = try #require(rows.first { $0.name == "Spoon" }).id.uuidString
         let fork = try #require(rows.first { $0.name == "Fork" }).id.uuidString
+        // Only lines sent after the delete count: one sent while the two drops were committed
+        // one after the other can read " 1 utensils" too.
+        daemon.notifications.reset()
         #expect(try Utensilctl.run(["delete", spoon], socket: socket).status == 0)
         try daemon.notifications.wait(for: { $0.hasPrefix("STATUS=Watching") && $0.contains(" 1 utensils") })
         #expect(try Utensilctl.run(["rename", fork, "Ladle"], socket: socket).status == 0)
         let status = try Utensilctl.run(["--json", "status"], socket: socket)
         #expect(status.json?["utensils"] as? Int == 1)
-        #expect(daemon.notifications.messages.last { $0.hasPrefix("STATUS=") }?.contains(" 1 utensils") == true)
+        #expect(
+            daemon.notifications.messages.last { $0.hasPrefix("STATUS=") }?.contains(" 1 utensils") == true,
+            "\(daemon.notifications.messages)")
         #expect(try daemon.terminate() == 0)
     }
 

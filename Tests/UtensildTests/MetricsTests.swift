@@ -102,7 +102,7 @@ import UtensilTestSupport
         ]
         // Its log goes to a file (a pipe nobody reads could fill and stop it), shown on failure.
         let logFile = folder.appendingPathComponent("prometheus.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         defer { try? log.close() }
         server.standardOutput = log

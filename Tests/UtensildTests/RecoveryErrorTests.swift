@@ -27,14 +27,15 @@ struct RecoveryErrorTests {
 
         let killed = try UtensildProcess.run(arguments, environment: ["UTENSIL_FAULT_KILL_AT": "thumbnail-moved"], launcher: Self.asNobody)
         #expect(killed.killedBySignal && killed.status == SIGKILL, "\(killed.errors)")
-        let staging = world.state.appendingPathComponent("staging")
-        let staged = try FileManager.default.contentsOfDirectory(atPath: staging.path).filter { !$0.hasSuffix(".jpeg") }
-        let original = try #require(staged.first, "the committed original waits in staging/: \(staged)")
-        let stagedPath = staging.appendingPathComponent(original).path
+        let staged = world.stagedFiles().filter { !$0.hasSuffix(".jpeg") }
+        let original = try #require(staged.first, "the committed original waits in staging/<host_name>/: \(staged)")
+        #expect(original.contains("/"), "staged in the host's own folder: \(original)")
+        let stagedPath = world.stagingRoot.appendingPathComponent(original).path
         #expect(chown(stagedPath, 0, 0) == 0 && chmod(stagedPath, 0o600) == 0)
 
         let unreadable = try UtensildProcess.run(arguments, launcher: Self.asNobody)
         #expect(unreadable.errors.contains("Cannot read the staged original"), "the error is logged: \(unreadable.errors)")
+        #expect(unreadable.errors.contains("left as it is for the next start"), "\(unreadable.errors)")
         #expect(FileManager.default.fileExists(atPath: stagedPath), "the staged original must be left, not rolled back")
         #expect(try Data(contentsOf: URL(fileURLWithPath: stagedPath)) == image)
 
@@ -45,6 +46,39 @@ struct RecoveryErrorTests {
         let rows = try Catalog(path: world.settings().catalogPath).all()
         #expect(rows.map(\.name) == ["Spoon"])
         try InvariantChecker(world: world).verify(inputs: [image], inbox: .mustBeEmpty)
+    }
+
+    /// A decoder crash is recorded in the catalog before its slot in `decoding.slots` is
+    /// cleared: a catalog busy at that start (another process holds its write lock) stops that
+    /// step with an error line and keeps the slot, so that the next start still counts the
+    /// crash and the poison file is quarantined after its second one, as if nothing had been busy.
+    @Test func aBusyCatalogKeepsADecoderCrashForTheNextStart() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let image = try TestImages.make([TestImages.jpeg(world.root.path + "/poison", width: 200, height: 150, seed: 78)])[0]
+        try world.drop("Poison.jpg", image)
+        let arguments = UtensildProcess.arguments(for: world, extra: ["--oneshot"])
+        let crashing = ["UTENSIL_FAULT_DECODER_CRASH": "Poison"]
+
+        let first = try UtensildProcess.run(arguments, environment: crashing)
+        #expect(first.killedBySignal && first.status == SIGSEGV, "the first crash: \(first.errors)")
+
+        let lock = try SQLiteLock(path: world.settings().catalogPath)
+        let busy = try UtensildProcess.run(arguments)
+        lock.release()
+        #expect(busy.errors.contains("Cannot record a decoder crash in the catalog"), "the error is logged: \(busy.errors)")
+        #expect(busy.errors.contains("left as it is for the next start"), "\(busy.errors)")
+        #expect(!busy.errors.contains("crash 1 for it"))
+        #expect(world.files(in: world.inbox) == ["Poison.jpg"], "the drop waits: \(busy.errors)")
+
+        let second = try UtensildProcess.run(arguments, environment: crashing)
+        #expect(second.errors.contains("crash 1 for it"), "the kept crash is counted now: \(second.errors)")
+        #expect(second.killedBySignal && second.status == SIGSEGV, "the second crash: \(second.errors)")
+
+        let third = try UtensildProcess.run(arguments, environment: crashing)
+        #expect(third.errors.contains("crash 2 for it"), "\(third.errors)")
+        let sidecar = try world.sidecar(for: "Poison.jpg")
+        #expect(sidecar["reason"] as? String == "decoder-crash", "quarantined after two crashes, the busy start not counted")
     }
 
     /// Everything below `root` to `nobody`, so that utensild can run as that user.

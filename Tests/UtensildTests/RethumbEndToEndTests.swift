@@ -91,7 +91,7 @@ struct RethumbEndToEndTests {
         #expect(daemon.process.terminationReason == .uncaughtSignal && daemon.process.terminationStatus == SIGKILL)
 
         daemon = try RunningDaemon(world: world, extra: ["--thumbnail-size", "64"])
-        #expect(world.files(in: world.state.appendingPathComponent("staging")).isEmpty, "start-up removed what was staged")
+        #expect(world.stagedFiles().isEmpty, "start-up removed what was staged")
         let again = try Utensilctl.run(["rethumb", "--all", "--json"], socket: socket)
         #expect(again.status == 0, "\(again.errors)")
         _ = try waitForFinishedRun(daemon, socket: socket, total: 6)

@@ -29,13 +29,6 @@ void utensil_crashguard_enter(const char *key);
 /// Marks the calling thread as no longer decoding.
 void utensil_crashguard_leave(void);
 
-/// Test hook, defined in debug builds only (the release library has no such symbol): raises SIGSEGV on the calling thread, as a decoder bug would.
-void utensil_crashguard_simulate_crash(void);
-
-/// Test hook, defined in debug builds only: raises SIGSEGV on a thread it starts (and waits for), as a
-/// bug in a codec's own worker thread would (libde265 and dav1d decode on threads of their own).
-void utensil_crashguard_simulate_crash_on_codec_thread(void);
-
 /// `renameat2(…, RENAME_NOREPLACE)`: 0 on success, -1 with errno (EEXIST when the target exists).
 int utensil_rename_noreplace(const char *from, const char *to);
 

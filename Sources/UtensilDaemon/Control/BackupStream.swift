@@ -13,48 +13,48 @@ struct BackupStream: Sendable {
     let pool: BlockingPool
     let audit: ControlAudit
 
-    func lines(for destination: BackupDestination, peer: PeerCredentials) -> AsyncStream<String> {
+    /// Runs the backup, yielding its lines into `continuation`; cancelled (the client left),
+    /// the backup stops and removes what it had written.
+    func run(for destination: BackupDestination, peer: PeerCredentials, into continuation: AsyncStream<String>.Continuation) async {
         let request = BackupRequest(
             destination: destination.path,
             parentIdentity: destination.parentDevice.flatMap { device in
                 destination.parentInode.map { FileIdentity(device: device, inode: $0) }
             },
             utensildVersion: UtensildVersion.current)
-        let (store, pool, audit) = (store, pool, audit)
-        return AsyncStream { continuation in
-            let cancelled = CancelFlag()
-            continuation.onTermination = { _ in cancelled.set() }
-            Task {
-                let result = await pool.run { () -> Result<BackupSummary, BackupError> in
-                    var lastPercent = -1
-                    return Result { () throws(BackupError) in
-                        try store.backup(request, progress: { progress in
-                            switch progress {
-                            case .catalogWritten(let utensils):
-                                continuation.yield(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
-                            case .files(let done, let total):
-                                let percent = done * 100 / max(total, 1)
-                                guard percent != lastPercent else { return }
-                                lastPercent = percent
-                                continuation.yield(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
-                            }
-                        }, isCancelled: { cancelled.isSet })
-                    }
+        let (store, pool) = (store, pool)
+        let cancelled = CancelFlag()
+        let result = await withTaskCancellationHandler {
+            await pool.run { () -> Result<BackupSummary, BackupError> in
+                var lastPercent = -1
+                return Result { () throws(BackupError) in
+                    try store.backup(request, progress: { progress in
+                        switch progress {
+                        case .catalogWritten(let utensils):
+                            continuation.yield(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
+                        case .files(let done, let total):
+                            let percent = done * 100 / max(total, 1)
+                            guard percent != lastPercent else { return }
+                            lastPercent = percent
+                            continuation.yield(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
+                        }
+                    }, isCancelled: { cancelled.isSet })
                 }
-                switch result {
-                case .success(let summary):
-                    audit.filesChanged(
-                        "Backed up \(summary.manifest.counts.utensils) utensils and \(summary.manifest.counts.trash) in the trash into \(summary.destination) (\(summary.linked) files linked, \(summary.copied) copied)",
-                        for: .peer(peer))
-                    continuation.yield(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
-                case .failure(.cancelled):
-                    audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: .peer(peer), level: .warning)
-                case .failure(let error):
-                    audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: .peer(peer), level: .warning)
-                    continuation.yield(LineFraming.line(.failure(Self.controlError(error))))
-                }
-                continuation.finish()
             }
+        } onCancel: {
+            cancelled.set()
+        }
+        switch result {
+        case .success(let summary):
+            audit.filesChanged(
+                "Backed up \(summary.manifest.counts.utensils) utensils and \(summary.manifest.counts.trash) in the trash into \(summary.destination) (\(summary.linked) files linked, \(summary.copied) copied)",
+                for: .peer(peer))
+            continuation.yield(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
+        case .failure(.cancelled):
+            audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: .peer(peer), level: .warning)
+        case .failure(let error):
+            audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: .peer(peer), level: .warning)
+            continuation.yield(LineFraming.line(.failure(Self.controlError(error))))
         }
     }
 

@@ -37,19 +37,15 @@ struct ControlRequestHandler: Sendable {
                 audit.refused(request.command.rawValue, for: .peer(peer))
                 return .reply(LineFraming.line(.failure(refusal)))
             }
-            return .stream(BackupStream(store: store, pool: pool, audit: audit).lines(for: destination, peer: peer))
+            let backup = BackupStream(store: store, pool: pool, audit: audit)
+            return .stream { lines in await backup.run(for: destination, peer: peer, into: lines) }
         }
         guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
         let stream = events.follow()
-        let lines = AsyncStream<String> { continuation in
-            continuation.yield(LineFraming.line(.success(Subscription(), for: .events)))
-            let task = Task {
-                for await event in stream { continuation.yield(LineFraming.line(.event(event))) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return .stream { lines in
+            lines.yield(LineFraming.line(.success(Subscription(), for: .events)))
+            for await event in stream { lines.yield(LineFraming.line(.event(event))) }
         }
-        return .stream(lines)
     }
 
     /// The reply to a decoded request (the web gallery asks here too): authorise, then one
@@ -149,7 +145,7 @@ struct ControlRequestHandler: Sendable {
         let (kind, ids, total): (RethumbInfo.Selection, [UUID], Int)
         switch found {
         case .success(let selected): (kind, ids, total) = selected
-        case .failure(.catalog(.notFound)):
+        case .failure(.notFound):
             return .failure(.notFound, "Not every id names a utensil; `utensilctl list` and `utensilctl trash` show the ids.")
         case .failure(let error): return .failure(Self.controlError(error))
         }
@@ -245,16 +241,13 @@ struct ControlRequestHandler: Sendable {
 
     /// The utensil id a changing command names (only an id, never a name).
     private static func uuid(_ target: String) throws(StoreError) -> UUID {
-        guard let id = UUID(uuidString: target) else { throw .catalog(.notFound) }
+        guard let id = UUID(uuidString: target) else { throw .notFound(StoreError.noSuchUtensil) }
         return id
     }
 
     /// The control error for a store operation that did not happen (or not completely).
     static func controlError(_ error: StoreError) -> ControlError {
         switch error {
-        case .catalog(.notFound): ControlError(.notFound, "No utensil has that id or name; `utensilctl list` shows them.")
-        case .catalog(.duplicateName(let existing)):
-            ControlError(.duplicateName, "A utensil named \(existing) already exists; choose another name.")
         case .catalog(.invalidCursor): ControlError(.badRequest, "That --after cursor was not handed out by this daemon.")
         case .catalog(.ambiguousName(let ids)):
             ControlError(.badRequest, "Several utensils have that name; use one of their ids: \(ids.joined(separator: ", ")).")

@@ -6,7 +6,9 @@ import UtensilWeb
 /// `utensilctl --json`'s), its event stream and the state folder's layout.
 struct WebGalleryBackend: GalleryBackend {
     let handler: ControlRequestHandler
-    let settings: IngestSettings
+    /// The one store: its settings are read at each request, so a reload (`max_file_bytes`) applies at once.
+    let store: UtensilStore
+    var settings: IngestSettings { store.settings }
 
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
         guard call.request != .events else { return .failure(ControlError(.badRequest, "events is a stream; follow it instead.")) }

@@ -47,9 +47,9 @@ struct BackupCopier {
 
     /// Takes the files of `utensil` unless its row changed since the snapshot (deleted,
     /// its photo replaced): then false.
-    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn catalog: any CatalogBackend) throws(BackupError) -> Bool {
-        let taken = try UtensilStore.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
-            let live = try UtensilStore.catalogCall { () throws(CatalogError) in try catalog.utensil(id: utensil.id) }
+    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) throws(BackupError) -> Bool {
+        let taken = try store.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
+            let live = try UtensilStore.catalogCall { () throws(CatalogError) in try store.catalog.utensil(id: utensil.id) }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var taken: [Taken] = []
             do throws(BackupError) {

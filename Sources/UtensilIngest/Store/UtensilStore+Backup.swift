@@ -86,7 +86,7 @@ extension UtensilStore {
     private func managedFolder(containing folder: RawPath) -> String? {
         guard let resolved = Self.realPath(folder) else { return nil }
         let managed = BackupFolder.all.map { settings.stateDirectory.appending($0.name) }
-            + [settings.staging, settings.inbox, settings.rejected]
+            + [settings.stagingRoot, settings.inbox, settings.rejected]
         for candidate in managed {
             guard let root = Self.realPath(candidate) else { continue }
             if resolved == root || resolved.hasPrefix(root + "/") { return candidate.description }
@@ -105,7 +105,7 @@ extension UtensilStore {
         into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
     ) throws(BackupError) -> BackupSummary? {
         let snapshot = try Self.catalogCall { () throws(CatalogError) in
-            try Self.snapshotGate.closed { () throws(CatalogError) in try catalog.snapshot() }
+            try snapshotGate.closed { () throws(CatalogError) in try catalog.snapshot() }
         }
         let createdAt = Date()
         let utensils = try Self.catalogCall { () throws(CatalogError) in try snapshot.utensils() }
@@ -124,7 +124,7 @@ extension UtensilStore {
         var copier = try BackupCopier(settings: settings, destination: destination)
         for (index, utensil) in utensils.enumerated() {
             if isCancelled() { throw .cancelled }
-            guard try copier.take(utensil, unlessChangedIn: catalog) else { return nil }
+            guard try copier.take(utensil, unlessChangedIn: self) else { return nil }
             progress(.files(done: index + 1, total: utensils.count))
         }
         try copier.finish()

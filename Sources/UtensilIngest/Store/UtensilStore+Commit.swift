@@ -6,12 +6,15 @@ import UtensilCatalog
 /// files moved into place (see `UtensilStore+Staging`).
 extension UtensilStore {
     /// Writes a utensil's original, thumbnail and preview for `record` into `staging/` (not
-    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace.
+    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
+    /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
     func write(
-        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?
+        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?,
+        claims: Claims
     ) throws(SystemError) -> PendingUtensil
     {
+        let record = claims.applied(to: record)
         let files = StagedFiles(
             folders: try stateFolders(), utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
         do throws(SystemError) {
@@ -59,7 +62,7 @@ extension UtensilStore {
             return batch.map { _ in .failed(TransientFailure(error)) }
         }
 
-        return Self.snapshotGate.passing { commitRows(batch) }
+        return snapshotGate.passing { commitRows(batch) }
     }
 
     /// Commits the rows of a batch whose files are durable in `staging/`, then moves each one's
@@ -83,7 +86,7 @@ extension UtensilStore {
         for index in batch.indices {
             let pending = batch[index]
             if pending.replacing != nil {
-                results[index] = Self.whileChanging(pending.record.id) { commitReplacement(pending) }
+                results[index] = whileChanging(pending.record.id) { commitReplacement(pending) }
             } else if case .refused = results[index] {
                 discard(pending.files)
             } else {

@@ -57,7 +57,7 @@ extension UtensilStore {
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(old)
         } catch {
-            throw .catalog(error)
+            throw StoreError(error)
         }
     }
 
@@ -68,7 +68,7 @@ extension UtensilStore {
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(name)
         } catch {
-            throw .catalog(error)
+            throw StoreError(error)
         }
     }
 

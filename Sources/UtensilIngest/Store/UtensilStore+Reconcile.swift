@@ -26,6 +26,13 @@ public struct ReconcileReport: Sendable, Equatable {
     /// Rows whose original, thumbnail or preview is missing (reported, not deleted: a person
     /// decides; `rethumb --missing` makes a thumbnail or preview again).
     public var rowsMissingFiles: [UUID] = []
+    /// Operations and steps left as they were because of an error that is not absence (an
+    /// unreadable file, a busy catalog), each logged with ``MessageID/recoveryLeft``: the next
+    /// start tries them again.
+    public var leftForNextStart = 0
+    /// Files an older version staged directly in `staging/`, moved into this host's folder
+    /// there to be recovered with its own.
+    public var olderStagedAdopted = 0
 
     public init() {}
 
@@ -114,15 +121,15 @@ extension UtensilStore {
         try FileOps.makeDirectory(settings.previews)
         try FileOps.makeDirectory(settings.rejected, mode: 0o755)  // shared with the group
 
-        try recordInterruptedDecodes(&report)
+        recordInterruptedDecodes(&report)
 
-        if !FileOps.exists(settings.staging) {
+        if !FileOps.exists(settings.stagingRoot) {
             try lookThroughEverything(&report)
-            try FileOps.makeDirectory(settings.staging)  // Only after: a crash before it looks again.
+            try FileOps.makeDirectory(settings.stagingRoot)  // Only after: a crash before it looks again.
         }
-        let rolled = try reconcileStaging(try stateFolders())
-        report.rolledForward = rolled.forward
-        report.rolledBack = rolled.back
+        try FileOps.makeDirectory(settings.staging)  // This host's own folder in it.
+        adoptOlderStaging(&report)
+        reconcileStaging(&report)
 
         report.temporariesRemoved += try removeProbes()
         report.temporariesRemoved += removeUploadLeftovers()
@@ -269,7 +276,14 @@ extension UtensilStore {
             let isLoneSidecar = name.count > suffix.count && Array(name.suffix(suffix.count)) == suffix
                 && !names.contains(Array(name.dropLast(suffix.count))) && !names.contains(name + suffix)
             guard isTemporary || isLoneSidecar else { continue }
-            guard let status = try? rejected.status(of: name), status.kind == .regular else {
+            let status: FileStatus
+            do throws(SystemError) {
+                status = try rejected.status(of: name)
+            } catch {
+                if !error.isNotFound { logger.warning("Cannot look at \(shown) (\(error)); leaving it") }
+                continue
+            }
+            guard status.kind == .regular else {
                 logger.warning("\(shown) is named like a file of utensild's but is not a regular file; leaving it alone")
                 continue
             }
@@ -289,13 +303,27 @@ extension UtensilStore {
     /// a fatal-signal handler blamed, and the others too when systemd said the run was ended by
     /// the OOM killer, the watchdog or a stop time-out (``LastStop``). Each is recorded in the
     /// catalog before its slot is cleared, and the word from systemd is removed last: a catalog
-    /// that cannot record them leaves everything for the next start.
-    func recordInterruptedDecodes(_ report: inout ReconcileReport) throws {
-        let state = try HeldFolder.open(settings.stateDirectory)
-        let lastStop = try LastStop.read(in: state)
+    /// that cannot record them (busy, failing) stops the step with a journal line and leaves
+    /// the rest for the next start, so that a poison file is still quarantined in the end.
+    func recordInterruptedDecodes(_ report: inout ReconcileReport) {
+        let state: HeldFolder
+        let lastStop: LastStop?
+        do throws(SystemError) {
+            state = try HeldFolder.open(settings.stateDirectory)
+            lastStop = try LastStop.read(in: state)
+        } catch {
+            return recoveryLeft(.decoderCrashes, "Cannot read how the previous run ended (\(error))", &report)
+        }
         for interrupted in DecoderCrashGuard.interruptedDecodes() {
             if !interrupted.key.isEmpty && (interrupted.blamed || lastStop?.blamesInterruptedDecodes == true) {
-                let count = try catalog.recordDecoderCrash(sourceKey: interrupted.key)
+                let count: Int
+                do {
+                    count = try catalog.recordDecoderCrash(sourceKey: interrupted.key)
+                } catch {
+                    return recoveryLeft(
+                        .decoderCrashes, "Cannot record a decoder crash in the catalog (\(error))", &report,
+                        [.sourceKey: .string(interrupted.key)])
+                }
                 report.decoderCrashesRecorded += 1
                 logger.error(
                     "utensild died while decoding a drop (crash \(count) for it); after 2 it is quarantined",
@@ -303,6 +331,30 @@ extension UtensilStore {
             }
             interrupted.forget()
         }
-        try LastStop.clear(in: state)
+        do throws(SystemError) {
+            try LastStop.clear(in: state)
+        } catch {
+            recoveryLeft(.decoderCrashes, "Cannot remove \(settings.stateDirectory.appending("last-stop")) (\(error))", &report)
+        }
+    }
+
+    /// The steps of start-up recovery that stop on an error (``recoveryLeft(_:_:_:_:)``).
+    enum RecoveryStep: String {
+        case staging
+        case olderStaging = "older-staging"
+        case decoderCrashes = "decoder-crashes"
+    }
+
+    /// Logs that a step of start-up recovery stopped on an error that is not absence, and
+    /// counts it: what it was mending is left as it is, for the next start or a person.
+    func recoveryLeft(
+        _ step: RecoveryStep, _ what: String, _ report: inout ReconcileReport,
+        _ fields: KeyValuePairs<JournalField, Logger.MetadataValue> = [:]
+    ) {
+        report.leftForNextStart += 1
+        var metadata = Logger.Metadata.journal(fields)
+        metadata[JournalField.messageID.rawValue] = .id(.recoveryLeft)
+        metadata[JournalField.recoveryStep.rawValue] = .string(step.rawValue)
+        logger.error("\(what); left as it is for the next start (`utensilctl check` lists what stays)", metadata: metadata)
     }
 }

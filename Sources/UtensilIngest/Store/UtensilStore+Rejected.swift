@@ -21,7 +21,15 @@ extension UtensilStore {
 
     /// Every rejected file with its sidecar's reason, oldest first.
     public func rejectedFiles() -> [RejectedFile] {
-        guard let rejected = try? HeldFolder.open(settings.rejected), let names = try? rejected.list() else { return [] }
+        let rejected: HeldFolder
+        let names: [[UInt8]]
+        do throws(SystemError) {
+            rejected = try HeldFolder.open(settings.rejected)
+            names = try rejected.list()
+        } catch {
+            if !error.isNotFound { logger.error("Cannot list the rejected files (\(error)); none are shown or retried") }
+            return []
+        }
         var items: [RejectedFile] = []
         for name in names where !name.ends(with: Self.sidecarSuffix) && name.first != UInt8(ascii: ".") {
             guard let status = try? rejected.status(of: name) else { continue }
@@ -56,8 +64,12 @@ extension UtensilStore {
         } catch {
             throw .fileSystem("Cannot move \(escapedName) back into \(settings.inbox): \(error).")
         }
-        guard (try? rejected.status(of: name)) != nil else {
+        do throws(SystemError) {
+            _ = try rejected.status(of: name)
+        } catch where error.isNotFound {
             throw .notFound("There is no rejected file named \(escapedName) in \(settings.rejected); `utensilctl rejected` lists them.")
+        } catch {
+            throw .fileSystem("Cannot look at \(escapedName) in \(settings.rejected): \(error); nothing was moved.")
         }
         let sidecarName = Rejector.sidecarName(for: name)
         // The sidecar keeps the name as dropped (before a ` (2)` for a clash); only a UTF-8

@@ -16,7 +16,7 @@ extension UtensilStore {
     /// - Throws: ``StoreError/filesNotRemoved(_:)`` when the row is gone but a file stayed.
     public func delete(id: UUID, now: Bool) throws(StoreError) -> UtensilRecord {
         guard let record = try catalogCall({ () throws(CatalogError) in try catalog.utensil(id: id) }) else {
-            throw .catalog(.notFound)
+            throw .notFound(StoreError.noSuchUtensil)
         }
         if record.trashedAt != nil && !now {
             throw .notFound(
@@ -36,7 +36,7 @@ extension UtensilStore {
     /// Brings a utensil back from the trash, under `newName` if given.
     public func restore(id: UUID, as newName: String?) throws(StoreError) -> UtensilRecord {
         guard let record = try catalogCall({ () throws(CatalogError) in try catalog.utensil(id: id) }) else {
-            throw .catalog(.notFound)
+            throw .notFound(StoreError.noSuchUtensil)
         }
         var name: UtensilName?
         if let newName {
@@ -54,7 +54,7 @@ extension UtensilStore {
         } catch .notFound {
             throw .notFound("\(record.name) is not in the trash; `utensilctl trash` lists what is.")
         } catch {
-            throw .catalog(error)
+            throw StoreError(error)
         }
     }
 
@@ -82,7 +82,7 @@ extension UtensilStore {
                 let (purged, problems) = try deleteForGood(record)
                 purge.purged.append(purged)
                 purge.filesNotRemoved += problems.map(\.path)
-            } catch .catalog(.notFound) {
+            } catch .notFound {
                 continue  // Restored or deleted meanwhile.
             }
         }
@@ -93,8 +93,8 @@ extension UtensilStore {
     /// - Returns: the row as it was, and the files that could not be removed (logged).
     func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
         // The gate first, then the utensil's lock: the order every operation takes them in.
-        try Self.snapshotGate.passing { () throws(StoreError) in
-            try Self.whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        try snapshotGate.passing { () throws(StoreError) in
+            try whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
         }
     }
 
@@ -111,10 +111,10 @@ extension UtensilStore {
             deleted = row
         case .failure(.notFound):
             _ = removeStaged(staged)  // Deleted meanwhile: what was staged has no row.
-            throw .catalog(.notFound)
+            throw .notFound(StoreError.noSuchUtensil)
         case .failure(let error):
             putBack(staged, of: record)
-            throw .catalog(error)
+            throw StoreError(error)
         }
         faults.reached(.deleteCommitted)
         let problems = removeStaged(staged)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import UtensilCatalog
 import UtensilCore
 
@@ -51,27 +52,11 @@ extension UtensilStore {
         return (utensil, operation, parts[2], parts[3])
     }
 
-    /// Runs `body` while no other operation of this process moves the files of utensil `id`
-    /// (a delete and a replacement of the same utensil at once would otherwise leave the
-    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
-    static func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
-        let lock = changing[Int(id.uuid.15) % changing.count]
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    /// Striped by utensil id; shared by every store of the process (the engine's and the handler's).
-    private static let changing = (0..<64).map { _ in NSLock() }
-
-    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``); shared, like
-    /// the locks above, by every store of the process.
-    static let snapshotGate = SnapshotGate()
-
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.
-    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String]) throws(SystemError) {
+    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String], faults: FaultInjection? = nil) throws(SystemError) {
+        let faults = faults ?? self.faults
         try files.folders.staging.renameIfPresent(
             files.preview, to: files.folders.previews, as: Self.previewName(id: files.utensil))
         try files.folders.staging.renameIfPresent(
@@ -91,26 +76,43 @@ extension UtensilStore {
     /// its row is still there — renamed over the old ones, and `previews/` and `thumbnails/`
     /// made durable. A crash leaves the old files or the new ones (each file whole); staged
     /// files without their original are removed at start.
-    func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8]) throws(SystemError) {
-        let files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
+    /// - Throws: ``RethumbError/gone(_:)`` when the row was deleted meanwhile (only a missing
+    ///   row: a catalog that cannot answer is ``RethumbError/catalogUnavailable(_:_:)``, and
+    ///   the old files stay), ``RethumbError/write(_:_:)`` when a file operation failed.
+    func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8]) throws(RethumbError) {
+        let files: StagedFiles
+        do throws(SystemError) {
+            files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
+        } catch {
+            throw .write(id, error)
+        }
+        defer { discard(files) }  // Nothing left when it was moved; the new files when they were not.
         do throws(SystemError) {
             try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: true)
             try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: true)
             try files.folders.staging.sync()
-            faults.reached(.rethumbStaged)
-            try Self.whileChanging(id) { () throws(SystemError) in
-                guard (try? catalog.utensil(id: id)) != nil else { return }  // Deleted meanwhile.
+        } catch {
+            throw .write(id, error)
+        }
+        faults.reached(.rethumbStaged)
+        try whileChanging(id) { () throws(RethumbError) in
+            let row: UtensilRecord?
+            do {
+                row = try catalog.utensil(id: id)
+            } catch {
+                throw .catalogUnavailable(id, "\(error)")
+            }
+            guard row != nil else { throw .gone(id) }  // Deleted meanwhile.
+            do throws(SystemError) {
                 try files.folders.staging.rename(files.preview, to: files.folders.previews, as: Self.previewName(id: id))
                 try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
                 try files.folders.previews.sync()
                 try files.folders.thumbnails.sync()
-                faults.reached(.rethumbMoved)
+            } catch {
+                throw .write(id, error)
             }
-        } catch {
-            discard(files)
-            throw error
+            faults.reached(.rethumbMoved)
         }
-        discard(files)  // Nothing left when it was moved; the new thumbnail when the utensil went.
     }
 
     /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail and
@@ -156,7 +158,8 @@ extension UtensilStore {
     }
 
     /// Removes staged files (one already gone is fine); returns those that cannot be removed.
-    func removeStaged(_ files: StagedFiles) -> [SystemError] {
+    func removeStaged(_ files: StagedFiles, faults: FaultInjection? = nil) -> [SystemError] {
+        let faults = faults ?? self.faults
         var problems: [SystemError] = []
         for name in [files.original, files.thumbnail, files.preview] {
             do {
@@ -169,13 +172,25 @@ extension UtensilStore {
         return problems
     }
 
-    /// Finishes or undoes what a crash left in `staging/` (see above). Runs at start, when no
-    /// operation can be in flight.
-    /// - Returns: how many operations were rolled forward (their files put into place) and
-    ///   how many rolled back (their files removed).
-    func reconcileStaging(_ folders: StateFolders) throws -> (forward: Int, back: Int) {
+    /// Finishes or undoes what a crash left in this host's `staging/<host_name>/` (see above).
+    /// Runs at start, when no operation can be in flight. Counts in `report` the operations
+    /// rolled forward (their files put into place) and back (their files removed).
+    ///
+    /// Only absence is absence: a staged original that cannot be read, a row the catalog cannot
+    /// say is there or not (busy, failing), a file that cannot be moved or removed — each stops
+    /// that operation with a journal line (``MessageID/recoveryLeft``) and leaves its files for
+    /// the next start or a person; the other operations go on.
+    func reconcileStaging(_ report: inout ReconcileReport) {
+        let folders: StateFolders
+        let names: [[UInt8]]
+        do throws(SystemError) {
+            folders = try stateFolders()
+            names = try folders.staging.list()
+        } catch {
+            return recoveryLeft(.staging, "Cannot look into \(settings.staging) (\(error))", &report)
+        }
         var operations: [UUID: (utensil: UUID, original: String?, renditions: Bool)] = [:]
-        for name in try folders.staging.list() {
+        for name in names {
             guard let (utensil, operation, role, fileExtension) = Self.parseStagedName(name) else {
                 removeStray(name, in: folders.staging)
                 continue
@@ -184,49 +199,111 @@ extension UtensilStore {
             if role == Self.stagedOriginal { entry.original = fileExtension } else { entry.renditions = true }
             operations[operation] = entry
         }
-        var counts = (forward: 0, back: 0)
         for (operation, entry) in operations {
             let files = StagedFiles(
                 folders: folders, utensil: entry.utensil, operation: operation, fileExtension: entry.original ?? "jpeg")
-            // Only absence means "not committed": a staged original that cannot be read (an I/O
-            // error, say) leaves the operation's files for the next start or a person.
-            let stagedOriginal: [UInt8]?
-            do throws(SystemError) {
-                stagedOriginal = entry.original == nil ? nil : try FileOps.readRegularFile(files.original, in: folders.staging)
-            } catch where error.isNotFound {
-                stagedOriginal = nil
+            let journal: KeyValuePairs<JournalField, Logger.MetadataValue> = [.utensilID: .string(entry.utensil.uuidString)]
+            let committed: UtensilRecord?
+            do throws(RecoveryProblem) {
+                committed = try committedRecord(of: files, original: entry.original)
             } catch {
-                logger.error(
-                    "Cannot read the staged original of utensil \(entry.utensil.uuidString) (\(error)); its staged files are left for the next start",
-                    metadata: .journal([.utensilID: .string(entry.utensil.uuidString)]))
+                recoveryLeft(.staging, "\(error.sentence) of utensil \(entry.utensil.uuidString)", &report, journal)
                 continue
             }
-            if let fileExtension = entry.original, let record = try catalog.utensil(id: entry.utensil),
-               record.fileExtension == fileExtension,
-               let bytes = stagedOriginal,
-               ContentHash.sha256(of: bytes) == record.sha256
-            {
-                try withoutFaults.moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys))
+            if let record = committed {
+                do throws(SystemError) {
+                    try moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys), faults: FaultInjection())
+                } catch {
+                    recoveryLeft(.staging, "Cannot put the files of utensil \(record.name) into place (\(error))", &report, journal)
+                    continue
+                }
                 logger.notice(
                     "Put the files of utensil \(record.name) into place, whose change had been committed (or whose delete had not) before an interruption",
                     metadata: .journal([.utensilID: .string(record.id.uuidString)]))
-                counts.forward += 1
+                report.rolledForward += 1
             } else {
-                for name in [files.original, files.thumbnail, files.preview] {
-                    do {
-                        try folders.staging.unlinkIfPresent(name)
-                    } catch {
-                        logger.warning("Cannot \(error); it is tried again at the next start")
-                    }
+                let problems = removeStaged(files, faults: FaultInjection())
+                guard problems.isEmpty else {
+                    recoveryLeft(
+                        .staging, "Cannot remove the staged files of an interrupted operation (\(problems.map(\.description).joined(separator: "; ")))",
+                        &report, journal)
+                    continue
                 }
-                counts.back += 1
+                report.rolledBack += 1
             }
         }
-        try folders.staging.sync()
-        try folders.originals.sync()
-        try folders.thumbnails.sync()
-        try folders.previews.sync()
-        return counts
+        for folder in [folders.staging, folders.originals, folders.thumbnails, folders.previews] {
+            do throws(SystemError) {
+                try folder.sync()
+            } catch {
+                recoveryLeft(.staging, "Cannot make what was put into place durable (\(error))", &report)
+            }
+        }
+    }
+
+    /// Why an operation's files in `staging/` were left alone: what could not be read.
+    struct RecoveryProblem: Error {
+        let sentence: String
+    }
+
+    /// The row whose photo the operation's staged original is (same extension, same SHA-256):
+    /// then the operation was committed (or is a delete that was not). Nil when there is no
+    /// such row, no staged original, or another photo: the operation goes. Only absence
+    /// counts as absence; an original that cannot be read or a catalog that cannot answer is
+    /// thrown.
+    private func committedRecord(of files: StagedFiles, original fileExtension: String?) throws(RecoveryProblem) -> UtensilRecord? {
+        guard let fileExtension else { return nil }
+        let bytes: [UInt8]
+        do throws(SystemError) {
+            guard let read = try FileOps.readRegularFile(files.original, in: files.folders.staging) else { return nil }
+            bytes = read
+        } catch where error.isNotFound {
+            return nil
+        } catch {
+            throw RecoveryProblem(sentence: "Cannot read the staged original (\(error))")
+        }
+        let record: UtensilRecord?
+        do {
+            record = try catalog.utensil(id: files.utensil)
+        } catch {
+            throw RecoveryProblem(sentence: "Cannot ask the catalog about the staged files (\(error))")
+        }
+        guard let record, record.fileExtension == fileExtension, ContentHash.sha256(of: bytes) == record.sha256 else { return nil }
+        return record
+    }
+
+    /// Files an older version staged directly in `staging/` (before each host had its own
+    /// folder there) are this host's to recover: each is moved into `staging/<host_name>/`
+    /// (one rename each, so a crash leaves every file in one of the two places) and recovered
+    /// with the host's own. The folders of other hosts are left alone.
+    func adoptOlderStaging(_ report: inout ReconcileReport) {
+        let root: HeldFolder, own: HeldFolder
+        let names: [[UInt8]]
+        do throws(SystemError) {
+            root = try HeldFolder.open(settings.stagingRoot)
+            own = try HeldFolder.open(settings.staging)
+            names = try root.list()
+        } catch {
+            return recoveryLeft(.olderStaging, "Cannot look into \(settings.stagingRoot) (\(error))", &report)
+        }
+        for name in names where Self.parseStagedName(name) != nil || name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
+            do throws(SystemError) {
+                guard try root.status(of: name).kind == .regular else { continue }
+                try root.renameNoReplace(name, to: own, as: name)
+                report.olderStagedAdopted += 1
+            } catch where error.isNotFound {
+                continue
+            } catch {
+                recoveryLeft(.olderStaging, "Cannot move \(root.path.appending(name)) into \(settings.staging) (\(error))", &report)
+            }
+        }
+        guard report.olderStagedAdopted > 0 else { return }
+        do throws(SystemError) {
+            try own.sync()
+            try root.sync()
+        } catch {
+            recoveryLeft(.olderStaging, "Cannot make the move into \(settings.staging) durable (\(error))", &report)
+        }
     }
 
     /// Removes what is in `staging/` under no name of an operation (a temporary of an

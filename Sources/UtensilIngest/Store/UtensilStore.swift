@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UtensilCatalog
 import UtensilCore
 
@@ -22,26 +23,63 @@ import UtensilCore
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
+/// There is one store in a process: ``StartUp/prepare(settings:logger:faults:)`` creates it and
+/// every front door (the ingest engine, the control handler, the web gallery, the trash purger,
+/// `rethumb`) is handed that same instance. The settings a reload may change
+/// (`duplicate_names`, `max_file_bytes`, the thumbnail quality, the log level …) are held inside
+/// it and replaced by ``reload(_:logger:)``, so every caller sees the new ones at once; the
+/// locks that keep two operations on one utensil apart (``whileChanging(_:_:)``) and the gate a
+/// backup closes for its snapshot are its own, not the process's.
+///
 /// Operations block (file I/O, a durable commit): run them on threads of their own.
-public struct UtensilStore: Sendable {
-    public let settings: IngestSettings
+public final class UtensilStore: Sendable {
+    /// The settings in force, as of the last reload (read once per operation where an
+    /// operation needs several of them to agree).
+    public var settings: IngestSettings { current.withLock { $0.settings } }
     /// The rows, behind the small interface the store needs (SQLite's ``Catalog`` today).
     public let catalog: any CatalogBackend
-    let logger: Logger
-    var faults: FaultInjection
+    /// The logger in force (a reload may change its level).
+    public var logger: Logger { current.withLock { $0.logger } }
+    let faults: FaultInjection
+    private let current: Mutex<Reloadable>
+    /// Striped by utensil id (see ``whileChanging(_:_:)``).
+    private let changing = (0..<64).map { _ in NSLock() }
+    /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``).
+    let snapshotGate = SnapshotGate()
+
+    /// What a reload replaces.
+    private struct Reloadable: Sendable {
+        var settings: IngestSettings
+        var logger: Logger
+    }
 
     public init(settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
-        self.settings = settings
+        self.current = Mutex(Reloadable(settings: settings, logger: logger))
         self.catalog = catalog
-        self.logger = logger
         self.faults = faults
     }
 
-    /// This store with no fault hooks (start-up reconciliation runs without them).
-    var withoutFaults: UtensilStore {
-        var store = self
-        store.faults = FaultInjection()
-        return store
+    /// Puts reloaded settings (and a logger at the reloaded level) in force for every operation
+    /// that starts from now on. The folders (`inbox`, `rejected`, `state_dir`) need a restart and
+    /// are kept as they were.
+    public func reload(_ settings: IngestSettings, logger: Logger) {
+        current.withLock { current in
+            var settings = settings
+            settings.inbox = current.settings.inbox
+            settings.rejected = current.settings.rejected
+            settings.stateDirectory = current.settings.stateDirectory
+            current = Reloadable(settings: settings, logger: logger)
+        }
+    }
+
+    /// Runs `body` while no other operation of this store moves the files of utensil `id`
+    /// (a delete and a replacement of the same utensil at once would otherwise leave the
+    /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
+    func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
+        let lock = changing[Int(id.uuid.15) % changing.count]
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     // MARK: Layout
@@ -129,18 +167,23 @@ public struct UtensilStore: Sendable {
         do {
             return try body()
         } catch {
-            throw .catalog(error)
+            throw StoreError(error)
         }
     }
 }
 
 /// Why a store operation did not happen (or, for ``filesNotRemoved(_:)``, not completely),
 /// with the sentence a person needs where the catalog's own reason is not enough.
+///
+/// Each refusal has one spelling: a utensil, category or file that is not there is always
+/// ``notFound(_:)`` and a name that is taken always ``duplicateName(_:)``, whether the store
+/// or the catalog found it (``init(_:)`` maps the catalog's); ``catalog(_:)`` holds the rest.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The catalog refused or could not answer; callers turn these into sentences the same
-    /// way for every operation.
+    /// The catalog could not answer (busy, failing) or refused for another reason than the two
+    /// below (a cursor it did not hand out, an ambiguous name); callers turn these into
+    /// sentences the same way for every operation.
     case catalog(CatalogError)
-    /// The utensil or file asked for is not there (the sentence says what to do).
+    /// The utensil, category or file asked for is not there (the sentence says what to do).
     case notFound(String)
     /// A new name or category is not a valid name.
     case invalidName(String)
@@ -153,6 +196,19 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The rows were changed but some files could not be removed; they are named, and were
     /// logged. Start-up reconciliation removes them, `utensilctl check` lists them meanwhile.
     case filesNotRemoved(String)
+
+    /// The store's spelling of a catalog refusal: not found and name taken as ``notFound(_:)``
+    /// and ``duplicateName(_:)``, anything else as ``catalog(_:)``.
+    public init(_ error: CatalogError) {
+        switch error {
+        case .notFound: self = .notFound(Self.noSuchUtensil)
+        case .duplicateName(let existing): self = .duplicateName("A utensil named \(existing) already exists; choose another name.")
+        default: self = .catalog(error)
+        }
+    }
+
+    /// The sentence of a utensil id or name that names none.
+    public static let noSuchUtensil = "No utensil has that id or name; `utensilctl list` shows them."
 
     public var description: String {
         switch self {

@@ -21,11 +21,7 @@ struct Favorite: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let marked = try invocation.connect().send(.favorite(id))
-            if invocation.json { return try JSONOutput.print(marked) }
-            invocation.print(["\"\(TerminalText.escaped(marked.name))\" (\(marked.id)) is one of your favorites."])
-        }
+        try FavoriteMark.send(.favorite(id), globals, outer: root.globals, saying: "is one of your favorites")
     }
 }
 
@@ -47,10 +43,20 @@ struct Unfavorite: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let unmarked = try invocation.connect().send(.unfavorite(id))
-            if invocation.json { return try JSONOutput.print(unmarked) }
-            invocation.print(["\"\(TerminalText.escaped(unmarked.name))\" (\(unmarked.id)) is not one of your favorites."])
+        try FavoriteMark.send(.unfavorite(id), globals, outer: root.globals, saying: "is not one of your favorites")
+    }
+}
+
+/// What `favorite` and `unfavorite` share: send the change, print the utensil (`--json`) or
+/// one sentence about it.
+enum FavoriteMark {
+    static func send(
+        _ call: ControlCall<UtensilInfo>, _ globals: GlobalOptions, outer: GlobalOptions, saying state: String
+    ) throws {
+        try Invocation(globals, outer: outer).run { invocation throws(ClientError) in
+            let utensil = try invocation.connect().send(call)
+            if invocation.json { return try JSONOutput.print(utensil) }
+            invocation.print(["\"\(TerminalText.escaped(utensil.name))\" (\(utensil.id)) \(state)."])
         }
     }
 }

@@ -1,0 +1,70 @@
+import UtensilCatalog
+import UtensilCore
+
+/// What the catalog says of a drop before it is decoded: whether it was committed before a
+/// crash, whether it is another name for a file already ingested, how often it crashed the
+/// decoder, and what the duplicate rules in force make of it. The ingest engine asks here;
+/// it never reads the catalog itself.
+extension UtensilStore {
+    /// The utensil committed from exactly this inbox entry (`UtensilRecord.sourceKey`): a drop
+    /// whose commit happened just before a crash.
+    func utensil(committedFrom sourceKey: String) throws(CatalogError) -> UtensilRecord? {
+        try catalog.utensil(sourceKey: sourceKey)
+    }
+
+    /// A utensil ingested from the same file (device, inode, size, mtime) under another inbox
+    /// path: a hard link.
+    func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord? {
+        try catalog.utensil(sameFileAs: fileIdentity)
+    }
+
+    /// How many times decoding the file with this identity crashed utensild.
+    func decoderCrashes(fileIdentity: String) throws(CatalogError) -> Int {
+        try catalog.decoderCrashes(sourceKey: fileIdentity)
+    }
+
+    /// The duplicate rules in force (`duplicate_names`, `duplicate_content`) applied to a new
+    /// photo named `name` with content `sha256`. The catalog enforces them again at the commit,
+    /// through the claims this returns.
+    func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
+        let settings = settings
+        if settings.rejectDuplicateNames, let existing = try catalog.utensil(nameKey: name.uniquenessKey) {
+            return .nameTaken(by: existing)
+        }
+        if settings.rejectDuplicateContent, let existing = try catalog.utensil(sha256: sha256) {
+            return .contentTaken(by: existing)
+        }
+        let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
+        if settings.replaceDuplicateNames, let existing = try catalog.utensil(nameKey: name.uniquenessKey) {
+            return .replaces(existing, claims)
+        }
+        return .new(claims)
+    }
+}
+
+/// What the duplicate rules make of a new photo (see ``UtensilStore/admission(name:sha256:)``).
+enum Admission: Sendable {
+    /// A new utensil.
+    case new(Claims)
+    /// `duplicate_names = "replace"`: it becomes the photo of this utensil.
+    case replaces(UtensilRecord, Claims)
+    /// `duplicate_names = "reject"` and this utensil has the name.
+    case nameTaken(by: UtensilRecord)
+    /// `duplicate_content = "reject"` and this utensil is the same photo.
+    case contentTaken(by: UtensilRecord)
+}
+
+/// Which of a new row's UNIQUE claim columns the store fills (`nameClaim`, `contentClaim`),
+/// so that the catalog itself refuses a duplicate that slipped past ``Admission`` concurrently.
+struct Claims: Sendable, Equatable {
+    let name: Bool
+    let content: Bool
+
+    /// `record` with its claim columns set as these say.
+    func applied(to record: UtensilRecord) -> UtensilRecord {
+        var record = record
+        record.nameClaim = name ? record.nameKey : nil
+        record.contentClaim = content ? record.sha256 : nil
+        return record
+    }
+}
