@@ -38,14 +38,14 @@ PROFILES = {
                   scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096),
 }
 
-# The targets of issue 6.
+# The targets of issue 6, as issue 26 raised them.
 TARGETS = {
-    "throughput": 2.0,     # utensild images/s ÷ vipsthumbnail images/s, at least
+    "throughput": 2.2,     # utensild images/s ÷ vipsthumbnail images/s, at least
     "engine": 1.25,        # engine CPU ms ÷ decode floor ms, at most
     "latency_p50": 50.0,   # ms, at most
     "png_rss": 100.0,      # MB, at most
     "idle_wakeups": 0.0,   # per second beyond the watchdog, at most
-    "idle_rss": 30.0,      # MB, at most
+    "idle_rss": 32.0,      # MB, at most
     "search_p99": 50.0,    # ms, below
     # The targets of issue 13, at 1,000,000 utensils (the 100,000 run is judged by them too).
     "scale_ready": 3.0,        # s from start to READY=1, below
@@ -240,14 +240,16 @@ def stage(daemon, files):
 # ---------------------------------------------------------------- phases
 
 
-def vips_batch(files, out):
-    """vipsthumbnail, one batch process over `files`; returns (wall s, CPU s)."""
+def vips_batch(files, out, preview=False):
+    """vipsthumbnail, one batch process over `files`; returns (wall s, CPU s). With `preview`,
+    the 1,600 px preview utensild also makes (the whole photo, quality 80) instead of the
+    180 px centre-cropped thumbnail."""
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     started = time.monotonic()
-    process = subprocess.Popen(
-        ["vipsthumbnail", "--size", "180x180", "--smartcrop", "centre", "-o", os.path.join(out, "%s.jpg[Q=85]"), *files],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    what = (["--size", "1600x1600", "-o", os.path.join(out, "%s.jpg[Q=80]")] if preview else
+            ["--size", "180x180", "--smartcrop", "centre", "-o", os.path.join(out, "%s.jpg[Q=85]")])
+    process = subprocess.Popen(["vipsthumbnail", *what, *files], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - started
     if status != 0:
@@ -307,23 +309,40 @@ def utensild_burst(binaries, files, root, scrape_every=None):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def throughput(binaries, files, work, rounds):
+def throughput(binaries, files, work, rounds, with_preview=False):
+    """utensild's burst against vipsthumbnail's thumbnails, alternating, `rounds` times. With
+    `with_preview`, each round also times vipsthumbnail making the 1,600 px previews (a second
+    batch process), since utensild makes both from one decode: the like-for-like anchor."""
     results = []
     for round_ in range(rounds):
         vips_wall, vips_cpu = vips_batch(files, os.path.join(work, "vips-out"))
+        both_wall, both_cpu = vips_wall, vips_cpu
+        if with_preview:
+            preview_wall, preview_cpu = vips_batch(files, os.path.join(work, "vips-out"), preview=True)
+            both_wall, both_cpu = vips_wall + preview_wall, vips_cpu + preview_cpu
         wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"burst-{round_}"))
         results.append(dict(vips_wall=vips_wall, vips_cpu=vips_cpu, utensild_wall=wall, utensild_cpu=cpu,
-                            ratio=vips_wall / wall))
-        log(f"  round {round_ + 1}: vipsthumbnail {len(files) / vips_wall:.1f}/s, utensild {len(files) / wall:.1f}/s")
+                            ratio=vips_wall / wall, both_wall=both_wall, both_cpu=both_cpu, both_ratio=both_wall / wall))
+        log(f"  round {round_ + 1}: vipsthumbnail {len(files) / vips_wall:.1f}/s"
+            + (f" ({len(files) / both_wall:.1f}/s with the previews)" if with_preview else "")
+            + f", utensild {len(files) / wall:.1f}/s")
     results.sort(key=lambda r: r["ratio"])
     middle = results[len(results) // 2]
     n = len(files)
-    return dict(
+    result = dict(
         images=n, rounds=rounds,
         vips_per_second=round(n / middle["vips_wall"], 2), vips_cpu_ms=round(middle["vips_cpu"] / n * 1000, 2),
         utensild_per_second=round(n / middle["utensild_wall"], 2),
         utensild_cpu_ms=round(middle["utensild_cpu"] / n * 1000, 2),
         ratio=round(middle["ratio"], 3), ratios=[round(r["ratio"], 3) for r in results])
+    if with_preview:
+        results.sort(key=lambda r: r["both_ratio"])
+        middle = results[len(results) // 2]
+        result.update(vips_with_preview_per_second=round(n / middle["both_wall"], 2),
+                      vips_with_preview_cpu_ms=round(middle["both_cpu"] / n * 1000, 2),
+                      ratio_with_preview=round(middle["both_ratio"], 3),
+                      ratios_with_preview=[round(r["both_ratio"], 3) for r in results])
+    return result
 
 
 def metrics_burst(binaries, files, work, rounds):
@@ -737,11 +756,20 @@ def base_rows(results, verdict):
          f"{t['ratio']:.2f}×", f"≥ {TARGETS['throughput']}×", verdict(t["ratio"] >= TARGETS["throughput"])),
         ("  CPU ms per image in that burst", f"vips {t['vips_cpu_ms']:.1f}", f"{t['utensild_cpu_ms']:.1f}",
          f"{t['utensild_cpu_ms'] / t['vips_cpu_ms']:.2f}×", "", ""),
+        # vipsthumbnail above makes only the thumbnail; utensild makes the 1,600 px preview too.
+        # Like for like: vipsthumbnail making both (two batch runs over the same photos).
+        ("  against vips making thumbnail + preview", f"vips {t['vips_with_preview_per_second']:.1f}",
+         f"{t['utensild_per_second']:.1f}", f"{t['ratio_with_preview']:.2f}×", "", ""),
+        ("    CPU ms per image", f"vips {t['vips_with_preview_cpu_ms']:.1f}", f"{t['utensild_cpu_ms']:.1f}",
+         f"{t['utensild_cpu_ms'] / t['vips_with_preview_cpu_ms']:.2f}×", "", ""),
         # The engine makes the thumbnail and the 1,600 px preview from one decode, at the DCT
-        # scale covering both: its floor is that decode (the thumbnail's alone is shown below it).
-        ("engine CPU ms / 12 MP JPEG (thumbnail + preview)", f"floor {jpeg['previewFloorCPUms']:.1f} at {jpeg['previewDctScale']}",
-         f"{jpeg['engineCPUms']:.1f}", f"{jpeg['engineOverPreviewFloor']:.2f}×", f"≤ {TARGETS['engine']}×",
-         verdict(jpeg["engineOverPreviewFloor"] <= TARGETS["engine"])),
+        # scale covering both: its floor is that decode as the engine does it (a 4:2:0 JPEG into
+        # its planes); the same decode into RGB, and the thumbnail's alone, are shown below.
+        ("engine CPU ms / 12 MP JPEG (thumbnail + preview)", f"floor {jpeg['planarFloorCPUms']:.1f} at {jpeg['previewDctScale']}",
+         f"{jpeg['engineCPUms']:.1f}", f"{jpeg['engineOverPlanarFloor']:.2f}×", f"≤ {TARGETS['engine']}×",
+         verdict(jpeg["engineOverPlanarFloor"] <= TARGETS["engine"])),
+        ("  against that decode into RGB", f"floor {jpeg['previewFloorCPUms']:.1f}", f"{jpeg['engineCPUms']:.1f}",
+         f"{jpeg['engineOverPreviewFloor']:.2f}×", "", ""),
         ("  codec, thumbnail + preview", f"floor {jpeg['previewFloorCPUms']:.1f}", f"{jpeg['codecPreviewCPUms']:.1f}",
          f"{jpeg['codecPreviewCPUms'] / jpeg['previewFloorCPUms']:.2f}×", "", ""),
         ("  codec, thumbnail alone (makeThumbnail)", f"floor {jpeg['floorCPUms']:.1f} at {jpeg['dctScale']}",
@@ -817,6 +845,8 @@ def check_numbers(results):
         "codec CPU ms": results["cpu"]["jpeg12"]["codecCPUms"],
         "codec + preview CPU ms": results["cpu"]["jpeg12"]["codecPreviewCPUms"],
         "preview decode floor ms": results["cpu"]["jpeg12"]["previewFloorCPUms"],
+        "planar decode floor ms": results["cpu"]["jpeg12"]["planarFloorCPUms"],
+        "vipsthumbnail with previews images/s": results["throughput"]["vips_with_preview_per_second"],
         "PNG engine CPU ms": results["cpu"]["png24"]["engineCPUms"],
         "HEIC CPU ms per photo": results["heic_throughput"]["utensild_cpu_ms"],
         "WebP CPU ms per photo": results["webp_throughput"]["utensild_cpu_ms"],
@@ -905,7 +935,7 @@ def main():
 def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12):
     """The phases of issue 6 (every row of the table but the scale rows)."""
     log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
-    results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
+    results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"], with_preview=True)
     log(f"throughput: {len(progressive)} progressive JPEGs as shipped")
     results["progressive_throughput"] = throughput(binaries, progressive, work, profile["rounds"])
     log(f"throughput: {len(heic12)} × 12 MP HEIC, then {len(webp12)} × 12 MP WebP")

@@ -18,6 +18,8 @@ struct JPEGDecoder {
         var width: Int
         var height: Int
         var isCMYK: Bool
+        /// libturbojpeg's `TJSAMP_*` of the frame.
+        var subsampling: Int32
     }
 
     /// Reads and checks the header (refusing above `maxPixels`), then runs `body` with a
@@ -47,7 +49,9 @@ struct JPEGDecoder {
             throw .tooManyPixels(width: Int(width), height: Int(height), limit: maxPixels)
         }
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
-        return try body(Header(markers: markers, width: Int(width), height: Int(height), isCMYK: isCMYK), handle, base)
+        return try body(
+            Header(markers: markers, width: Int(width), height: Int(height), isCMYK: isCMYK, subsampling: subsampling),
+            handle, base)
     }
 
     /// The bytes `decode` will allocate, from the header alone: the output at the DCT scale and,
@@ -139,6 +143,11 @@ struct JPEGDecoder {
         let isCMYK = header.isCMYK
         let (scale, preview, previewIsDecode) = plan(width: storedWidth, height: storedHeight, isCMYK: header.isCMYK)
         let scaledWidth = scale.scaled(storedWidth), scaledHeight = scale.scaled(storedHeight)
+        if previewIsDecode, header.subsampling == Int32(TJSAMP_420.rawValue),
+           min(scaledWidth, scaledHeight) >= 4 * size {
+            return try decodePlanes(
+                bytes, header: header, handle: handle, base: base, scale: scale, width: scaledWidth, height: scaledHeight)
+        }
         let channels = isCMYK ? 4 : 3
         let pixelFormat = isCMYK ? TJPF_CMYK : TJPF_RGB
         var decoded = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * channels)
@@ -175,6 +184,49 @@ struct JPEGDecoder {
         return DecodedSquare(
             pixels: square, storedWidth: storedWidth, storedHeight: storedHeight,
             orientation: Orientation(exifValue: markers.exifOrientation), preview: previewPixels)
+    }
+
+    /// The decode of a 4:2:0 JPEG whose decode is its preview: into its planes, never converted
+    /// to RGB (the preview is encoded from them); the thumbnail is made from the planes at half
+    /// resolution (2 × 2 luma blocks with their chroma sample), which still covers it at least
+    /// twice over — the condition `decode` checks — as Pillow's `reducing_gap` of 2 would.
+    private func decodePlanes(
+        _ bytes: UnsafeRawBufferPointer, header: Header, handle: tjhandle, base: UnsafePointer<UInt8>, scale: DCTScale,
+        width: Int, height: Int
+    ) throws(ImageCodecError) -> DecodedSquare {
+        var planes = YUV420Planes(width: width, height: height)
+        var luma = planes.luma, blue = planes.blue, red = planes.red
+        planes.luma = []
+        planes.blue = []
+        planes.red = []
+        var strides: [Int32] = [Int32(planes.lumaWidth), Int32(planes.chromaWidth), Int32(planes.chromaWidth)]
+        let status = luma.withUnsafeMutableBufferPointer { luma in
+            blue.withUnsafeMutableBufferPointer { blue in
+                red.withUnsafeMutableBufferPointer { red in
+                    var targets: [UnsafeMutablePointer<UInt8>?] = [luma.baseAddress, blue.baseAddress, red.baseAddress]
+                    return tjDecompressToYUVPlanes(
+                        handle, base, UInt(bytes.count), &targets, Int32(width), &strides, Int32(height), TJFLAG_LIMITSCANS)
+                }
+            }
+        }
+        try check(status, handle)
+        (planes.luma, planes.blue, planes.red) = (luma, blue, red)
+
+        var resampler = RenditionResamplers(
+            sourceWidth: planes.chromaWidth, sourceHeight: planes.chromaHeight,
+            square: CenterSquare(width: header.width, height: header.height).scaled(by: scale.factor / 2), size: size,
+            preview: nil)
+        let columns = resampler.sourceColumns
+        var row = [UInt8](repeating: 0, count: columns.count * 3)
+        row.withUnsafeMutableBufferPointer { row in
+            for y in 0..<planes.chromaHeight where resampler.needs(row: y) {
+                planes.halfResolutionRow(y, columns: columns, into: row)
+                resampler.add(row: UnsafeBufferPointer(row), y: y)
+            }
+        }
+        return DecodedSquare(
+            pixels: resampler.finish().square, storedWidth: header.width, storedHeight: header.height,
+            orientation: Orientation(exifValue: header.markers.exifOrientation), preview: DecodedPreview(planes: planes))
     }
 
     /// A JPEG of `maxPixels` pixels may have this many scans; smaller ones proportionally more

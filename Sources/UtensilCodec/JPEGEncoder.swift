@@ -23,4 +23,31 @@ enum JPEGEncoder {
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
     }
+
+    /// Encodes 4:2:0 planes as they are (no colour conversion, no chroma downsampling): the
+    /// same baseline 4:2:0 JPEG ``encode(rgb:width:height:quality:)`` makes of their pixels.
+    static func encode(planes: YUV420Planes, quality: Int) throws(ImageCodecError) -> [UInt8] {
+        guard let handle = tjInitCompress() else {
+            throw .corrupt(detail: "libturbojpeg could not start an encoder: \(JPEGDecoder.message(nil))")
+        }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var outputSize: UInt = 0
+        defer { if let output { tjFree(output) } }
+        var strides: [Int32] = [Int32(planes.lumaWidth), Int32(planes.chromaWidth), Int32(planes.chromaWidth)]
+        let status = planes.luma.withUnsafeBufferPointer { luma in
+            planes.blue.withUnsafeBufferPointer { blue in
+                planes.red.withUnsafeBufferPointer { red in
+                    var sources: [UnsafePointer<UInt8>?] = [luma.baseAddress, blue.baseAddress, red.baseAddress]
+                    return tjCompressFromYUVPlanes(
+                        handle, &sources, Int32(planes.width), &strides, Int32(planes.height),
+                        Int32(TJSAMP_420.rawValue), &output, &outputSize, Int32(min(max(quality, 1), 100)), 0)
+                }
+            }
+        }
+        guard status == 0, let output, outputSize > 0 else {
+            throw .corrupt(detail: "the preview could not be encoded: \(JPEGDecoder.message(handle))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(outputSize)))
+    }
 }

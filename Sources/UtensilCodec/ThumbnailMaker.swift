@@ -54,10 +54,17 @@ public struct ThumbnailMaker: Sendable {
 
     /// Stands the preview upright and encodes it.
     private func encode(_ preview: DecodedPreview, orientation: Orientation) throws(ImageCodecError) -> Preview {
-        let upright = orientation.apply(to: preview.pixels, width: preview.width, height: preview.height)
-        let (width, height) = orientation.swapsAxes ? (preview.height, preview.width) : (preview.width, preview.height)
-        let jpeg = try JPEGEncoder.encode(rgb: upright, width: width, height: height, quality: request.previewQuality)
-        return Preview(width: width, height: height, jpeg: jpeg)
+        switch preview.storage {
+        case .rgb(let pixels):
+            let upright = orientation.apply(to: pixels, width: preview.width, height: preview.height)
+            let (width, height) = orientation.swapsAxes ? (preview.height, preview.width) : (preview.width, preview.height)
+            let jpeg = try JPEGEncoder.encode(rgb: upright, width: width, height: height, quality: request.previewQuality)
+            return Preview(width: width, height: height, jpeg: jpeg)
+        case .planes(let planes):
+            let upright = planes.oriented(orientation)
+            let jpeg = try JPEGEncoder.encode(planes: upright, quality: request.previewQuality)
+            return Preview(width: upright.width, height: upright.height, jpeg: jpeg)
+        }
     }
 }
 

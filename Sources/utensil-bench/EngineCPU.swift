@@ -12,7 +12,8 @@ import UtensilIngest
 /// thread, in a fresh state folder; beside it the codec alone (`makeThumbnail` on bytes in
 /// memory, the thumbnail alone and with the preview, as the ingest makes them), the SHA-256
 /// alone, and the decode floors (at the thumbnail's DCT scale and at the one that also covers
-/// the preview), all on the same files in the same process.
+/// the preview; the latter into RGB and, as the engine decodes a 4:2:0 JPEG, into its planes),
+/// all on the same files in the same process.
 struct EngineCPU {
     let work: String
     let rounds: Int
@@ -25,6 +26,8 @@ struct EngineCPU {
         var scale: String?
         var floorCPUms: [Double] = []   // per round: mean over files
         var previewFloorCPUms: [Double] = []
+        /// The preview's decode as utensild does it (4:2:0 JPEGs into planes).
+        var planarFloorCPUms: [Double] = []
         var previewScale: String?
         var codecCPUms: [Double] = []
         var codecPreviewCPUms: [Double] = []
@@ -56,6 +59,11 @@ struct EngineCPU {
                 result["previewFloorCPUms"] = Measure.rounded(floor)
                 result["engineOverPreviewFloor"] = Measure.rounded(Measure.median(engineCPUms) / floor, 3)
                 result["previewDctScale"] = previewScale ?? "?"
+            }
+            if !planarFloorCPUms.isEmpty {
+                let floor = Measure.median(planarFloorCPUms)
+                result["planarFloorCPUms"] = Measure.rounded(floor)
+                result["engineOverPlanarFloor"] = Measure.rounded(Measure.median(engineCPUms) / floor, 3)
             }
             return result
         }
@@ -92,6 +100,8 @@ struct EngineCPU {
                 if isJPEG {
                     result.floorCPUms.append(Measure.mean(try files.map { try floor.decodeCPUms($0.bytes) }))
                     result.previewFloorCPUms.append(Measure.mean(try files.map { try previewFloor.decodeCPUms($0.bytes) }))
+                    result.planarFloorCPUms.append(
+                        Measure.mean(try files.map { try previewFloor.planarDecodeCPUms($0.bytes) }))
                 }
                 result.codecPreviewCPUms.append(Measure.mean(files.map { file in
                     let started = Measure.threadCPUms()

@@ -69,7 +69,9 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
         arguments: [
             ("landscape.jpg", 1500, 1125), ("landscape.png", 1600, 1200), ("landscape.heic", 1600, 1200),
             ("landscape.webp", 1600, 1200), ("portrait.png", 1200, 1600), ("portrait.webp", 1200, 1600),
-            ("exif6.jpg", 1125, 1500), ("panorama.jpg", 1500, 200), ("cmyk.jpg", 1600, 1200),
+            // Stored 1,500 × 1,125 and turned by EXIF 6, whose mirrored side is odd: its last
+            // row goes, so that each chroma sample of the planes stays on its 2 × 2 luma block.
+            ("exif6.jpg", 1124, 1500), ("panorama.jpg", 1500, 200), ("cmyk.jpg", 1600, 1200),
         ])
     func longSide(name: String, width: Int, height: Int) throws {
         let thumbnail = try made(name)
@@ -83,6 +85,56 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
         // The thumbnail made from the same decode is still the 180 px centre square.
         let square = try DecodedThumbnail(thumbnail.jpeg)
         #expect((square.width, square.height) == (180, 180), "\(name)")
+    }
+
+    @Test("A 4:2:0 JPEG's decode stays in its planes (no colour conversion) and is the preview; CMYK is converted")
+    func planes() throws {
+        func storage(_ name: String) throws -> DecodedPreview.Storage {
+            let decoder = JPEGDecoder(size: 180, maxPixels: .max, previewSide: 1600)
+            let decoded = try Self.fixture(name).withUnsafeBytes { bytes in
+                Result { () throws(ImageCodecError) in try decoder.decode(bytes) }
+            }.get()
+            return try #require(decoded.preview).storage
+        }
+        guard case .planes(let planes) = try storage("landscape.jpg") else {
+            Issue.record("landscape.jpg was converted to RGB")
+            return
+        }
+        #expect((planes.width, planes.height) == (1500, 1125))
+        guard case .planes = try storage("exif6.jpg"), case .rgb = try storage("cmyk.jpg") else {
+            Issue.record("exif6.jpg should stay in planes, cmyk.jpg be converted")
+            return
+        }
+    }
+
+    @Test("Planes stood upright: every orientation moves the quadrants as the RGB transform does", arguments: 1...8)
+    func orientedPlanes(orientation: Int) throws {
+        // A 7 × 5 image (odd sides) of distinct luma values, chroma per 2 × 2 block.
+        var planes = YUV420Planes(width: 7, height: 5)
+        for index in planes.luma.indices { planes.luma[index] = UInt8(index % 251) }
+        for index in planes.blue.indices { planes.blue[index] = UInt8(100 + index) }
+        planes.red = planes.blue
+        let transform = try #require(Orientation(rawValue: orientation))
+        let upright = planes.oriented(transform)
+        // Compare with the RGB transform of the same pixels, cut to even where a side is mirrored.
+        let cut = upright.width * upright.height
+        #expect(cut >= (7 - 1) * (5 - 1))
+        let (width, height) = transform.swapsAxes ? (upright.height, upright.width) : (upright.width, upright.height)
+        var source = YUV420Planes(width: width, height: height)
+        for y in 0..<source.lumaHeight {
+            for x in 0..<source.lumaWidth { source.luma[y * source.lumaWidth + x] = planes.luma[y * planes.lumaWidth + x] }
+        }
+        for y in 0..<source.chromaHeight {
+            for x in 0..<source.chromaWidth {
+                source.blue[y * source.chromaWidth + x] = planes.blue[y * planes.chromaWidth + x]
+            }
+        }
+        source.red = source.blue
+        let mirroredX = [2, 3, 7, 8].contains(orientation), mirroredY = [3, 4, 6, 7].contains(orientation)
+        if !mirroredX { #expect(width == 7) }
+        if !mirroredY { #expect(height == 5) }
+        let expected = transform.apply(to: source.rgb(), width: width, height: height)
+        #expect(upright.rgb() == expected)
     }
 
     @Test("A photo smaller than the long side keeps its size: never enlarged")
