@@ -99,6 +99,14 @@ public final class RunningDaemon: @unchecked Sendable {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
 
+    /// SIGHUP, then waits until the reload is done (`RELOADING=1`, then `READY=1`).
+    public func reload() throws {
+        notifications.reset()
+        signal(SIGHUP)
+        try notifications.wait(for: "RELOADING=1")
+        try notifications.wait(for: "READY=1")
+    }
+
     /// SIGTERM, then waits for the exit; returns the exit status.
     @discardableResult
     public func terminate(seconds: Double = 60) throws -> Int32 {

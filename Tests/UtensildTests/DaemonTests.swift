@@ -158,10 +158,7 @@ struct DaemonTests {
         try daemon.waitForUtensils(1)
 
         try "duplicate_names = \"allow\"\nthumbnail_size = 96\n".write(to: config, atomically: true, encoding: .utf8)
-        daemon.notifications.reset()
-        daemon.signal(SIGHUP)
-        try daemon.notifications.wait(for: "RELOADING=1")
-        try daemon.notifications.wait(for: "READY=1")
+        try daemon.reload()
         try daemon.waitUntil("the reload to be logged") { daemon.log.contains("Reloaded the configuration") }
         #expect(daemon.log.contains("duplicate_names"))
         #expect(daemon.log.contains("a restart is needed for thumbnail_size"))
@@ -189,10 +186,7 @@ struct DaemonTests {
         #expect(refused.status == 1, "duplicate_names = reject refuses a rename onto a taken name")
 
         try "duplicate_names = \"allow\"\n".write(to: config, atomically: true, encoding: .utf8)
-        daemon.notifications.reset()
-        daemon.signal(SIGHUP)
-        try daemon.notifications.wait(for: "RELOADING=1")
-        try daemon.notifications.wait(for: "READY=1")
+        try daemon.reload()
         let renamed = try Utensilctl.run(["rename", fork, "Spoon"], socket: socket)
         #expect(renamed.status == 0, "after the reload, duplicate_names = allow lets the rename through: \(renamed.errors)")
         _ = try daemon.waitForCatalog("two utensils named Spoon") { $0.filter { $0.name == "Spoon" }.count == 2 }

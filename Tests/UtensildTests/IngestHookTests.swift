@@ -179,10 +179,7 @@ import UtensilTestSupport
         try daemon.waitForUtensils(1)
 
         try "on_ingest = \"\(hook)\"\n".write(to: config, atomically: true, encoding: .utf8)
-        daemon.notifications.reset()
-        daemon.signal(SIGHUP)
-        try daemon.notifications.wait(for: "RELOADING=1")
-        try daemon.notifications.wait(for: "READY=1")
+        try daemon.reload()
         #expect(daemon.log.contains("applied on_ingest"))
         try world.drop("Grater.jpg", photos[1])
         try daemon.waitForUtensils(2)
