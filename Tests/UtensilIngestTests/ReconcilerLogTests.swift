@@ -24,15 +24,15 @@ struct ReconcilerLogTests {
                 createdAt: Date(), width: 1, height: 1, bytes: 1, sha256: String(repeating: "0", count: 63) + "\(index % 10)",
                 sourceKey: nil, nameClaim: nil, contentClaim: nil))
         }
-        let lines = CapturedLines()
-        let logger = Logger(label: "test") { _ in CapturingHandler(lines: lines) }
+        let lines = RecordedLines()
+        let logger = Logger(label: "test") { _ in RecordingHandler(lines: lines) }
 
         let report = try UtensilStore(settings: settings, catalog: catalog, logger: logger).reconcile()
 
         #expect(report.rowsMissingFiles.count == missing)
-        let errors = lines.all.filter { $0.contains("missing its original, thumbnail or preview") }
+        let errors = lines.messages.filter { $0.contains("missing its original, thumbnail or preview") }
         #expect(errors.count == UtensilStore.missingFilesNamedInLog)
-        #expect(lines.all.contains("7 more utensils are missing their original, thumbnail or preview; `utensilctl check` lists them all"))
+        #expect(lines.messages.contains("7 more utensils are missing their original, thumbnail or preview; `utensilctl check` lists them all"))
     }
 }
 
@@ -55,27 +55,5 @@ struct ReconcilerStateFolderTests {
         #expect(!FileManager.default.fileExists(atPath: probe.path))
         #expect(FileManager.default.fileExists(atPath: folderNamedLikeOne.path))
         #expect(FileManager.default.fileExists(atPath: settings.catalogPath))
-    }
-}
-
-/// Log lines captured in a test.
-final class CapturedLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}
-
-struct CapturingHandler: LogHandler {
-    let lines: CapturedLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.append("\(event.message)")
     }
 }

@@ -83,7 +83,7 @@ struct RecoveryStepTests {
 
         #expect(report.leftForNextStart == 1 && report.rolledForward == 0 && report.rolledBack == 0, "\(report)")
         #expect(pantry.world.files(in: pantry.world.staging) == staged, "the staged files stay, neither moved nor removed")
-        let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
+        let left = try #require(pantry.leftLines.first, "\(pantry.lines.messages)")
         #expect(left.message.contains("Cannot ask the catalog about the staged files"), "\(left.message)")
         #expect(left.metadata["RECOVERY_STEP"] == "staging" && left.metadata["UTENSIL_ID"] == pantry.spoon.id.uuidString)
 
@@ -106,7 +106,7 @@ struct RecoveryStepTests {
         #expect(report.leftForNextStart == 1 && report.rolledForward == 0, "\(report)")
         let stagedOriginal = String(decoding: files.original, as: UTF8.self)
         #expect(pantry.world.files(in: pantry.world.staging) == [stagedOriginal], "the original waits in staging/")
-        let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
+        let left = try #require(pantry.leftLines.first, "\(pantry.lines.messages)")
         #expect(left.message.contains("Cannot put the files of utensil Spoon into place"), "\(left.message)")
         #expect(left.message.contains("Is a directory"), "the log says why: \(left.message)")
 
@@ -129,7 +129,7 @@ struct RecoveryStepTests {
 
         #expect(report.leftForNextStart == 1 && report.rolledBack == 0, "\(report)")
         #expect(pantry.exists(planted))
-        let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
+        let left = try #require(pantry.leftLines.first, "\(pantry.lines.messages)")
         #expect(left.message.contains("Cannot remove the staged files"), "\(left.message)")
     }
 
@@ -146,7 +146,7 @@ struct RecoveryStepTests {
 
         #expect(report.rolledForward == 1 && report.leftForNextStart == 1, "\(report)")
         #expect(pantry.exists(pantry.original) && pantry.exists(pantry.thumbnail) && pantry.exists(pantry.preview))
-        let left = try #require(pantry.leftLines.first, "\(pantry.lines.all.map(\.message))")
+        let left = try #require(pantry.leftLines.first, "\(pantry.lines.messages)")
         #expect(left.message.contains("Cannot make what was put into place durable"), "\(left.message)")
         #expect(left.message.contains("originals") && left.message.contains("Input/output error"), "the log says why: \(left.message)")
     }
@@ -218,6 +218,8 @@ final class RecordedLines: Sendable {
     private let lines = Mutex<[RecordedLine]>([])
     func append(_ line: RecordedLine) { lines.withLock { $0.append(line) } }
     var all: [RecordedLine] { lines.withLock { $0 } }
+    /// The messages alone, in order.
+    var messages: [String] { all.map(\.message) }
 }
 
 struct RecordingHandler: LogHandler {

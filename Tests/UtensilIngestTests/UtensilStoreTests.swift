@@ -94,8 +94,8 @@ struct UtensilStoreTests {
     /// `unlinkat` fails for real) is logged and reported; the row is gone all the same, and
     /// the next start removes what is left.
     @Test func aFileADeleteCannotRemoveIsReportedNotSwallowed() async throws {
-        let lines = CapturedLines()
-        let kitchen = try Kitchen(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        let lines = RecordedLines()
+        let kitchen = try Kitchen(logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) })
         defer { kitchen.world.remove() }
         let thumbnail = kitchen.thumbnail(kitchen.spoon)
         try FileManager.default.removeItem(at: thumbnail)
@@ -110,7 +110,7 @@ struct UtensilStoreTests {
         }
         #expect(try await kitchen.store.catalog.utensil(id: kitchen.spoon.id) == nil)
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
-        #expect(lines.all.contains { $0.contains("Deleted utensil Spoon but cannot remove") }, "\(lines.all)")
+        #expect(lines.messages.contains { $0.contains("Deleted utensil Spoon but cannot remove") }, "\(lines.messages)")
     }
 
     @Test func renameAndSetCategoryChangeTheRowOnlyAndRefuseBadNames() throws {
