@@ -87,9 +87,9 @@ public struct UtensilDaemon: Sendable {
             name: configuration.effectiveHostName, startedAt: Date(), registry: catalog, scheduler: scheduler)
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
-            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: Date(),
+            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
-            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache())
+            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache(), heart: heart)
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
