@@ -146,7 +146,8 @@ let package = Package(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
-                "UtensilCatalogPostgres",
+                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,11 +32,17 @@ public struct UtensilDaemon: Sendable {
     let notifier: SystemdNotifier?
     /// Called once the start-up scan is queued (tests and the control socket use it).
     let onReady: @Sendable () -> Void
+    /// The catalog when it is open already (PostgreSQL); nil for the SQLite file in the state folder.
+    let catalog: (any CatalogBackend)?
 
+    /// - Parameter catalog: a catalog already open (PostgreSQL: the caller runs its pool of
+    ///   connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
     public init(
         configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
+        catalog: (any CatalogBackend)? = nil,
         notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), onReady: @escaping @Sendable () -> Void = {}
     ) {
+        self.catalog = catalog
         self.configuration = configuration
         self.readConfiguration = readConfiguration
         self.logger = logger
@@ -51,7 +57,7 @@ public struct UtensilDaemon: Sendable {
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
-        let store = try StartUp.prepare(settings: settings, logger: logger)
+        let store = try StartUp.prepare(settings: settings, catalog: catalog, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)

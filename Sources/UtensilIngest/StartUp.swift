@@ -9,12 +9,15 @@ import UtensilCatalogModel
 public enum StartUp {
     /// Runs the sequence and returns the process's one ``UtensilStore``, ready for ingests:
     /// the daemon hands this same instance to every front door (and reloads its settings).
-    /// The SQLite ``Catalog`` behind it is named here and nowhere else in the daemon.
+    /// `catalog` is the catalog already open elsewhere (PostgreSQL, whose pool of connections
+    /// the caller runs); nil opens the SQLite ``Catalog`` in the state folder, which is named
+    /// here and nowhere else in the daemon.
     public static func prepare(
-        settings: IngestSettings, logger: Logger, faults: FaultInjection = .fromEnvironment()
+        settings: IngestSettings, catalog: (any CatalogBackend)? = nil, logger: Logger,
+        faults: FaultInjection = .fromEnvironment()
     ) throws -> UtensilStore {
-        StatePermissions.tighten(settings, logger: logger)
-        let catalog = try Catalog(path: settings.catalogPath)
+        StatePermissions.tighten(settings, sqliteCatalog: catalog == nil, logger: logger)
+        let catalog: any CatalogBackend = if let catalog { catalog } else { try Catalog(path: settings.catalogPath) }
         try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()

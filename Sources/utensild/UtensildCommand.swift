@@ -39,7 +39,7 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigurationLoader.load(
                 file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
-            if !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration) {
+            if oneshot && !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration, for: .oneshot) {
                 FileHandle.standardError.write(Data("utensild: \(refusal)\n".utf8))
                 throw ExitCode(78)
             }
