@@ -4,7 +4,6 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
-import UtensilCatalog
 import UtensilCatalogModel
 import UtensilConfig
 import UtensilControlProtocol
@@ -52,7 +51,7 @@ public struct UtensilDaemon: Sendable {
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
-        let (store, catalog) = try StartUp.prepare(settings: settings, logger: logger)
+        let store = try StartUp.prepare(settings: settings, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -71,7 +70,7 @@ public struct UtensilDaemon: Sendable {
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
             logger: logger, metrics: metrics)
         let reporter = StatusReporter(
-            inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
+            inbox: configuration.inbox, store: store, scheduler: scheduler,
             link: link, logger: logger)
         let hooks = HookRunner(
             settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
