@@ -83,7 +83,7 @@ public struct UtensilDaemon: Sendable {
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
         let heart = HostHeart(
-            name: configuration.effectiveHostName, startedAt: Date(), catalog: store.catalog, scheduler: scheduler)
+            name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,

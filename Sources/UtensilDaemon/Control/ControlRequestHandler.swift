@@ -112,7 +112,7 @@ struct ControlRequestHandler: Sendable {
         do throws(CatalogError) {
             try await heart.beat()
             let now = Date()
-            let hosts = try await heart.hosts().map { beat in
+            let hosts = try await heart.registry.hosts().map { beat in
                 HostInfo(
                     name: beat.name, version: beat.version, state: beat.state(at: now) == .up ? .up : .gone,
                     startedAt: beat.startedAt, lastSeen: beat.lastSeen, stoppedAt: beat.stoppedAt, queued: beat.queued,
