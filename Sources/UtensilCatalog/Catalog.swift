@@ -171,6 +171,10 @@ public final class Catalog: Sendable {
                 """)
         }
         migrator.registerMigration("v7-hosts", migrate: Self.createHosts)
+        migrator.registerMigration("v8-utensil-host") { db in
+            // Round 3: the host that ingested each utensil (PostgreSQL's column `host`).
+            try db.execute(sql: "ALTER TABLE utensil ADD COLUMN host TEXT")
+        }
         return migrator
     }
 
@@ -533,6 +537,7 @@ extension Catalog {
             record.sourceKey = photo.sourceKey
             record.contentClaim = photo.contentClaim
             record.addedBy = photo.addedBy
+            record.host = photo.host
             record.updatedAt = Date()
             try Self.update(record, db)
             if let sourceKey = photo.sourceKey {

@@ -35,7 +35,8 @@ extension PostgresCatalog {
             let update: PostgresQuery = """
                 UPDATE utensils SET extension = \(photo.fileExtension), width = \(photo.width), height = \(photo.height),
                     bytes = \(photo.bytes), sha256 = \(photo.sha256), source_key = \(photo.sourceKey),
-                    content_claim = \(photo.contentClaim), added_by = \(photo.addedBy), updated_at = now()
+                    content_claim = \(photo.contentClaim), added_by = \(photo.addedBy), host = \(photo.host),
+                    updated_at = now()
                 WHERE id = \(photo.id)
                 """
             if let claim = try await Self.claiming(update, on: connection, logger: logger) {
@@ -75,11 +76,11 @@ extension PostgresCatalog {
     static func insertion(of record: UtensilRecord) -> PostgresQuery {
         """
         INSERT INTO utensils (id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256,
-            source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key)
+            source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key, host)
         VALUES (\(record.id), \(record.name), \(record.nameKey), \(record.searchKey), \(record.fileExtension),
             \(record.createdAt), \(record.width), \(record.height), \(record.bytes), \(record.sha256), \(record.sourceKey),
             \(record.nameClaim), \(record.contentClaim), \(record.category), \(record.categoryKey), \(record.addedBy),
-            \(record.updatedAt), \(record.trashedAt), \(record.sortKey))
+            \(record.updatedAt), \(record.trashedAt), \(record.sortKey), \(record.host))
         """
     }
 

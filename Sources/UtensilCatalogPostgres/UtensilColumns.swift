@@ -8,7 +8,7 @@ import UtensilCatalogModel
 enum UtensilColumns {
     static let list = """
         id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256, source_key, \
-        name_claim, content_claim, category, added_by, updated_at, trashed_at
+        name_claim, content_claim, category, added_by, updated_at, trashed_at, host
         """
 
     /// ``list`` with each column qualified by the table alias `u` (for joins).
@@ -24,7 +24,7 @@ enum UtensilColumns {
             sourceKey: try row[10].decode(String?.self), nameClaim: try row[11].decode(String?.self),
             contentClaim: try row[12].decode(String?.self), category: try row[13].decode(String?.self),
             addedBy: try row[14].decode(String?.self), updatedAt: try row[15].decode(Date?.self),
-            trashedAt: try row[16].decode(Date?.self))
+            trashedAt: try row[16].decode(Date?.self), host: try row[17].decode(String?.self))
     }
 }
 

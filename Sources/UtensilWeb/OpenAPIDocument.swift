@@ -430,6 +430,13 @@ enum OpenAPIDocument {
             ],
             "description": "The user who dropped, uploaded or last replaced it."
           },
+          "host": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The host_name of the host that ingested it (or last replaced its photo); null for utensils from before this was recorded."
+          },
           "updatedAt": {
             "oneOf": [
               {

@@ -16,7 +16,7 @@ import UtensilTestSupport
         try world.drop("Wooden Spoon.jpg", photo)
         try Self.waitForRows(server, 1, daemon.log)
 
-        #expect(try server.superuserSQL("SELECT name FROM utensils", database: server.database) == "Wooden Spoon")
+        #expect(try server.superuserSQL("SELECT name || '|' || host FROM utensils", database: server.database) == "Wooden Spoon|kitchen-1")
         #expect(!FileManager.default.fileExists(atPath: world.state.appendingPathComponent("utensils.sqlite").path), "\(daemon.log)")
         let list = try Utensilctl.run(["list", "--json"], socket: Self.socket(world))
         #expect(list.status == 0, "\(list.errors)")
@@ -59,8 +59,9 @@ import UtensilTestSupport
         let rejectedWorld = try #require(worlds.first { FileManager.default.fileExists(atPath: $0.rejected.appendingPathComponent("Ladle.jpg").path) })
         #expect(try rejectedWorld.sidecar(for: "Ladle.jpg")["reason"] as? String == "duplicate-name")
 
-        #expect(try server.superuserSQL("SELECT string_agg(name, ',' ORDER BY name) FROM utensils", database: server.database)
-            == "Ladle,Tongs,Whisk")
+        let rows = try server.superuserSQL("SELECT string_agg(name || '@' || host, ',' ORDER BY name) FROM utensils", database: server.database)
+        #expect(rows.split(separator: ",").map { String($0.split(separator: "@")[0]) } == ["Ladle", "Tongs", "Whisk"], "\(rows)")
+        #expect(rows.contains("Whisk@kitchen-1") && rows.contains("Tongs@kitchen-2"), "\(rows)")
         // Every host lists the same utensils, and every file is in the one state folder.
         let lists = try worlds.map { world in
             let list = try Utensilctl.run(["list", "--json"], socket: Self.socket(world))

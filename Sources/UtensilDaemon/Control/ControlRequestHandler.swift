@@ -317,7 +317,7 @@ struct ControlRequestHandler: Sendable {
             original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
             purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
-            previewFile: store.previewPath(of: record).description)
+            previewFile: store.previewPath(of: record).description, host: record.host)
     }
 }
 
