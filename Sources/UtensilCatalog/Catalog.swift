@@ -245,16 +245,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    // MARK: Observing
-
-    /// Calls `onChange` after every committed transaction of this process that changed the
-    /// utensil table, until the returned observation is cancelled or released.
-    public func observeUtensilChanges(_ onChange: @escaping @Sendable () -> Void) -> CatalogObservation {
-        let cancellable = DatabaseRegionObservation(tracking: Table(UtensilRecord.databaseTableName))
-            .start(in: writer, onError: { _ in }, onChange: { _ in onChange() })
-        return CatalogObservation(cancellable)
-    }
-
     // MARK: Reads
 
     public func decoderCrashes(sourceKey: String) throws(CatalogError) -> Int {
@@ -631,15 +621,6 @@ extension Catalog {
         else { return nil }
         return (String(parts[0]), String(parts[1]))
     }
-}
-
-/// A running ``Catalog/observeUtensilChanges(_:)``; stops when cancelled or released.
-public final class CatalogObservation: Sendable {
-    private let cancellable: AnyDatabaseCancellable
-
-    init(_ cancellable: AnyDatabaseCancellable) { self.cancellable = cancellable }
-
-    public func cancel() { cancellable.cancel() }
 }
 
 extension Catalog {
