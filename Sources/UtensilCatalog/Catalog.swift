@@ -175,6 +175,7 @@ public final class Catalog: Sendable {
             // Round 3: the host that ingested each utensil (PostgreSQL's column `host`).
             try db.execute(sql: "ALTER TABLE utensil ADD COLUMN host TEXT")
         }
+        migrator.registerMigration("v9-duties", migrate: Self.createDuties)
         return migrator
     }
 

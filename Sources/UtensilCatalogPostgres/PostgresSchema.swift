@@ -14,6 +14,7 @@
 ///   rather than deadlock over category rows.
 /// - `favorites`, `decoder_crashes`: as in SQLite.
 /// - `hosts`: one row per host sharing the catalog, its heartbeat.
+/// - `duties`: what one host at a time does (the trash purge), its holder and its lease.
 /// - `pg_trgm` and a trigram index over `search_key` (the folded name): substring search
 ///   without reading every row.
 ///
@@ -27,13 +28,13 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
 
     /// The tables the daemon reads and writes (for the rights check).
-    public static let tables = ["utensils", "utensil_count", "category_counts", "favorites", "decoder_crashes", "hosts", migrationsTable]
+    public static let tables = ["utensils", "utensil_count", "category_counts", "favorites", "decoder_crashes", "hosts", "duties", migrationsTable]
 
     /// `pg_trgm` is a trusted extension (PostgreSQL 13 and later): a role with CREATE on the
     /// database may create it.
@@ -149,6 +150,16 @@ public enum PostgresSchema {
             queued integer NOT NULL DEFAULT 0,
             ingested bigint NOT NULL DEFAULT 0,
             rejected bigint NOT NULL DEFAULT 0
+        )
+        """,
+    ])
+
+    static let duties = Migration(name: "v2-duties", statements: [
+        """
+        CREATE TABLE duties (
+            name text COLLATE "C" PRIMARY KEY,
+            holder text NOT NULL,
+            until timestamptz NOT NULL
         )
         """,
     ])

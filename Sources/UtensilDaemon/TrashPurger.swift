@@ -6,7 +6,9 @@ import UtensilIngest
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then
 /// periodically (a tenth of the period, between a second and an hour), on a blocking thread,
-/// until its turn to stop comes. Only in the daemon's group with `trash_days > 0`.
+/// until its turn to stop comes. Only in the daemon's group with `trash_days > 0`. With
+/// several hosts sharing the catalog, the host holding the purge's lease does it
+/// (`UtensilStore.trashPurgeDuty`); the others skip their turn.
 struct TrashPurger: Service {
     let store: UtensilStore
     let pool: BlockingPool
@@ -38,6 +40,8 @@ struct TrashPurger: Service {
                 logger.notice(
                     "Purged \(purged.count) utensils kept in the trash for \(store.settings.trashDays) days: \(names)\(more)\(leftovers)",
                     metadata: .journal([.purgedCount: .stringConvertible(purged.count)]))
+            case .success(let purge) where purge.anotherHostPurges:
+                logger.debug("Another host sharing the catalog purges the trash now")
             case .success:
                 break
             case .failure(let error):

@@ -187,6 +187,30 @@ struct UtensilStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[1]])
     }
 
+    /// With several hosts sharing the catalog, one purges at a time: the host holding the
+    /// purge's lease (`CatalogDuties`); another takes over once that lease has run out.
+    @Test func anotherHostHoldingThePurgeLeaseKeepsThisHostFromPurging() throws {
+        let kitchen = try Kitchen(trashDays: 1)
+        defer { kitchen.world.remove() }
+        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        let catalog = kitchen.store.catalog
+        let later = Date().addingTimeInterval(86_400 + 1)
+        func claim(for host: String, until: Date) throws -> Bool {
+            try CatalogAwait.run { () async throws(CatalogError) in
+                try await catalog.claimDuty(UtensilStore.trashPurgeDuty, for: host, now: Date(), until: until)
+            }
+        }
+        #expect(try claim(for: "other-host", until: Date().addingTimeInterval(3600)))
+        let skipped = try kitchen.store.purgeExpired(now: later)
+        #expect(skipped.anotherHostPurges && skipped.purged.isEmpty)
+        #expect(kitchen.exists(kitchen.original(kitchen.spoon)))
+        // The other host's lease runs out (it renews it to a moment already past, as if it died then).
+        #expect(try claim(for: "other-host", until: Date().addingTimeInterval(-1)))
+        let purge = try kitchen.store.purgeExpired(now: later)
+        #expect(!purge.anotherHostPurges && purge.purged.map(\.id) == [kitchen.spoon.id])
+        #expect(try !claim(for: "other-host", until: Date().addingTimeInterval(60)), "this host holds the purge now")
+    }
+
     /// `check` looks through everything, start-up reconciliation only through `staging/` —
     /// except for a state folder without `staging/` (one of an earlier version), where it
     /// looks through everything once, on the same scan as `check`: what `check` reports as

@@ -76,15 +76,42 @@ extension UtensilStore {
         public var purged: [UtensilRecord] = []
         /// Files of theirs that could not be removed (already logged one by one).
         public var filesNotRemoved: [String] = []
+        /// Whether another host sharing the catalog holds the purge (``trashPurgeDuty``), so
+        /// this host did not purge.
+        public var anotherHostPurges = false
     }
 
-    /// Deletes for good every utensil that has been in the trash for `trash_days`.
+    /// The duty of purging the trash, which one host sharing the catalog does at a time.
+    public static let trashPurgeDuty = "trash-purge"
+    /// How long a duty stays this host's without a renewal: another host takes it over this
+    /// long after this one stopped renewing it (died, or lost the catalog).
+    public static let dutyLease: TimeInterval = 60
+
+    /// Takes or renews `duty` for this host (its `host_name`) for ``dutyLease``; false when
+    /// another host holds it (see `CatalogDuties`).
+    public func holdDuty(_ duty: String, now: Date = Date()) throws(StoreError) -> Bool {
+        try catalogCall { [catalog, settings] () async throws(CatalogError) in
+            try await catalog.claimDuty(duty, for: settings.hostName, now: now, until: now.addingTimeInterval(Self.dutyLease))
+        }
+    }
+
+    /// Deletes for good every utensil that has been in the trash for `trash_days`, when this
+    /// host holds the purge (one host at a time: ``trashPurgeDuty``, renewed before each
+    /// utensil so that a long purge keeps it, and stopped when it was lost).
     public func purgeExpired(now: Date = Date()) throws(StoreError) -> Purge {
+        var purge = Purge()
+        guard try holdDuty(Self.trashPurgeDuty) else {
+            purge.anotherHostPurges = true
+            return purge
+        }
         let due = try catalogCall { [catalog, settings] () async throws(CatalogError) in
             try await catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
         }
-        var purge = Purge()
         for record in due {
+            guard try holdDuty(Self.trashPurgeDuty) else {
+                purge.anotherHostPurges = true
+                break
+            }
             do {
                 let (purged, problems) = try deleteForGood(record)
                 purge.purged.append(purged)

@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import UtensilCatalogModel
+
+/// The duties one host at a time does (the table `duties`, migration `v9-duties`): see
+/// ``CatalogDuties``. Its name and columns are those of PostgreSQL's table `duties`.
+extension Catalog {
+    /// The migration `v9-duties` (round 3): one row per duty, its holder and its lease.
+    static func createDuties(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE duties(
+                name TEXT NOT NULL PRIMARY KEY,
+                holder TEXT NOT NULL,
+                until DATETIME NOT NULL
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    public func claimDuty(_ duty: String, for host: String, now: Date, until: Date) throws(CatalogError) -> Bool {
+        try write { db in
+            // One statement: the row is taken when it is new, already this host's, or its lease ran out.
+            try Row.fetchOne(
+                db,
+                sql: """
+                    INSERT INTO duties(name, holder, until) VALUES (?, ?, ?)
+                    ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                    WHERE duties.holder = excluded.holder OR duties.until < ?
+                    RETURNING holder
+                    """,
+                arguments: [duty, host, until, now]) != nil
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Logging
+import PostgresNIO
+import UtensilCatalogModel
+
+/// The duties one host at a time does (the table `duties`, migration `v2-duties`):
+/// ``CatalogDuties``, which every ``CatalogBackend`` is.
+extension PostgresCatalog {
+    public func claimDuty(_ duty: String, for host: String, now: Date, until: Date) async throws(CatalogError) -> Bool {
+        let logger = logger
+        return try await read { connection in
+            // One statement: the row is taken when it is new, already this host's, or its lease
+            // ran out; a row comes back only then. Concurrent claims queue on the row's lock.
+            let rows = try await connection.query(
+                """
+                INSERT INTO duties (name, holder, until) VALUES (\(duty), \(host), \(until))
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                WHERE duties.holder = excluded.holder OR duties.until < \(now)
+                RETURNING holder
+                """, logger: logger)
+            var held = false
+            for try await _ in rows.decode(String.self) { held = true }
+            return held
+        }
+    }
+}
