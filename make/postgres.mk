@@ -6,7 +6,9 @@
 # per test process. `make unit-test` runs them (the package is in TEST_PACKAGES); `make
 # postgres-test` runs them alone.
 
-POSTGRES_PACKAGES := postgresql-15
+# The several-hosts tests put each host in a network namespace of its own (NetworkLab), made
+# with `ip` from iproute2.
+POSTGRES_PACKAGES := postgresql-15 iproute2
 
 .PHONY: postgres-test
 

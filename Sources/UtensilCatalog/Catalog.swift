@@ -170,6 +170,7 @@ public final class Catalog: Sendable {
                 CREATE INDEX favorite_on_utensilId ON favorite(utensilId);
                 """)
         }
+        migrator.registerMigration("v7-hosts", migrate: Self.createHosts)
         return migrator
     }
 

@@ -22,7 +22,7 @@ public enum StatePermissions {
         let fd = catalog.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
         if fd >= 0 { close(fd) }
         for file in [catalog, RawPath(settings.catalogPath + "-wal"), RawPath(settings.catalogPath + "-shm"),
-                     settings.stateDirectory.appending("utensild.lock"), settings.decodingSlots] {
+                     settings.stateDirectory.appending(settings.ownFiles.lock), settings.decodingSlots] {
             restrict(file, to: fileMode, logger: logger)
         }
     }

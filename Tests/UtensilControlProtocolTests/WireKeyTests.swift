@@ -72,7 +72,7 @@ import UtensilControlProtocol
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
             "categories", "categorized", "trash", "restored", "rethumb", "favorited", "unfavorited",
-            "categoryRenamed", "categoryDeleted", "backup",
+            "categoryRenamed", "categoryDeleted", "backup", "hosts",
         ])
         #expect(ControlCommand.eventKey == "event")
     }

@@ -21,6 +21,8 @@ struct ControlRequestHandler: Sendable {
     let watching: String
     let audit: ControlAudit
     let thumbnailCache: ThumbnailCache
+    /// This host's heartbeat, and the catalog's registry of every host's (`hosts`).
+    let heart: HostHeart
 
     var settings: IngestSettings { store.settings }
 
@@ -84,6 +86,7 @@ struct ControlRequestHandler: Sendable {
         case .rethumb(let selection): return await startRethumb(selection, for: caller)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
+        case .hosts: return await hosts()
         }
     }
 
@@ -100,6 +103,24 @@ struct ControlRequestHandler: Sendable {
             } catch {
                 return .failure(.internal, "Something went wrong: \(error).")
             }
+        }
+    }
+
+    /// Every host sharing the catalog, up or gone as of now; this host's heartbeat is written
+    /// first, so that its own row is current.
+    private func hosts() async -> ControlReply {
+        do throws(CatalogError) {
+            try await heart.beat()
+            let now = Date()
+            let hosts = try await heart.registry.hosts().map { beat in
+                HostInfo(
+                    name: beat.name, version: beat.version, state: beat.state(at: now) == .up ? .up : .gone,
+                    startedAt: beat.startedAt, lastSeen: beat.lastSeen, stoppedAt: beat.stoppedAt, queued: beat.queued,
+                    ingested: beat.ingested, rejected: beat.rejected)
+            }
+            return .success(hosts, for: .hosts)
+        } catch {
+            return .failure(Self.controlError(.catalog(error)))
         }
     }
 
@@ -209,16 +230,15 @@ struct ControlRequestHandler: Sendable {
 
     /// A category renamed, merged or deleted: journalled, and announced to `events` (the
     /// gallery's chips follow it).
-    private func changeCategory(_ change: CatalogCategoryChange, for caller: Caller) -> CategoryChange {
+    private func changeCategory(_ change: CategoryChange, for caller: Caller) -> CategoryChange {
         let what = switch change.to {
         case nil: "Deleted the category \(change.from): its \(change.moved) utensils are uncategorised"
         case let to? where change.merged: "Merged the category \(change.from) into \(to) (\(change.moved) utensils moved, \(change.count) in all)"
         case let to?: "Renamed the category \(change.from) to \(to) (\(change.moved) utensils)"
         }
         audit.filesChanged(what, for: caller)
-        let shown = CategoryChange(from: change.from, to: change.to, moved: change.moved, merged: change.merged, count: change.count)
-        events.publish(.category(shown, at: Date()))
-        return shown
+        events.publish(.category(change, at: Date()))
+        return change
     }
 
     private func retry(_ file: String, for caller: Caller) throws(StoreError) -> RetryOutcome {
