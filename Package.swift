@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(
             name: "UtensilCatalogPostgresTests",
             dependencies: [
-                "UtensilCatalogPostgres", "UtensilConfig", "UtensilTestSupport",
+                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

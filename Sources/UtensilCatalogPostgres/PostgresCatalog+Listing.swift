@@ -48,7 +48,7 @@ extension PostgresCatalog {
             : "(extract(epoch FROM created_at) * 1000000)::bigint::text"
         let query = filter.query(
             select: "SELECT \(UtensilColumns.list), \(cursorValue) FROM utensils",
-            suffix: "ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)")
+            order: "ORDER BY \(column) \(direction), id \(direction)", limit: limit + 1)
         let logger = logger
         let rows = try await read { connection in
             var rows: [(UtensilRecord, String)] = []
@@ -106,9 +106,12 @@ struct PostgresFilter {
         conditions.append(numbered)
     }
 
-    func query(select: String, suffix: String) -> PostgresQuery {
+    /// `select`, the conditions, `order` and a bound LIMIT of `limit` rows.
+    func query(select: String, order: String, limit: Int) -> PostgresQuery {
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return PostgresQuery(unsafeSQL: select + whereClause + " " + suffix, binds: bindings)
+        var bindings = bindings
+        bindings.append(limit)
+        return PostgresQuery(unsafeSQL: select + whereClause + " \(order) LIMIT $\(bindings.count)", binds: bindings)
     }
 }
 

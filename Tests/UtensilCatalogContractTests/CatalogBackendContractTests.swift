@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 
 /// Every rule of ``CatalogBackend`` that the store relies on, checked against every backend
-/// in ``CatalogBackends/all`` through the protocol alone.
+/// in ``CatalogBackends/all`` through the protocol alone (and a snapshot's SQLite file read back
+/// by the SQLite catalog, as `utensild restore` reads it).
 @Suite("Catalog backend contract")
 struct CatalogBackendContractTests {
     typealias R = ContractRecords
@@ -394,8 +396,9 @@ struct CatalogBackendContractTests {
     func snapshot(_ backend: BackendUnderTest) async throws {
         try await backend.check { (opened: OpenedCatalog) async throws in
             let catalog = opened.backend
-            let spoon = R.record("Spoon", category: "Serving"), fork = R.record("Fork")
+            let spoon = R.record("Spoon", category: "Serving", addedBy: "alice"), fork = R.record("Fork")
             #expect(try await catalog.insert(batch: [spoon, fork]) == [nil, nil])
+            _ = try await catalog.setFavorite(id: spoon.id, of: "alice", true)
             _ = try await catalog.trash(id: fork.id, at: Date())
             let snapshot = try await catalog.snapshot()
             try await catalog.insertOne(R.record("Later"))
@@ -406,7 +409,16 @@ struct CatalogBackendContractTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite")
             defer { try? FileManager.default.removeItem(at: file) }
             try await snapshot.writeSQLite(to: file.path)
-            #expect(FileManager.default.fileExists(atPath: file.path))
+            // The file is a SQLite catalog holding the snapshot: what `utensild restore` reads.
+            let copy = try Catalog(path: file.path)
+            #expect(try copy.countAll() == 2 && copy.count() == 1)
+            let copied = try #require(try copy.utensil(id: spoon.id))
+            #expect(copied.name == "Spoon" && copied.category == "Serving" && copied.addedBy == "alice")
+            #expect(copied.nameClaim == spoon.nameClaim && copied.contentClaim == spoon.contentClaim)
+            #expect(abs(copied.createdAt.timeIntervalSince(spoon.createdAt)) < 0.001)
+            #expect(try copy.utensil(id: fork.id)?.trashedAt != nil)
+            #expect(try copy.categories() == [.init(name: "Serving", count: 1)])
+            #expect(try copy.favorites(of: "alice", among: [spoon.id, fork.id]) == [spoon.id])
             #expect(try await catalog.integrityCheck() == ["ok"])
         }
     }
