@@ -1,7 +1,6 @@
 /// Where the hosts sharing a catalog keep their heartbeats (``HostHeartbeat``), for
-/// `utensilctl hosts`. A protocol of its own beside ``CatalogBackend``: a backend conforms to
-/// both (SQLite's `Catalog` with its table `hosts`; PostgreSQL's with its table `hosts`, the
-/// same columns: `name`, `version`, `started_at`, `last_seen`, `stopped_at`, `queued`,
+/// `utensilctl hosts`. Every ``CatalogBackend`` is one (SQLite's `Catalog` with its table
+/// `hosts`; PostgreSQL's `PostgresCatalog` with its table `hosts`, the same columns: `name`, `version`, `started_at`, `last_seen`, `stopped_at`, `queued`,
 /// `ingested`, `rejected`).
 ///
 /// What every implementation must keep: a beat replaces the whole row of its host (or adds

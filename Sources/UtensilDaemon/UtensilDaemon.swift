@@ -51,7 +51,7 @@ public struct UtensilDaemon: Sendable {
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
-        let (store, hosts) = try StartUp.prepare(settings: settings, logger: logger)
+        let store = try StartUp.prepare(settings: settings, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -83,7 +83,7 @@ public struct UtensilDaemon: Sendable {
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
         let heart = HostHeart(
-            name: configuration.effectiveHostName, startedAt: Date(), registry: hosts, scheduler: scheduler)
+            name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,

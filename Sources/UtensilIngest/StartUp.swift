@@ -8,17 +8,16 @@ import UtensilCatalogModel
 /// to the invariant (counting those decodes as crashes). The caller holds the ``StateLock`` first.
 public enum StartUp {
     /// Runs the sequence and returns the process's one ``UtensilStore``, ready for ingests:
-    /// the daemon hands this same instance to every front door (and reloads its settings);
-    /// `hosts` is the same catalog's registry of hosts' heartbeats. The SQLite ``Catalog``
-    /// behind both is named here and nowhere else in the daemon.
+    /// the daemon hands this same instance to every front door (and reloads its settings).
+    /// The SQLite ``Catalog`` behind it is named here and nowhere else in the daemon.
     public static func prepare(
         settings: IngestSettings, logger: Logger, faults: FaultInjection = .fromEnvironment()
-    ) throws -> (store: UtensilStore, hosts: any CatalogHostRegistry) {
+    ) throws -> UtensilStore {
         StatePermissions.tighten(settings, logger: logger)
         let catalog = try Catalog(path: settings.catalogPath)
         try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()
-        return (store, catalog)
+        return store
     }
 }
