@@ -19,15 +19,19 @@ public struct PostgresCatalog: CatalogBackend {
     let client: PostgresClient
     let logger: Logger
     let snapshotWriter: any CatalogSnapshotWriter
+    let leaseDeadline: PostgresLeaseDeadline
 
     /// - Parameters:
     ///   - client: the pool of connections to the migrated catalog database.
     ///   - snapshotWriter: writes a ``snapshot()`` out as a SQLite file (the SQLite backend's
     ///     `SQLiteSnapshotWriter`: only that target touches SQLite).
-    public init(client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger) {
+    ///   - leaseSeconds: how long a call waits for a connection before the catalog counts as
+    ///     unavailable (see ``PostgresLeaseDeadline``).
+    public init(client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10) {
         self.client = client
         self.snapshotWriter = snapshotWriter
         self.logger = logger
+        self.leaseDeadline = PostgresLeaseDeadline(seconds: leaseSeconds)
     }
 
     /// How many times a call hit by a deadlock or serialization failure is tried in all.
@@ -36,15 +40,27 @@ public struct PostgresCatalog: CatalogBackend {
     // MARK: Plumbing
 
     /// Runs `body` on a leased connection, retrying deadlocks; maps every failure to ``CatalogError``.
-    func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying { try await client.withConnection { connection in try await body(connection) } }
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
+        try await retrying { [client, leaseDeadline] in
+            try await leaseDeadline.run { leased in
+                try await client.withConnection { connection in
+                    leased()
+                    return try await body(connection)
+                }
+            }
+        }
     }
 
     /// Runs `body` in one transaction (READ COMMITTED), retrying it whole after a deadlock or
     /// serialization failure; maps every failure to ``CatalogError``.
-    func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying {
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
+        try await retrying { [client, leaseDeadline, logger] in
+            try await leaseDeadline.run { leased in
+                try await client.withTransaction(logger: logger) { connection in
+                    leased()
+                    return try await body(connection)
+                }
+            }
         }
     }
 

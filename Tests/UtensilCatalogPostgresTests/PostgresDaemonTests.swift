@@ -25,6 +25,45 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 
+    /// PostgreSQL stopped under a running daemon: drops wait (never rejected), `status` still
+    /// answers, a command that needs the catalog fails clearly; once the server is back the
+    /// waiting drops become utensils by themselves and `check` finds nothing wrong.
+    @Test func dropsWaitWhilePostgreSQLIsDownAndResumeWhenItReturns() throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let daemon = try RunningDaemon(
+            world: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"])
+        let socket = Self.socket(world)
+        let photos = try TestImages.make((0..<3).map { TestImages.jpeg(world.root.path + "/photo-\($0).jpg", seed: 40 + $0) })
+        try world.drop("Ladle.jpg", photos[0])
+        try Self.waitForRows(server, 1, daemon.log)
+
+        try server.stop(.fast)
+        try world.drop("Whisk.jpg", photos[1])
+        try world.drop("Tongs.jpg", photos[2])
+        var status = ""
+        try Poll.until(seconds: 180, "status says the catalog is unavailable", detail: { "\(status)\n\(daemon.log)" }) {
+            guard let run = try? Utensilctl.run(["status"], socket: socket, timeout: 60) else { return false }
+            status = run.output + run.errors
+            return run.status == 0 && status.contains("the catalog is unavailable since")
+        }
+        #expect(world.files(in: world.rejected).isEmpty, "\(daemon.log)")
+        let list = try Utensilctl.run(["list"], socket: socket, timeout: 90)
+        #expect(list.status != 0, "\(list.output)")
+        #expect(list.errors.contains("unavailable"), "\(list.errors)")
+
+        try server.start()
+        try Self.waitForRows(server, 3, daemon.log)
+        #expect(world.files(in: world.rejected).isEmpty, "\(daemon.log)")
+        try Poll.until(seconds: 60, "the inbox empty", detail: { daemon.log }) { world.files(in: world.inbox).isEmpty }
+        let check = try Utensilctl.run(["check", "--json"], socket: socket, timeout: 120)
+        #expect(check.status == 0, "\(check.output)\n\(check.errors)")
+        #expect(check.json?["ok"] as? Bool == true, "\(check.output)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
+    }
+
     @Test func twoHostsInTheirOwnNetworksShareOneCatalogAndOneStateFolder() throws {
         let lab = try NetworkLab(hosts: 2)
         defer { lab.remove() }

@@ -23,6 +23,8 @@ struct ControlRequestHandler: Sendable {
     let thumbnailCache: ThumbnailCache
     /// This host's heartbeat, and the catalog's registry of every host's (`hosts`).
     let heart: HostHeart
+    /// The last count `status` read and since when the catalog has not answered it.
+    let outage = CatalogOutage()
 
     var settings: IngestSettings { store.settings }
 
@@ -124,24 +126,34 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
-    /// The daemon's state: the store's count, the scheduler's counters.
+    /// The daemon's state: the store's count, the scheduler's counters. While the catalog
+    /// cannot answer, `status` still answers: the last count it read, and `lastError` says
+    /// since when the catalog is unavailable.
     private func status() async -> ControlReply {
         let count = await pool.run { [store] in Result { () throws(StoreError) in try store.count() } }
         let counters = await scheduler.counters
+        let utensils: Int
+        var lastError = counters.lastError
         switch count {
+        case .failure(.catalog(.unavailable(_, let detail))):
+            let (lastCount, since) = outage.unavailable()
+            utensils = lastCount
+            lastError = "the catalog is unavailable since \(since.formatted(.iso8601)) (\(detail)); drops wait in the inbox and are retried"
         case .failure(let error):
             return .failure(Self.controlError(error))
-        case .success(let utensils):
-            var status = StatusInfo(
-                version: UtensildVersion.current, pid: Int(getpid()),
-                uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
-                rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
-                utensils: utensils, queued: counters.queued, inFlight: counters.inFlight, ingested: counters.ingested,
-                rejected: counters.rejected, lastError: counters.lastError, watching: watching,
-                inboxMissing: counters.inboxMissing)
-            status.rethumb = await rethumbing.latest
-            return .success(status, for: .status)
+        case .success(let count):
+            outage.answered(count)
+            utensils = count
         }
+        var status = StatusInfo(
+            version: UtensildVersion.current, pid: Int(getpid()),
+            uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), inbox: settings.inbox.description,
+            rejectedDir: settings.rejected.description, stateDir: settings.stateDirectory.description,
+            utensils: utensils, queued: counters.queued, inFlight: counters.inFlight, ingested: counters.ingested,
+            rejected: counters.rejected, lastError: lastError, watching: watching,
+            inboxMissing: counters.inboxMissing)
+        status.rethumb = await rethumbing.latest
+        return .success(status, for: .status)
     }
 
     /// `rethumb`: finds the utensils (each id must name one; `missing` looks at every
