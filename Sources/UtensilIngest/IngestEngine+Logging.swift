@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import UtensilCore
 
@@ -10,6 +11,7 @@ extension IngestEngine {
         ])
         switch outcome {
         case .ingested(let record), .alreadyIngested(let record):
+            catalogAnswered()
             metadata[.messageID] = .id(.ingested)
             metadata[.utensilID] = .string(record.id.uuidString)
             metadata[.utensilName] = .string(record.name)
@@ -31,9 +33,38 @@ extension IngestEngine {
         case .retryLater(let failure):
             metadata[.messageID] = .id(.retryLater)
             metadata[.retryReason] = .string(failure.kind.rawValue)
-            logger.warning("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
+            if failure.kind == .catalogUnavailable, !catalogOutageStarted(failure) {
+                // Said once for the outage (``catalogOutageStarted(_:)``), not once per drop.
+                logger.debug("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
+            } else {
+                logger.warning("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
+            }
         case .vanished:
             logger.debug("\(drop) disappeared before it was ingested", metadata: metadata)
         }
+    }
+}
+
+extension IngestEngine {
+    /// A drop was left because the catalog could not answer: true (and the journal says the
+    /// catalog is unavailable) only for the first such drop of an outage.
+    func catalogOutageStarted(_ failure: TransientFailure) -> Bool {
+        let started = catalogOutageSince.withLock { since in
+            guard since == nil else { return false }
+            since = Date()
+            return true
+        }
+        if started {
+            logger.warning(
+                "The catalog is unavailable (\(failure.message)); drops wait in the inbox and are retried with back-off until it answers, none is rejected for it")
+        }
+        return started
+    }
+
+    /// A drop reached the catalog: if an outage was under way, the journal says it is over.
+    func catalogAnswered() {
+        guard let since = catalogOutageSince.withLock({ since in defer { since = nil }; return since }) else { return }
+        let seconds = Int(Date().timeIntervalSince(since).rounded())
+        logger.notice("The catalog answers again after about \(seconds) s; the drops that waited are being ingested")
     }
 }

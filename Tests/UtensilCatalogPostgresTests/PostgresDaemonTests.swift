@@ -58,6 +58,10 @@ import UtensilTestSupport
         try Self.waitForRows(server, 3, daemon.log)
         #expect(world.files(in: world.rejected).isEmpty, "\(daemon.log)")
         try Poll.until(seconds: 60, "the inbox empty", detail: { daemon.log }) { world.files(in: world.inbox).isEmpty }
+        // The journal says once that the catalog is unavailable, and once that it is back.
+        let log = daemon.log
+        #expect(log.components(separatedBy: "The catalog is unavailable").count == 2, "\(log)")
+        #expect(log.components(separatedBy: "The catalog answers again").count == 2, "\(log)")
         let check = try Utensilctl.run(["check", "--json"], socket: socket, timeout: 120)
         #expect(check.status == 0, "\(check.output)\n\(check.errors)")
         #expect(check.json?["ok"] as? Bool == true, "\(check.output)")
