@@ -41,7 +41,7 @@ enum CatalogSupport {
                 return nil
             }
             defer { group.cancelAll() }
-            let applied = try await PostgresMigrator.migrate(settings: settings, logger: logger)
+            let applied = try await migrateWhenReachable(settings, logger: logger)
             if !applied.isEmpty {
                 logger.notice("Prepared the PostgreSQL catalog (\(settings)): applied \(applied.joined(separator: ", "))")
             }
@@ -51,6 +51,38 @@ enum CatalogSupport {
 }
 
 extension CatalogSupport {
+    /// Migrates the catalog; while the server cannot be reached (or is starting or shutting
+    /// down), waits and tries again with back-off (5 s, doubling, at most 60 s), saying so
+    /// once in the journal and once when it answers. Any other problem (authentication,
+    /// rights, a missing database …) is thrown at once: waiting would not mend it.
+    static func migrateWhenReachable(_ settings: PostgresCatalogSettings, logger: Logger) async throws -> [String] {
+        var attempt = 0
+        while true {
+            let problem: PostgresCatalogProblem
+            do {
+                let applied = try await PostgresMigrator.migrate(settings: settings, logger: logger)
+                if attempt > 0 { logger.notice("The PostgreSQL catalog answers (\(settings)); starting") }
+                return applied
+            } catch {
+                problem = error
+            }
+            guard Self.isWorthWaiting(problem) else { throw problem }
+            if attempt == 0 {
+                logger.warning("The PostgreSQL catalog cannot be used yet (\(problem)); waiting for it, trying again with back-off")
+            }
+            attempt += 1
+            try await Task.sleep(for: .seconds(min(60, 5 << min(attempt - 1, 4))))
+        }
+    }
+
+    /// Whether `problem` may mend itself (the server down, starting or shutting down).
+    static func isWorthWaiting(_ problem: PostgresCatalogProblem) -> Bool {
+        switch problem {
+        case .unreachable, .unavailable: true
+        default: false
+        }
+    }
+
     /// `--check-config` with a PostgreSQL catalog: reads the password, connects and checks
     /// (``PostgresCatalogCheck``). Returns the lines to print after the configuration (TOML
     /// comments: the report and where the password came from), or nothing

@@ -68,6 +68,31 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 
+    /// A daemon started while PostgreSQL is down waits for it (saying so once) instead of
+    /// exiting, and starts — READY=1, the drop made while it waited ingested — once it is up.
+    @Test func aDaemonStartedWhilePostgreSQLIsDownWaitsForIt() throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        try server.stop(.fast)
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/spoon.jpg", seed: 50)])[0]
+        try world.drop("Wooden Spoon.jpg", photo)
+        let daemon = try RunningDaemon(
+            world: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"],
+            waitForReady: false)
+        try daemon.waitUntil(seconds: 60, "the daemon waiting for PostgreSQL") {
+            daemon.log.contains("waiting for it, trying again with back-off")
+        }
+        #expect(daemon.process.isRunning, "\(daemon.log)")
+        try server.start()
+        _ = try daemon.notifications.wait(for: "READY=1", seconds: 120)
+        try Self.waitForRows(server, 1, daemon.log)
+        #expect(daemon.log.components(separatedBy: "waiting for it, trying again with back-off").count == 2, "\(daemon.log)")
+        #expect(daemon.log.contains("The PostgreSQL catalog answers"), "\(daemon.log)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
+    }
+
     @Test func twoHostsInTheirOwnNetworksShareOneCatalogAndOneStateFolder() throws {
         let lab = try NetworkLab(hosts: 2)
         defer { lab.remove() }
