@@ -4,7 +4,9 @@
 # the server programs under /usr/lib/postgresql/15/bin and pg_trgm, both in `postgresql-15`.
 # `make unit-test` runs them (the package is in TEST_PACKAGES); `make postgres-test` runs them alone.
 
-POSTGRES_PACKAGES := postgresql-15
+# The several-hosts tests put each host in a network namespace of its own (NetworkLab), made
+# with `ip` from iproute2.
+POSTGRES_PACKAGES := postgresql-15 iproute2
 
 .PHONY: postgres-test
 

@@ -21,3 +21,12 @@ public enum CatalogLocation: Sendable, Equatable, CustomStringConvertible {
             "is neither \"sqlite\" nor a PostgreSQL URL; give \"sqlite\", \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\"")
     }
 }
+
+extension UtensilConfiguration {
+    /// This host's name when its catalog is shared with other hosts (PostgreSQL), so that its
+    /// state-folder lock and its staging are its own; nil when the catalog is its own (SQLite).
+    public var sharedHostName: String? {
+        guard case .postgres = catalog else { return nil }
+        return effectiveHostName
+    }
+}

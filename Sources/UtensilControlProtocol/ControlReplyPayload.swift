@@ -1,3 +1,5 @@
+import UtensilCore
+
 /// What a successful reply carries for one command, written under the command's reply key
 /// beside `"v"` and `"ok"` (`{"v":1,"ok":true,"list":{…}}`). Which command has which payload
 /// type is fixed by `ControlCall`.

@@ -1,10 +1,10 @@
-import UtensilCore
-
 /// One request line from a client: the command and exactly the arguments it takes.
 ///
-/// The wire form (`{"v":1,"command":"show","target":"Spoon"}`) is in
-/// `ControlRequest+Codable.swift`; decoding fails with a `bad-request` `ControlError` naming
-/// what is missing or wrong. A client sends a `ControlCall`, which also knows the reply's type.
+/// This is the list of commands: each case here, its `ControlCommand` in `command` and in
+/// `ControlCommand.allCases`. Everything else about a command — wire name, reply key and
+/// type, who may give it, the JSON of its arguments — is in its file under `Commands/`.
+/// Decoding fails with a `bad-request` `ControlError` naming what is missing or wrong. A
+/// client sends a `ControlCall`, which also knows the reply's type.
 public enum ControlRequest: Sendable, Equatable {
     case status
     case list(ListOptions)
@@ -42,7 +42,7 @@ public enum ControlRequest: Sendable, Equatable {
     /// lines, then the summary.
     case backup(BackupDestination)
 
-    /// The command's name on the wire.
+    /// The command, as named on the wire.
     public var command: ControlCommand {
         switch self {
         case .status: .status
@@ -66,54 +66,12 @@ public enum ControlRequest: Sendable, Equatable {
         case .backup: .backup
         }
     }
-
-    /// `list` with the given filters; unset ones are left out of the JSON.
-    public static func list(
-        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
-        category: String? = nil, addedBy: String? = nil, favorites: Bool = false
-    ) -> ControlRequest {
-        .list(ListOptions(
-            search: search, sort: sort, limit: limit, after: after, category: category, addedBy: addedBy, favorites: favorites))
-    }
 }
 
-/// Which thumbnails `rethumb` regenerates.
-public enum RethumbSelection: Sendable, Equatable {
-    /// Every utensil's (`"all": true`).
-    case all
-    /// Those whose thumbnail file is missing (`"missing": true`).
-    case missing
-    /// These utensils', by id (`"targets": [ID, …]`).
-    case utensils([String])
-}
-
-/// The arguments of `list`, each optional.
-public struct ListOptions: Sendable, Equatable {
-    /// Names containing this, case- and accent-insensitively.
-    public var search: String?
-    /// The order; the server's default is `.newestFirst`.
-    public var sort: ListSort?
-    /// At most this many utensils in one page (at least 1).
-    public var limit: Int?
-    /// The opaque cursor from a previous page's `next`.
-    public var after: String?
-    /// Only this category (case-insensitively).
-    public var category: String?
-    /// Only utensils added by this user (a user name, or a numeric uid).
-    public var addedBy: String?
-    /// Only the calling user's favorites.
-    public var favorites: Bool
-
-    public init(
-        search: String? = nil, sort: ListSort? = nil, limit: Int? = nil, after: String? = nil,
-        category: String? = nil, addedBy: String? = nil, favorites: Bool = false
-    ) {
-        self.search = search
-        self.sort = sort
-        self.limit = limit
-        self.after = after
-        self.category = category
-        self.addedBy = addedBy
-        self.favorites = favorites
-    }
+extension ControlCommand: CaseIterable {
+    /// Every command, in the order of `ControlRequest`'s cases.
+    public static let allCases: [ControlCommand] = [
+        .status, .list, .show, .delete, .rename, .rejected, .retry, .check, .events, .categories, .setCategory,
+        .trash, .restore, .rethumb, .favorite, .unfavorite, .categoryRename, .categoryDelete, .backup,
+    ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UtensilCore
 
 /// One live event of `events`: a drop became a utensil, or was rejected, or a `rethumb` run
 /// started, went on or finished, or a category was renamed or deleted.

@@ -1,42 +1,51 @@
-/// The journald fields utensild writes beside `MESSAGE`, named once (the contract lists the
-/// `UTENSIL_*`, `INBOX_FILE`, `REJECT_REASON` and `DURATION_MS` ones).
-public enum JournalField: String, Sendable, CaseIterable {
-    case messageID = "MESSAGE_ID"
-    case utensilID = "UTENSIL_ID"
-    case utensilName = "UTENSIL_NAME"
-    case utensilCategory = "UTENSIL_CATEGORY"
-    case utensilAddedBy = "UTENSIL_ADDED_BY"
-    case inboxFile = "INBOX_FILE"
-    case rejectReason = "REJECT_REASON"
-    case durationMilliseconds = "DURATION_MS"
+/// The journald fields utensild writes beside `MESSAGE`, named once: each field's name is its
+/// case's, in capitals with underscores (`utensilAddedBy` is `UTENSIL_ADDED_BY`; the contract
+/// lists the `UTENSIL_*`, `INBOX_FILE`, `REJECT_REASON` and `DURATION_MS` ones).
+public enum JournalField: Sendable, CaseIterable, RawRepresentable {
+    case messageID
+    case utensilID
+    case utensilName
+    case utensilCategory
+    case utensilAddedBy
+    case inboxFile
+    case rejectReason
+    case durationMS
     /// Where a rejected drop went in `rejected/` (its name there).
-    case rejectedAs = "REJECTED_AS"
+    case rejectedAs
     /// Why a drop was left for a retry (`RetryReason`).
-    case retryReason = "RETRY_REASON"
+    case retryReason
     /// The drop a decoder crash was recorded for (the crash guard's key).
-    case sourceKey = "SOURCE_KEY"
+    case sourceKey
     /// Which step of start-up recovery stopped on an error (``MessageID/recoveryLeft``):
     /// `staging`, `older-staging` or `decoder-crashes`.
-    case recoveryStep = "RECOVERY_STEP"
+    case recoveryStep
     /// How many utensils the trash purger deleted for good.
-    case purgedCount = "PURGED_COUNT"
+    case purgedCount
     /// The uid of the control-socket peer a change was made for.
-    case peerUID = "PEER_UID"
+    case peerUID
     /// The pid of that peer.
-    case peerPID = "PEER_PID"
+    case peerPID
     /// The user a change was made for: the control-socket peer's Unix user name (its uid when
     /// it has no passwd entry), or the web gallery's signed-in user.
-    case changedBy = "CHANGED_BY"
+    case changedBy
     /// Which door the change came through: `control-socket` or `web`.
-    case changedVia = "CHANGED_VIA"
+    case changedVia
     /// Which ingest hook: `on_ingest` or `on_reject`.
-    case hook = "HOOK"
+    case hook
     /// The hook's program (its absolute path).
-    case hookProgram = "HOOK_PROGRAM"
+    case hookProgram
     /// The first bytes of what the hook printed (standard output and error together).
-    case hookOutput = "HOOK_OUTPUT"
+    case hookOutput
     /// How many bytes the hook printed in all (more than `HOOK_OUTPUT` holds when it was cut).
-    case hookOutputBytes = "HOOK_OUTPUT_BYTES"
+    case hookOutputBytes
     /// How the hook ended: `exit 1`, `signal 9`, `timeout`, `not started` …
-    case hookEnd = "HOOK_END"
+    case hookEnd
+
+    /// The field's name in the journal.
+    public var rawValue: String { CaseSpelling.screamingSnake(self) }
+
+    public init?(rawValue: String) {
+        guard let field = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = field
+    }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCore
 
 #if DEBUG
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
@@ -10,39 +11,6 @@ import Glibc
 /// no step has a name, nothing kills or crashes the process, and the C support library has no
 /// crash-simulation code at all (the simulated crashes are raised from here).
 public struct FaultInjection: Sendable {
-    /// The steps of an ingest and of other store operations at which a `kill -9` can be injected.
-    public enum Step: String, Sendable, CaseIterable {
-        case opened = "opened"
-        case originalWritten = "original-written"
-        /// The thumbnail and the preview are written into `staging/`.
-        case thumbnailWritten = "thumbnail-written"
-        case filesDurable = "files-durable"
-        case committed = "committed"
-        case dropRemoved = "drop-removed"
-        case sidecarWritten = "sidecar-written"
-        case rejectionMoved = "rejection-moved"
-        /// After the commit, the new preview and thumbnail are moved from `staging/` into
-        /// place, then the new original.
-        case thumbnailMoved = "thumbnail-moved"
-        case originalMoved = "original-moved"
-        /// Deleting a utensil for good (`delete --now`, a purge of the trash): its files are
-        /// moved into `staging/`, its row's removal is committed, then each staged file is removed.
-        case deleteFilesStaged = "delete-files-staged"
-        case deleteCommitted = "delete-committed"
-        case deleteFileRemoved = "delete-file-removed"
-        /// A rename is committed.
-        case renameCommitted = "rename-committed"
-        /// `rethumb`: the new thumbnail and preview are durable in `staging/`, then renamed over
-        /// the old ones.
-        case rethumbStaged = "rethumb-staged"
-        case rethumbMoved = "rethumb-moved"
-
-        /// The steps of store operations other than an ingest.
-        public static let notOfAnIngest: Set<Step> = [
-            .deleteFilesStaged, .deleteCommitted, .deleteFileRemoved, .renameCommitted, .rethumbStaged, .rethumbMoved,
-        ]
-    }
-
     /// `UTENSIL_FAULT_KILL_AT=<step>`: the process kills itself with SIGKILL at that step.
     public var killAt: Step?
     /// `UTENSIL_FAULT_DECODER_CRASH=<text>`: decoding a drop whose name contains the text
@@ -120,13 +88,6 @@ public struct FaultInjection: Sendable {
 /// Release builds have no fault hooks: this stand-in only lets the steps stay named at their
 /// call sites. It reads no environment variable and every call compiles to nothing.
 public struct FaultInjection: Sendable {
-    /// The steps of a store operation (named in debug builds only).
-    public enum Step: Sendable {
-        case opened, originalWritten, thumbnailWritten, filesDurable, committed, dropRemoved, sidecarWritten
-        case rejectionMoved, thumbnailMoved, originalMoved, deleteFilesStaged, deleteCommitted, deleteFileRemoved
-        case renameCommitted, rethumbStaged, rethumbMoved
-    }
-
     public init() {}
 
     public static func fromEnvironment() -> FaultInjection { FaultInjection() }
@@ -138,3 +99,52 @@ public struct FaultInjection: Sendable {
     @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
 }
 #endif
+
+extension FaultInjection {
+    /// The steps of an ingest and of other store operations at which a `kill -9` can be injected.
+    ///
+    /// A step's name (`UTENSIL_FAULT_KILL_AT`'s value) is its case's in lower case with hyphens:
+    /// `originalWritten` is `original-written`. Release builds name no step.
+    public enum Step: Sendable, CaseIterable {
+        case opened
+        case originalWritten
+        /// The thumbnail and the preview are written into `staging/`.
+        case thumbnailWritten
+        case filesDurable
+        case committed
+        case dropRemoved
+        case sidecarWritten
+        case rejectionMoved
+        /// After the commit, the new preview and thumbnail are moved from `staging/` into
+        /// place, then the new original.
+        case thumbnailMoved
+        case originalMoved
+        /// Deleting a utensil for good (`delete --now`, a purge of the trash): its files are
+        /// moved into `staging/`, its row's removal is committed, then each staged file is removed.
+        case deleteFilesStaged
+        case deleteCommitted
+        case deleteFileRemoved
+        /// A rename is committed.
+        case renameCommitted
+        /// `rethumb`: the new thumbnail and preview are durable in `staging/`, then renamed over
+        /// the old ones.
+        case rethumbStaged
+        case rethumbMoved
+
+        #if DEBUG
+        /// The name `UTENSIL_FAULT_KILL_AT` gives the step by.
+        public var rawValue: String { CaseSpelling.kebab(self) }
+
+        /// The step of that name, nil for none.
+        public init?(rawValue: String) {
+            guard let step = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = step
+        }
+        #endif
+
+        /// The steps of store operations other than an ingest.
+        public static let notOfAnIngest: Set<Step> = [
+            .deleteFilesStaged, .deleteCommitted, .deleteFileRemoved, .renameCommitted, .rethumbStaged, .rethumbMoved,
+        ]
+    }
+}

@@ -6,7 +6,7 @@ extension IngestEngine {
     func log(_ outcome: IngestOutcome, drop: Drop, duration: Duration) {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         var metadata: Logger.Metadata = .journal([
-            .inboxFile: .string(drop.inboxPath.lossyString), .durationMilliseconds: .stringConvertible(milliseconds),
+            .inboxFile: .string(drop.inboxPath.lossyString), .durationMS: .stringConvertible(milliseconds),
         ])
         switch outcome {
         case .ingested(let record), .alreadyIngested(let record):

@@ -3,12 +3,24 @@ import UtensilCore
 
 /// An exclusive lock on the state folder, held for the life of the process, so that two
 /// utensild processes (a daemon and a `--oneshot`, say) never ingest into one catalog at once.
+///
+/// With a catalog of its own (SQLite) a state folder has one lock, `utensild.lock`. With a
+/// shared catalog (PostgreSQL), several hosts use one state folder, each staging and
+/// recovering its own work under its `host_name`: each host then locks
+/// `utensild-<host_name>.lock`, which keeps a second process of the same host name (on this
+/// machine, or on another that mounts the folder) out, and lets the other hosts in.
 public final class StateLock: Sendable {
     private let fd: Int32
 
-    /// Takes the lock on `state_dir/utensild.lock`, or throws naming the process holding it.
-    public init(stateDirectory: String) throws(StateLockError) {
-        let path = RawPath(stateDirectory).appending("utensild.lock")
+    /// The lock file's name: `utensild.lock`, or with a shared catalog `utensild-<host_name>.lock`.
+    public static func fileName(sharedAs hostName: String?) -> String {
+        hostName.map { "utensild-\($0).lock" } ?? "utensild.lock"
+    }
+
+    /// Takes the lock on `state_dir/utensild.lock` (or, for `hostName` in a shared catalog,
+    /// `state_dir/utensild-<host_name>.lock`), or throws naming the process holding it.
+    public init(stateDirectory: String, sharedAs hostName: String? = nil) throws(StateLockError) {
+        let path = RawPath(stateDirectory).appending(Self.fileName(sharedAs: hostName))
         let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, StatePermissions.fileMode) }
         guard fd >= 0 else { throw .cannotOpen(path: path.description, reason: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -36,7 +48,7 @@ public enum StateLockError: Error, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             "cannot open the lock file \(path): \(reason)"
         case .held(let path, let pid):
-            "another utensild\(pid.map { " (pid \($0))" } ?? "") is already using this state folder (\(path)); stop it first, or use another state_dir"
+            "another utensild\(pid.map { " (pid \($0))" } ?? "") is already using this state folder (\(path)); stop it first, or use another state_dir (or, with a PostgreSQL catalog, another host_name)"
         }
     }
 }

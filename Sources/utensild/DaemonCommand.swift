@@ -12,7 +12,7 @@ struct DaemonCommand {
     let readConfiguration: UtensilDaemon.ConfigurationReader
 
     func run() async throws {
-        let lock = try StateLock(stateDirectory: configuration.stateDir)
+        let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         let daemon = UtensilDaemon(configuration: configuration, readConfiguration: readConfiguration, logger: logger)
         try await daemon.makeServiceGroup().run()
         logger.notice("utensild stopped")

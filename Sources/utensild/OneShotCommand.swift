@@ -13,7 +13,7 @@ struct OneShotCommand {
     /// Returns the exit code: 0, or 1 if a drop was left for retry.
     func run() throws -> Int32 {
         let settings = IngestSettings(configuration)
-        let lock = try StateLock(stateDirectory: configuration.stateDir)
+        let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         defer { withExtendedLifetime(lock) {} }
         let engine = IngestEngine(
             store: try StartUp.prepare(settings: settings, logger: logger).store,

@@ -50,7 +50,7 @@ struct RestoreCommand: ParsableCommand {
         logger.logLevel = .critical  // The outcome is printed; the daemon's journal is not for this.
         let lock: StateLock
         do {
-            lock = try StateLock(stateDirectory: configuration.stateDir)
+            lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         } catch {
             throw Self.failure("\(error)", code: 1)
         }

@@ -43,8 +43,16 @@ public final class PostgresServer: Sendable {
     /// The server's log, for failure messages.
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "(no log at \(logFile))" }
 
+    /// Addresses the server listens on besides loopback (a ``NetworkLab``'s gateways).
+    public let extraListenAddresses: [String]
+    /// A network (CIDR) whose clients may log in with a password, besides loopback.
+    public let allowedNetwork: String?
+
     /// Makes a new cluster and starts it; throws (naming the package) when PostgreSQL 15 is not installed.
-    public init() throws {
+    /// With a `lab`, the server also listens on its gateways and lets its hosts log in.
+    public init(reachableFrom lab: NetworkLab? = nil) throws {
+        extraListenAddresses = lab?.gateways ?? []
+        allowedNetwork = lab?.network
         for program in ["initdb", "pg_ctl", "postgres", "psql"] {
             let path = Self.binaries + "/" + program
             guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -78,7 +86,8 @@ public final class PostgresServer: Sendable {
 
     /// Starts the server (again, after ``stop(_:)``) and waits until it accepts connections.
     public func start() throws {
-        let options = "-k \(socketDirectory) -p \(port) -c listen_addresses=127.0.0.1"
+        let addresses = (["127.0.0.1"] + extraListenAddresses).joined(separator: ",")
+        let options = "-k \(socketDirectory) -p \(port) -c listen_addresses=\(addresses)"
         let result = try PostgresCommand.run(
             "pg_ctl", ["-D", dataDirectory, "-w", "-t", "60", "-l", logFile, "-o", options, "start"], in: folder)
         guard result.status == 0 else {
@@ -153,7 +162,7 @@ public final class PostgresServer: Sendable {
             local all postgres trust
             local all all scram-sha-256
             host all all 127.0.0.1/32 scram-sha-256
-            """
+            """ + (allowedNetwork.map { "\nhost all all \($0) scram-sha-256" } ?? "")
         try Data((rules + "\n").utf8).write(to: URL(fileURLWithPath: dataDirectory + "/pg_hba.conf"))
     }
 }

@@ -33,10 +33,10 @@ struct ChangePolicy: Sendable {
         return Self.refused
     }
 
-    /// The commands only root and the daemon's own user may give: `backup` writes every photo
-    /// and the catalog, as the daemon, wherever it is told.
+    /// The commands only root and the daemon's own user may give (`ControlAccess.administers`):
+    /// `backup` writes every photo and the catalog, as the daemon, wherever it is told.
     static func administers(_ command: ControlCommand) -> Bool {
-        command == .backup
+        command.access == .administers
     }
 
     static let refusedBackup = ControlError(
@@ -46,19 +46,13 @@ struct ChangePolicy: Sendable {
     /// Requests about the caller's own favorites: open to every peer (each has a user), and
     /// to signed-in web users.
     static func personal(_ request: ControlRequest) -> Bool {
-        switch request {
-        case .favorite, .unfavorite: true
-        case .list(let options): options.favorites
-        default: false
-        }
+        if case .list(let options) = request { return options.favorites }
+        return request.command.access == .personal
     }
 
     /// The commands that change utensils or files, rather than only read.
     static func changes(_ command: ControlCommand) -> Bool {
-        switch command {
-        case .delete, .rename, .retry, .setCategory, .restore, .rethumb, .categoryRename, .categoryDelete, .backup: true
-        case .status, .list, .show, .rejected, .check, .events, .categories, .trash, .favorite, .unfavorite: false
-        }
+        command.access == .changes || command.access == .administers
     }
 
     static let refused = ControlError(

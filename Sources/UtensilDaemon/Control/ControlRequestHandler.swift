@@ -209,16 +209,15 @@ struct ControlRequestHandler: Sendable {
 
     /// A category renamed, merged or deleted: journalled, and announced to `events` (the
     /// gallery's chips follow it).
-    private func changeCategory(_ change: CatalogCategoryChange, for caller: Caller) -> CategoryChange {
+    private func changeCategory(_ change: CategoryChange, for caller: Caller) -> CategoryChange {
         let what = switch change.to {
         case nil: "Deleted the category \(change.from): its \(change.moved) utensils are uncategorised"
         case let to? where change.merged: "Merged the category \(change.from) into \(to) (\(change.moved) utensils moved, \(change.count) in all)"
         case let to?: "Renamed the category \(change.from) to \(to) (\(change.moved) utensils)"
         }
         audit.filesChanged(what, for: caller)
-        let shown = CategoryChange(from: change.from, to: change.to, moved: change.moved, merged: change.merged, count: change.count)
-        events.publish(.category(shown, at: Date()))
-        return shown
+        events.publish(.category(change, at: Date()))
+        return change
     }
 
     private func retry(_ file: String, for caller: Caller) throws(StoreError) -> RetryOutcome {

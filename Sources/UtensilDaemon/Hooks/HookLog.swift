@@ -65,7 +65,7 @@ struct HookLog: Sendable {
         if let reason = job.event.event.reason { metadata[.rejectReason] = .string(reason) }
         if let run {
             metadata[.hookEnd] = .string(Self.endText(run.end))
-            metadata[.durationMilliseconds] = .string(String(Self.milliseconds(run.duration)))
+            metadata[.durationMS] = .string(String(Self.milliseconds(run.duration)))
             if run.outputBytes > 0 {
                 metadata[.hookOutput] = .string(String(decoding: run.output, as: UTF8.self))
                 metadata[.hookOutputBytes] = .string(String(run.outputBytes))

@@ -17,10 +17,8 @@ struct Categories: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let categories = try invocation.connect().send(.categories)
-            if invocation.json { return try JSONOutput.print(categories) }
-            invocation.print(CategoryListView.render(categories, style: invocation.style))
+        try Invocation.answer(.categories, globals, outer: root.globals) { categories, invocation in
+            CategoryListView.render(categories, style: invocation.style)
         }
     }
 }

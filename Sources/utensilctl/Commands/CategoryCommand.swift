@@ -41,11 +41,7 @@ struct CategoryCommand: ParsableCommand {
         @ParentCommand var group: CategoryCommand
 
         func run() throws {
-            try Invocation(globals, outer: group.outer).run { invocation throws(ClientError) in
-                let change = try invocation.connect().send(.categoryRename(old, to: new))
-                if invocation.json { return try JSONOutput.print(change) }
-                invocation.print([CategoryChangeLine.render(change)])
-            }
+            try Invocation.answer(.categoryRename(old, to: new), globals, outer: group.outer) { change, _ in [CategoryChangeLine.render(change)] }
         }
     }
 
@@ -60,11 +56,7 @@ struct CategoryCommand: ParsableCommand {
         @ParentCommand var group: CategoryCommand
 
         func run() throws {
-            try Invocation(globals, outer: group.outer).run { invocation throws(ClientError) in
-                let change = try invocation.connect().send(.categoryDelete(name))
-                if invocation.json { return try JSONOutput.print(change) }
-                invocation.print([CategoryChangeLine.render(change)])
-            }
+            try Invocation.answer(.categoryDelete(name), globals, outer: group.outer) { change, _ in [CategoryChangeLine.render(change)] }
         }
     }
 }

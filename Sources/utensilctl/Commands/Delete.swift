@@ -25,18 +25,13 @@ struct Delete: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let deleted = try invocation.connect().send(.delete(id, now: now))
-            if invocation.json { return try JSONOutput.print(deleted) }
+        try Invocation.answer(.delete(id, now: now), globals, outer: root.globals) { deleted, _ in
             let name = TerminalText.escaped(deleted.name)
-            if let purgeAt = deleted.purgeAt {
-                invocation.print([
-                    "Moved \"\(name)\" (\(deleted.id)) to the trash; it is purged on \(Formats.dateTime(purgeAt, in: .current)).",
-                    "Undo with: utensilctl restore \(deleted.id)",
-                ])
-            } else {
-                invocation.print(["Deleted \"\(name)\" (\(deleted.id))."])
-            }
+            guard let purgeAt = deleted.purgeAt else { return ["Deleted \"\(name)\" (\(deleted.id))."] }
+            return [
+                "Moved \"\(name)\" (\(deleted.id)) to the trash; it is purged on \(Formats.dateTime(purgeAt, in: .current)).",
+                "Undo with: utensilctl restore \(deleted.id)",
+            ]
         }
     }
 }

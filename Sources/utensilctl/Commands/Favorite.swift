@@ -53,10 +53,8 @@ enum FavoriteMark {
     static func send(
         _ call: ControlCall<UtensilInfo>, _ globals: GlobalOptions, outer: GlobalOptions, saying state: String
     ) throws {
-        try Invocation(globals, outer: outer).run { invocation throws(ClientError) in
-            let utensil = try invocation.connect().send(call)
-            if invocation.json { return try JSONOutput.print(utensil) }
-            invocation.print(["\"\(TerminalText.escaped(utensil.name))\" (\(utensil.id)) \(state)."])
+        try Invocation.answer(call, globals, outer: outer) { utensil, _ in
+            ["\"\(TerminalText.escaped(utensil.name))\" (\(utensil.id)) \(state)."]
         }
     }
 }

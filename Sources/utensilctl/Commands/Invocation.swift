@@ -33,6 +33,19 @@ struct Invocation {
         }
     }
 
+    /// A subcommand that makes one call: its reply as JSON with `--json`, else the lines
+    /// `shown` makes of it; a `ClientError` as `run` words it.
+    static func answer<Reply: Encodable>(
+        _ call: ControlCall<Reply>, _ globals: GlobalOptions, outer: GlobalOptions,
+        shown: (Reply, Invocation) -> [String]
+    ) throws(ExitCode) {
+        try Invocation(globals, outer: outer).run { invocation throws(ClientError) in
+            let reply = try invocation.connect().send(call)
+            if invocation.json { return try JSONOutput.print(reply) }
+            invocation.print(shown(reply, invocation))
+        }
+    }
+
     func print(_ lines: [String]) {
         for line in lines { StandardStreams.out(line) }
     }

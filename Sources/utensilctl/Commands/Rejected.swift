@@ -14,10 +14,8 @@ struct Rejected: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let files = try invocation.connect().send(.rejected)
-            if invocation.json { return try JSONOutput.print(files) }
-            invocation.print(RejectedView.render(files, style: invocation.style))
+        try Invocation.answer(.rejected, globals, outer: root.globals) { files, invocation in
+            RejectedView.render(files, style: invocation.style)
         }
     }
 }

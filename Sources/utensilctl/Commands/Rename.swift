@@ -23,10 +23,8 @@ struct Rename: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let renamed = try invocation.connect().send(.rename(id, to: newName))
-            if invocation.json { return try JSONOutput.print(renamed) }
-            invocation.print(["Renamed \(renamed.id) to \"\(TerminalText.escaped(renamed.name))\"."])
+        try Invocation.answer(.rename(id, to: newName), globals, outer: root.globals) { renamed, _ in
+            ["Renamed \(renamed.id) to \"\(TerminalText.escaped(renamed.name))\"."]
         }
     }
 }

@@ -23,10 +23,8 @@ struct Restore: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let restored = try invocation.connect().send(.restore(id, as: newName))
-            if invocation.json { return try JSONOutput.print(restored) }
-            invocation.print(["Restored \"\(TerminalText.escaped(restored.name))\" (\(restored.id))."])
+        try Invocation.answer(.restore(id, as: newName), globals, outer: root.globals) { restored, _ in
+            ["Restored \"\(TerminalText.escaped(restored.name))\" (\(restored.id))."]
         }
     }
 }

@@ -17,10 +17,8 @@ struct Trash: ParsableCommand {
     @ParentCommand var root: Utensilctl
 
     func run() throws {
-        try Invocation(globals, outer: root.globals).run { invocation throws(ClientError) in
-            let trashed = try invocation.connect().send(.trash)
-            if invocation.json { return try JSONOutput.print(trashed) }
-            invocation.print(TrashView.render(trashed, style: invocation.style))
+        try Invocation.answer(.trash, globals, outer: root.globals) { trashed, invocation in
+            TrashView.render(trashed, style: invocation.style)
         }
     }
 }

@@ -1,4 +1,5 @@
 import UtensilControlProtocol
+import UtensilCore
 
 /// A category rename, merge or delete in one line for people (`category rename|delete`, `events`).
 enum CategoryChangeLine {

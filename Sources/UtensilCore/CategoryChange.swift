@@ -1,9 +1,10 @@
-/// What `category-rename` and `category-delete` did (and the `category` event says).
+/// What renaming or deleting a category did: the catalog's answer (`CatalogCategoryChange`)
+/// and, as it is, what `category-rename` and `category-delete` reply (and the `category` event says).
 public struct CategoryChange: Codable, Sendable, Equatable {
     /// The category as it was spelled.
     public var from: String
-    /// The category its utensils are in now (an existing one's spelling after a merge); `null`
-    /// after a delete (always written).
+    /// The category its utensils are in now (as it is spelled: an existing one's spelling after
+    /// a merge); nil after a delete (JSON `null`, always written).
     public var to: String?
     /// Utensils (not in the trash) that changed category.
     public var moved: Int
