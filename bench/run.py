@@ -747,7 +747,9 @@ def table(results):
     elif "cpu" not in results:  # --only memory
         rows = memory_rows(results, verdict)
     else:
-        rows = base_rows(results, verdict) + mapping_rows(results)
+        rows = base_rows(results, verdict)
+        after_idle = next(i for i, r in enumerate(rows) if r[0] == "idle RSS after work") + 1
+        rows[after_idle:after_idle] = mapping_rows(results)
     rows += scale_rows(results, verdict)
     header = ("measure", "anchor", "utensild", "ratio", "target", "")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
