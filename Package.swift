@@ -121,11 +121,11 @@ let package = Package(
             name: "UtensilCatalog",
             dependencies: ["UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The PostgreSQL catalog (several hosts, one catalog): the only code that touches
-        // postgres-nio. So far its connection, check and schema migrations.
+        // postgres-nio: its connection, check, schema migrations and PostgresCatalog.
         .target(
             name: "UtensilCatalogPostgres",
             dependencies: [
-                "UtensilConfig",
+                "UtensilCatalogModel", "UtensilCore", "UtensilConfig",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,7 +146,8 @@ let package = Package(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
-                "UtensilCatalogPostgres",
+                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,7 +179,11 @@ let package = Package(
         // CatalogBackend, run against every backend in CatalogBackends.all.
         .testTarget(
             name: "UtensilCatalogContractTests",
-            dependencies: ["UtensilCatalogModel", "UtensilCatalog", "UtensilCore"]),
+            dependencies: [
+                "UtensilCatalogModel", "UtensilCatalog", "UtensilCore", "UtensilCatalogPostgres", "UtensilConfig", "UtensilTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilMetricsTests",

@@ -170,6 +170,11 @@ public final class Catalog: Sendable {
                 CREATE INDEX favorite_on_utensilId ON favorite(utensilId);
                 """)
         }
+        migrator.registerMigration("v7-hosts", migrate: Self.createHosts)
+        migrator.registerMigration("v8-utensil-host") { db in
+            // Round 3: the host that ingested each utensil (PostgreSQL's column `host`).
+            try db.execute(sql: "ALTER TABLE utensil ADD COLUMN host TEXT")
+        }
         return migrator
     }
 
@@ -238,16 +243,6 @@ public final class Catalog: Sendable {
         try write { db in
             try db.execute(sql: "DELETE FROM decoderCrash WHERE sourceKey = ?", arguments: [sourceKey])
         }
-    }
-
-    // MARK: Observing
-
-    /// Calls `onChange` after every committed transaction of this process that changed the
-    /// utensil table, until the returned observation is cancelled or released.
-    public func observeUtensilChanges(_ onChange: @escaping @Sendable () -> Void) -> CatalogObservation {
-        let cancellable = DatabaseRegionObservation(tracking: Table(UtensilRecord.databaseTableName))
-            .start(in: writer, onError: { _ in }, onChange: { _ in onChange() })
-        return CatalogObservation(cancellable)
     }
 
     // MARK: Reads
@@ -532,6 +527,7 @@ extension Catalog {
             record.sourceKey = photo.sourceKey
             record.contentClaim = photo.contentClaim
             record.addedBy = photo.addedBy
+            record.host = photo.host
             record.updatedAt = Date()
             try Self.update(record, db)
             if let sourceKey = photo.sourceKey {
@@ -625,15 +621,6 @@ extension Catalog {
         else { return nil }
         return (String(parts[0]), String(parts[1]))
     }
-}
-
-/// A running ``Catalog/observeUtensilChanges(_:)``; stops when cancelled or released.
-public final class CatalogObservation: Sendable {
-    private let cancellable: AnyDatabaseCancellable
-
-    init(_ cancellable: AnyDatabaseCancellable) { self.cancellable = cancellable }
-
-    public func cancel() { cancellable.cancel() }
 }
 
 extension Catalog {

@@ -45,6 +45,9 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     /// The user name owning the dropped file, or its numeric uid; nil for utensils from before
     /// this was recorded.
     public var addedBy: String?
+    /// The `host_name` of the host that ingested its photo (or last replaced it); nil for
+    /// utensils from before this was recorded.
+    public var host: String?
     /// When its name, category or photo last changed; nil if never.
     public var updatedAt: Date?
     /// When it was moved to the trash; nil while it is in the catalog.
@@ -56,8 +59,10 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
         id: UUID, name: String, nameKey: String, searchKey: String, fileExtension: String,
         createdAt: Date, width: Int, height: Int, bytes: Int, sha256: String,
         sourceKey: String?, nameClaim: String?, contentClaim: String?,
-        category: String? = nil, addedBy: String? = nil, updatedAt: Date? = nil, trashedAt: Date? = nil
+        category: String? = nil, addedBy: String? = nil, updatedAt: Date? = nil, trashedAt: Date? = nil,
+        host: String? = nil
     ) {
+        self.host = host
         self.id = id
         self.name = name
         self.nameKey = nameKey
@@ -82,7 +87,7 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
         case bytes, sha256, sourceKey, nameClaim, contentClaim
-        case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey
+        case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey, host
     }
 }
 

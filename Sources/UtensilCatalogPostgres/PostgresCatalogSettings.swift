@@ -34,33 +34,53 @@ public struct PostgresCatalogSettings: Sendable, CustomStringConvertible {
     /// For one connection (``PostgresCatalogCheck``, ``PostgresMigrator``). No TLS: reach the
     /// server over its Unix socket or a network you trust (see docs/SEVERAL-HOSTS.md).
     public var connectionConfiguration: PostgresConnection.Configuration {
-        var configuration: PostgresConnection.Configuration
-        switch url.server {
-        case .tcp(let host):
-            configuration = .init(
-                host: host, port: url.port, username: url.user, password: password, database: url.database, tls: .disable)
-        case .unixSocket:
-            configuration = .init(
-                unixSocketPath: url.socketPath ?? "", username: url.user, password: password, database: url.database)
-        }
-        configuration.options.connectTimeout = .seconds(connectTimeoutSeconds)
-        configuration.options.additionalStartupParameters = [("application_name", "utensild")]
-        return configuration
+        configuration(PostgresConnection.Configuration.self)
     }
 
-    /// For the daemon's pool of connections (``PostgresCatalogService``).
+    /// For the daemon's pool of connections (``PostgresCatalogService``), the same as
+    /// ``connectionConfiguration``.
     public var clientConfiguration: PostgresClient.Configuration {
-        var configuration: PostgresClient.Configuration
-        switch url.server {
+        configuration(PostgresClient.Configuration.self)
+    }
+
+    /// The server, role, password and database of ``url``, no TLS, this connect timeout and
+    /// `application_name`, in either of postgres-nio's configurations.
+    private func configuration<Configuration: PostgresEndpointConfiguration>(_: Configuration.Type) -> Configuration {
+        var configuration: Configuration = switch url.server {
         case .tcp(let host):
-            configuration = .init(
-                host: host, port: url.port, username: url.user, password: password, database: url.database, tls: .disable)
+            .init(host: host, port: url.port, username: url.user, password: password, database: url.database, tls: Configuration.noTLS)
         case .unixSocket:
-            configuration = .init(
-                unixSocketPath: url.socketPath ?? "", username: url.user, password: password, database: url.database)
+            .init(unixSocketPath: url.socketPath ?? "", username: url.user, password: password, database: url.database)
         }
-        configuration.options.connectTimeout = .seconds(connectTimeoutSeconds)
-        configuration.options.additionalStartupParameters = [("application_name", "utensild")]
+        configuration.setCatalogOptions(connectTimeoutSeconds: connectTimeoutSeconds, startupParameters: [("application_name", "utensild")])
         return configuration
+    }
+}
+
+/// What postgres-nio's two configurations (one connection's, a pool's) have in common, as
+/// ``PostgresCatalogSettings`` fills them in.
+protocol PostgresEndpointConfiguration {
+    associatedtype TLS
+    static var noTLS: TLS { get }
+    init(host: String, port: Int, username: String, password: String?, database: String?, tls: TLS)
+    init(unixSocketPath: String, username: String, password: String?, database: String?)
+    mutating func setCatalogOptions(connectTimeoutSeconds: Int64, startupParameters: [(String, String)])
+}
+
+extension PostgresConnection.Configuration: PostgresEndpointConfiguration {
+    static var noTLS: TLS { .disable }
+
+    mutating func setCatalogOptions(connectTimeoutSeconds: Int64, startupParameters: [(String, String)]) {
+        options.connectTimeout = .seconds(connectTimeoutSeconds)
+        options.additionalStartupParameters = startupParameters
+    }
+}
+
+extension PostgresClient.Configuration: PostgresEndpointConfiguration {
+    static var noTLS: TLS { .disable }
+
+    mutating func setCatalogOptions(connectTimeoutSeconds: Int64, startupParameters: [(String, String)]) {
+        options.connectTimeout = .seconds(connectTimeoutSeconds)
+        options.additionalStartupParameters = startupParameters
     }
 }

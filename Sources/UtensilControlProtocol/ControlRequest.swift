@@ -41,6 +41,8 @@ public enum ControlRequest: Sendable, Equatable {
     /// A consistent copy of the catalog and the files into a new folder; answered by progress
     /// lines, then the summary.
     case backup(BackupDestination)
+    /// The hosts sharing the catalog, from their heartbeats.
+    case hosts
 
     /// The command, as named on the wire.
     public var command: ControlCommand {
@@ -64,6 +66,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .categoryRename: .categoryRename
         case .categoryDelete: .categoryDelete
         case .backup: .backup
+        case .hosts: .hosts
         }
     }
 }
@@ -72,6 +75,6 @@ extension ControlCommand: CaseIterable {
     /// Every command, in the order of `ControlRequest`'s cases.
     public static let allCases: [ControlCommand] = [
         .status, .list, .show, .delete, .rename, .rejected, .retry, .check, .events, .categories, .setCategory,
-        .trash, .restore, .rethumb, .favorite, .unfavorite, .categoryRename, .categoryDelete, .backup,
+        .trash, .restore, .rethumb, .favorite, .unfavorite, .categoryRename, .categoryDelete, .backup, .hosts,
     ]
 }

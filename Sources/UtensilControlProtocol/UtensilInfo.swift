@@ -24,6 +24,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     /// The user name owning the dropped file, or its numeric uid; nil (JSON `null`, always
     /// written) for utensils added before utensild recorded it.
     @WrittenAsNull public var addedBy: String?
+    /// The `host_name` of the host that ingested it (or last replaced its photo); nil (JSON
+    /// `null`, always written) for utensils added before utensild recorded it.
+    @WrittenAsNull public var host: String?
     /// When its name, category or photo last changed; nil (JSON `null`, always written) if never.
     @WrittenAsNull public var updatedAt: Date?
     /// Whether it is a favorite of the user who asked (JSON `favorite`); nil (left out) where
@@ -45,8 +48,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
         bytes: Int, original: String, thumbnail: String, category: String? = nil, addedBy: String? = nil,
         updatedAt: Date? = nil, trashedAt: Date? = nil, purgeAt: Date? = nil, thumbnailJPEG: Data? = nil,
-        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil
+        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil, host: String? = nil
     ) {
+        self.host = host
         self.previewFile = previewFile
         self.id = id
         self.name = name
@@ -70,7 +74,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
         case previewFile = "preview"
-        case category, addedBy, updatedAt, trashedAt, purgeAt, favorite
+        case category, addedBy, host, updatedAt, trashedAt, purgeAt, favorite
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
     }
 

@@ -16,6 +16,7 @@ extension IngestSettings {
             trashDays: configuration.trashDays,
             replaceDuplicateNames: configuration.duplicateNames == .replace,
             hostName: configuration.effectiveHostName)
+        sharesStateFolder = configuration.sharedHostName != nil
     }
 }
 

@@ -1,8 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
-import UtensilCatalog
-import UtensilCatalogModel
+import UtensilIngest
 import UtensilSystemd
 
 /// Keeps systemd informed: `READY=1`, a `STATUS=` line kept current (at most about once a
@@ -10,7 +9,7 @@ import UtensilSystemd
 /// progress, so that a hung decoder lets the watchdog fire.
 struct StatusReporter: Sendable {
     let inbox: String
-    let catalog: Catalog
+    let store: UtensilStore
     let scheduler: DropScheduler
     let link: SystemdLink
     let logger: Logger
@@ -34,19 +33,23 @@ struct StatusReporter: Sendable {
         link.send { try $0.ready() }
     }
 
-    /// Sends `STATUS=` after each change of the scheduler's counters or of the catalog (an
-    /// ingest, a delete, a rename, from any caller), at most about once a second. The utensil
-    /// count is the catalog's own, never a tally kept beside it. Runs until cancelled.
+    /// Sends `STATUS=` after each change of the scheduler's counters or of the store's
+    /// utensils (an ingest, a trash, restore or delete, from any caller: the store tells),
+    /// at most about once a second. The utensil count is the catalog's own (asked through the
+    /// store), never a tally kept beside it. Runs until cancelled.
     func runStatus() async {
         guard link.notifier != nil else { return }
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let observation = catalog.observeUtensilChanges { wake.yield() }
-        defer { observation.cancel() }
         await withDiscardingTaskGroup { group in
             group.addTask {
-                // Ends when the scheduler stops; the catalog's changes are followed until cancelled.
+                // Ends when the scheduler stops.
                 for await _ in await scheduler.changes() { wake.yield() }
             }
+            group.addTask {
+                // Followed until cancelled.
+                for await _ in store.countChanges() { wake.yield() }
+            }
+            wake.yield()  // The first line, at once.
             var lastSent = ContinuousClock.now - .seconds(2)
             var lastLine = ""
             var lastCount = 0
@@ -54,7 +57,7 @@ struct StatusReporter: Sendable {
                 let wait = lastSent + .seconds(1) - ContinuousClock.now
                 if wait > .zero { try? await Task.sleep(for: wait) }
                 let counters = await scheduler.counters
-                if let count = try? catalog.count() { lastCount = count }
+                if let count = try? await store.countWithoutBlocking() { lastCount = count }
                 let line = Self.line(inbox: inbox, utensils: lastCount, counters: counters)
                 if line != lastLine {
                     link.send { try $0.status(line) }

@@ -4,7 +4,6 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
-import UtensilCatalog
 import UtensilCatalogModel
 import UtensilConfig
 import UtensilControlProtocol
@@ -33,11 +32,17 @@ public struct UtensilDaemon: Sendable {
     let notifier: SystemdNotifier?
     /// Called once the start-up scan is queued (tests and the control socket use it).
     let onReady: @Sendable () -> Void
+    /// The catalog when it is open already (PostgreSQL); nil for the SQLite file in the state folder.
+    let catalog: (any CatalogBackend)?
 
+    /// - Parameter catalog: a catalog already open (PostgreSQL: the caller runs its pool of
+    ///   connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
     public init(
         configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
+        catalog: (any CatalogBackend)? = nil,
         notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), onReady: @escaping @Sendable () -> Void = {}
     ) {
+        self.catalog = catalog
         self.configuration = configuration
         self.readConfiguration = readConfiguration
         self.logger = logger
@@ -52,7 +57,7 @@ public struct UtensilDaemon: Sendable {
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
-        let (store, catalog) = try StartUp.prepare(settings: settings, logger: logger)
+        let store = try StartUp.prepare(settings: settings, catalog: catalog, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -71,7 +76,7 @@ public struct UtensilDaemon: Sendable {
             settleSeconds: configuration.settleSeconds, scheduler: scheduler, writers: writers, pool: pool,
             logger: logger, metrics: metrics)
         let reporter = StatusReporter(
-            inbox: configuration.inbox, catalog: catalog, scheduler: scheduler,
+            inbox: configuration.inbox, store: store, scheduler: scheduler,
             link: link, logger: logger)
         let hooks = HookRunner(
             settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
@@ -83,11 +88,13 @@ public struct UtensilDaemon: Sendable {
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
+        let heart = HostHeart(
+            name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
-            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: Date(),
+            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
-            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache())
+            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache(), heart: heart)
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
@@ -124,6 +131,10 @@ public struct UtensilDaemon: Sendable {
         if notifier != nil {
             services.append(.init(service: SystemdStatusService(reporter: reporter), serviceName: "systemd status"))
         }
+        // 7½. This host's heartbeat, beating until everything below has stopped: its last beat
+        //     says it stopped, with the final counts.
+        services.append(.init(
+            service: HostHeartbeatService(heart: heart, logger: logger), serviceName: "host heartbeat"))
         // 7. The control socket: answers until everything that changes state has stopped. If it
         //    fails, the daemon goes on ingesting (so its end is ignored).
         services.append(.init(

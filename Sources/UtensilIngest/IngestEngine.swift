@@ -249,7 +249,7 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
-            category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner))
+            category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner), host: settings.hostName)
         let pending: PendingUtensil
         do throws(SystemError) {
             pending = try store.write(

@@ -18,6 +18,9 @@ public struct IngestSettings: Sendable {
     public var trashDays: Double
     /// `host_name`: names this host's own folder in `staging/` (``staging``).
     public var hostName: String
+    /// Whether other hosts share the state folder (a PostgreSQL catalog): this host's own
+    /// files in it then carry its name (``ownFiles``).
+    public var sharesStateFolder = false
 
     public init(
         inbox: String, rejected: String, stateDirectory: String,
@@ -65,7 +68,9 @@ public struct IngestSettings: Sendable {
     public var staging: RawPath { stagingRoot.appending(hostName) }
     /// The drops being decoded, one slot a decoding thread, mapped into memory
     /// (``DecoderCrashGuard``): what it says when the process dies is read at the next start.
-    public var decodingSlots: RawPath { stateDirectory.appending("decoding.slots") }
+    public var decodingSlots: RawPath { stateDirectory.appending(ownFiles.decodingSlots) }
+    /// The names of this host's own files in the state folder.
+    public var ownFiles: HostFileNames { HostFileNames(sharedAs: sharesStateFolder ? hostName : nil) }
 
     public func originalPath(id: UUIDString, fileExtension: String) -> RawPath {
         originals.appending("\(id).\(fileExtension)")

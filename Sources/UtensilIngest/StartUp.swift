@@ -9,15 +9,18 @@ import UtensilCatalogModel
 public enum StartUp {
     /// Runs the sequence and returns the process's one ``UtensilStore``, ready for ingests:
     /// the daemon hands this same instance to every front door (and reloads its settings).
-    /// `catalog` is the SQLite catalog behind it, for the change notifications `STATUS=` follows.
+    /// `catalog` is the catalog already open elsewhere (PostgreSQL, whose pool of connections
+    /// the caller runs); nil opens the SQLite ``Catalog`` in the state folder, which is named
+    /// here and nowhere else in the daemon.
     public static func prepare(
-        settings: IngestSettings, logger: Logger, faults: FaultInjection = .fromEnvironment()
-    ) throws -> (store: UtensilStore, catalog: Catalog) {
-        StatePermissions.tighten(settings, logger: logger)
-        let catalog = try Catalog(path: settings.catalogPath)
+        settings: IngestSettings, catalog: (any CatalogBackend)? = nil, logger: Logger,
+        faults: FaultInjection = .fromEnvironment()
+    ) throws -> UtensilStore {
+        StatePermissions.tighten(settings, sqliteCatalog: catalog == nil, logger: logger)
+        let catalog: any CatalogBackend = if let catalog { catalog } else { try Catalog(path: settings.catalogPath) }
         try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()
-        return (store, catalog)
+        return store
     }
 }

@@ -12,15 +12,10 @@ import UtensilCore
 public final class StateLock: Sendable {
     private let fd: Int32
 
-    /// The lock file's name: `utensild.lock`, or with a shared catalog `utensild-<host_name>.lock`.
-    public static func fileName(sharedAs hostName: String?) -> String {
-        hostName.map { "utensild-\($0).lock" } ?? "utensild.lock"
-    }
-
     /// Takes the lock on `state_dir/utensild.lock` (or, for `hostName` in a shared catalog,
     /// `state_dir/utensild-<host_name>.lock`), or throws naming the process holding it.
     public init(stateDirectory: String, sharedAs hostName: String? = nil) throws(StateLockError) {
-        let path = RawPath(stateDirectory).appending(Self.fileName(sharedAs: hostName))
+        let path = RawPath(stateDirectory).appending(HostFileNames(sharedAs: hostName).lock)
         let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, StatePermissions.fileMode) }
         guard fd >= 0 else { throw .cannotOpen(path: path.description, reason: String(cString: strerror(errno))) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

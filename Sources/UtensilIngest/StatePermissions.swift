@@ -14,15 +14,20 @@ public enum StatePermissions {
     public static let fileMode: mode_t = 0o600
 
     /// Tightens what start-up finds; never fatal (a folder the daemon does not own is logged).
-    public static func tighten(_ settings: IngestSettings, logger: Logger) {
+    /// With `sqliteCatalog` (the catalog is the file in the state folder) that file is made
+    /// first, `0600`; a PostgreSQL catalog leaves none.
+    public static func tighten(_ settings: IngestSettings, sqliteCatalog: Bool = true, logger: Logger) {
         for folder in [settings.stateDirectory, settings.originals, settings.thumbnails, settings.previews, settings.staging] {
             restrict(folder, to: folderMode, logger: logger)
         }
-        let catalog = RawPath(settings.catalogPath)
-        let fd = catalog.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
-        if fd >= 0 { close(fd) }
-        for file in [catalog, RawPath(settings.catalogPath + "-wal"), RawPath(settings.catalogPath + "-shm"),
-                     settings.stateDirectory.appending("utensild.lock"), settings.decodingSlots] {
+        var files = [settings.stateDirectory.appending(settings.ownFiles.lock), settings.decodingSlots]
+        if sqliteCatalog {
+            let catalog = RawPath(settings.catalogPath)
+            let fd = catalog.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode) }
+            if fd >= 0 { close(fd) }
+            files += [catalog, RawPath(settings.catalogPath + "-wal"), RawPath(settings.catalogPath + "-shm")]
+        }
+        for file in files {
             restrict(file, to: fileMode, logger: logger)
         }
     }

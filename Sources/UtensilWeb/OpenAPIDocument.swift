@@ -1,4 +1,5 @@
 import Foundation
+import UtensilCore
 
 /// The OpenAPI 3.1 document of the JSON API, served at `GET /api/v1/openapi.json`.
 ///
@@ -31,6 +32,9 @@ enum OpenAPIDocument {
         }
         return nil
     }
+
+    /// ``PhotoExtension``'s list, as the document's JSON array items.
+    private static let extensions = PhotoExtension.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
 
     static let json = #"""
 {
@@ -384,15 +388,7 @@ enum OpenAPIDocument {
           },
           "extension": {
             "type": "string",
-            "enum": [
-              "jpg",
-              "jpeg",
-              "png",
-              "heic",
-              "heif",
-              "avif",
-              "webp"
-            ]
+            "enum": [\#(extensions)]
           },
           "createdAt": {
             "$ref": "#/components/schemas/Timestamp"
@@ -429,6 +425,13 @@ enum OpenAPIDocument {
               "null"
             ],
             "description": "The user who dropped, uploaded or last replaced it."
+          },
+          "host": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The host_name of the host that ingested it (or last replaced its photo); null for utensils from before this was recorded."
           },
           "updatedAt": {
             "oneOf": [

@@ -18,6 +18,7 @@ struct UtensilDetailPage: Sendable {
             ("Added", HTML.time(utensil.createdAt)),
         ]
         if let addedBy = utensil.addedBy { facts.append(("Added by", HTML.escape(addedBy))) }
+        if let host = utensil.host { facts.append(("Host", HTML.escape(host))) }
         facts.append(("Updated", utensil.updatedAt.map(HTML.time) ?? "never"))
         facts.append(("Id", "<code>\(utensil.id)</code>"))
         let list = facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")

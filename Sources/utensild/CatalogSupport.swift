@@ -1,29 +1,59 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PostgresNIO
+import UtensilCatalog
+import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig
 
-/// Which catalogs this utensild can run with. PostgreSQL is groundwork so far: the key is
-/// parsed and `--check-config` connects to test the set-up, but the daemon, `--oneshot` and
-/// `restore` keep their catalog in SQLite only. They refuse a PostgreSQL `catalog` (exit 78)
-/// rather than silently use SQLite when PostgreSQL was configured.
+/// Which catalogs this utensild can run with, and opening the configured one. The daemon runs
+/// with SQLite or PostgreSQL; `--oneshot` and `restore` keep their catalog in SQLite only so
+/// far, and refuse a PostgreSQL `catalog` (exit 78) rather than silently use SQLite when
+/// PostgreSQL was configured.
 enum CatalogSupport {
-    /// nil when this utensild can run with the configured catalog, else why not (one line).
-    static func refusal(_ configuration: UtensilConfiguration) -> String? {
-        guard case .postgres = configuration.catalog else { return nil }
-        return "catalog = \"\(configuration.catalog)\": this version of utensild cannot keep its catalog in PostgreSQL yet (only --check-config connects to it, to test the set-up); set catalog = \"sqlite\" to run it"
+    /// What runs with the configured catalog.
+    enum Use: String {
+        case oneshot = "--oneshot"
+        case restore = "restore"
     }
 
-    /// The note `--check-config` prints after a successful PostgreSQL check.
-    static let groundworkNote =
-        "note: this version of utensild only tests the PostgreSQL catalog here; the daemon refuses to start with it until the PostgreSQL backend lands"
+    /// nil when `use` can run with the configured catalog, else why not (one line).
+    static func refusal(_ configuration: UtensilConfiguration, for use: Use) -> String? {
+        guard case .postgres = configuration.catalog else { return nil }
+        return "catalog = \"\(configuration.catalog)\": utensild \(use.rawValue) cannot use a PostgreSQL catalog yet (the daemon can); set catalog = \"sqlite\" for it"
+    }
+
+    /// Runs `body` with the configured catalog: nil for SQLite (the daemon opens the file in
+    /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections runs
+    /// until `body` returns, its schema migrated first (once, whoever starts first).
+    static func withCatalog<T: Sendable>(
+        _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger,
+        _ body: @Sendable ((any CatalogBackend)?) async throws -> T
+    ) async throws -> T {
+        guard let settings = try PostgresCatalogSettings(configuration: configuration, environment: environment) else {
+            return try await body(nil)
+        }
+        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            let applied = try await PostgresMigrator.migrate(settings: settings, logger: logger)
+            if !applied.isEmpty {
+                logger.notice("Prepared the PostgreSQL catalog (\(settings)): applied \(applied.joined(separator: ", "))")
+            }
+            return try await body(PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger))
+        }
+    }
 }
 
 extension CatalogSupport {
     /// `--check-config` with a PostgreSQL catalog: reads the password, connects and checks
     /// (``PostgresCatalogCheck``). Returns the lines to print after the configuration (TOML
-    /// comments: the report, where the password came from, the groundwork note), or nothing
+    /// comments: the report and where the password came from), or nothing
     /// for SQLite; on a problem, prints its sentence and throws exit code 78.
     static func check(_ configuration: UtensilConfiguration, environment: [String: String]) async throws -> [String] {
         guard case .postgres(let url) = configuration.catalog else { return [] }
@@ -32,7 +62,7 @@ extension CatalogSupport {
         do {
             let settings = PostgresCatalogSettings(url: url, password: try source.read())
             let report = try await PostgresCatalogCheck.run(settings: settings, logger: logger)
-            return ["# catalog: \(report)", "# catalog: \(source)", "# catalog: \(groundworkNote)"]
+            return ["# catalog: \(report)", "# catalog: \(source)"]
         } catch let error as CatalogPasswordError {
             throw failure("\(error)")
         } catch let problem as PostgresCatalogProblem {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import UtensilConfig
@@ -13,8 +14,12 @@ struct DaemonCommand {
 
     func run() async throws {
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
-        let daemon = UtensilDaemon(configuration: configuration, readConfiguration: readConfiguration, logger: logger)
-        try await daemon.makeServiceGroup().run()
+        try await CatalogSupport.withCatalog(configuration, environment: ProcessInfo.processInfo.environment, logger: logger) {
+            [configuration, readConfiguration, logger] catalog in
+            let daemon = UtensilDaemon(
+                configuration: configuration, readConfiguration: readConfiguration, logger: logger, catalog: catalog)
+            try await daemon.makeServiceGroup().run()
+        }
         logger.notice("utensild stopped")
         withExtendedLifetime(lock) {}
     }

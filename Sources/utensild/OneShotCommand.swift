@@ -16,7 +16,7 @@ struct OneShotCommand {
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         defer { withExtendedLifetime(lock) {} }
         let engine = IngestEngine(
-            store: try StartUp.prepare(settings: settings, logger: logger).store,
+            store: try StartUp.prepare(settings: settings, logger: logger),
             memory: MemoryBudget(bytes: configuration.memoryBudget))
         let run = OneShotRun(
             engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)

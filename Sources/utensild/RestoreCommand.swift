@@ -45,7 +45,7 @@ struct RestoreCommand: ParsableCommand {
         } catch {
             throw Self.failure("\(error)", code: 78)
         }
-        if let refusal = CatalogSupport.refusal(configuration) { throw Self.failure(refusal, code: 78) }
+        if let refusal = CatalogSupport.refusal(configuration, for: .restore) { throw Self.failure(refusal, code: 78) }
         var logger = Logger(label: "utensild.restore")
         logger.logLevel = .critical  // The outcome is printed; the daemon's journal is not for this.
         let lock: StateLock

@@ -39,7 +39,7 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigurationLoader.load(
                 file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
-            if !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration) {
+            if oneshot && !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration, for: .oneshot) {
                 FileHandle.standardError.write(Data("utensild: \(refusal)\n".utf8))
                 throw ExitCode(78)
             }
@@ -57,7 +57,7 @@ struct UtensildCommand: AsyncParsableCommand {
             return
         }
         if recordStop {
-            try Self.recordStop(stateDirectory: configuration.stateDir)
+            try Self.recordStop(stateDirectory: configuration.stateDir, as: HostFileNames(sharedAs: configuration.sharedHostName))
             return
         }
         let logger = LogSetup.makeLogger(level: configuration.logLevel)
@@ -82,14 +82,14 @@ struct UtensildCommand: AsyncParsableCommand {
 
     /// `--record-stop`: systemd sets `$SERVICE_RESULT` for `ExecStopPost=` (`success`, `signal`,
     /// `oom-kill`, `watchdog`, `timeout`, …); the next start reads it (``LastStop``).
-    static func recordStop(stateDirectory: String) throws {
+    static func recordStop(stateDirectory: String, as files: HostFileNames) throws {
         guard let result = ProcessInfo.processInfo.environment["SERVICE_RESULT"], !result.isEmpty else {
             FileHandle.standardError.write(Data(
                 "utensild: --record-stop is for the unit's ExecStopPost=, where systemd sets SERVICE_RESULT; it is not set here\n".utf8))
             throw ExitCode(64)
         }
         do {
-            try LastStop(serviceResult: result).record(in: RawPath(stateDirectory))
+            try LastStop(serviceResult: result).record(in: RawPath(stateDirectory), as: files)
         } catch {
             FileHandle.standardError.write(Data("utensild: cannot record how the run ended: \(error)\n".utf8))
             throw ExitCode(1)

@@ -5,7 +5,7 @@ import UtensilCatalogModel
 /// Every catalog backend the contract is checked against. A new backend is one more line
 /// here (and its target in this test target's dependencies).
 enum CatalogBackends {
-    static let all: [BackendUnderTest] = [.sqlite]
+    static let all: [BackendUnderTest] = [.sqlite, .postgres]
 }
 
 /// A catalog backend under test: how to open a fresh, empty catalog of it.

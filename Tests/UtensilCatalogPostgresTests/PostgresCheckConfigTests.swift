@@ -25,7 +25,7 @@ import UtensilTestSupport
             #expect(result.output.contains("# catalog: connected to PostgreSQL 15."), "\(result.output)")
             #expect(result.output.contains("migrations: 3 of 3 pending (v1-pg-trgm, v1-catalog, v1-hosts)"), "\(result.output)")
             #expect(result.output.contains("# catalog: the password from \"\(server.passwordFile)\" (catalog_password_file)"))
-            #expect(result.output.contains("the daemon refuses to start with it"))
+            #expect(!result.output.contains("refuses"), "\(result.output)")
             #expect(!(result.output + result.errors).contains(server.password))
         }
     }

@@ -91,6 +91,7 @@ import UtensilControlProtocol
         case .unfavorite(let id): try again(.unfavorite(id))
         case .categoryRename(let category, let newName): try again(.categoryRename(category, to: newName))
         case .categoryDelete(let category): try again(.categoryDelete(category))
+        case .hosts: try again(.hosts)
         case .backup(let destination):
             // Progress lines, then the summary.
             if case .progress(let progress) = try LineFraming.decodeBackupLine(Data(line.utf8)).get() {

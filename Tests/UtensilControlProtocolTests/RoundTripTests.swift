@@ -31,6 +31,14 @@ import UtensilControlProtocol
         try roundTrip(.trash, [Fixtures.trashedSpoon])
         try roundTrip(.restore(Fixtures.spoon.id), Fixtures.spoon)
         try roundTrip(.rethumb(.missing), RethumbReport(queued: 2))
+        try roundTrip(.hosts, [
+            HostInfo(
+                name: "kitchen-a", version: "0.1.0", state: .up, startedAt: Fixtures.createdAt,
+                lastSeen: Fixtures.createdAt, queued: 1, ingested: 10, rejected: 3),
+            HostInfo(
+                name: "kitchen-b", version: "0.1.0", state: .gone, startedAt: Fixtures.createdAt,
+                lastSeen: Fixtures.createdAt, stoppedAt: Fixtures.createdAt, queued: 0, ingested: 0, rejected: 0),
+        ])
     }
 
     private func roundTrip<Payload>(

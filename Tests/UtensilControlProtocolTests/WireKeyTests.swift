@@ -7,11 +7,11 @@ import UtensilControlProtocol
     @Test func utensilKeys() throws {
         #expect(try Fixtures.keys(of: Fixtures.spoon) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
-            "category", "addedBy", "updatedAt",
+            "category", "addedBy", "host", "updatedAt",
         ])
         #expect(try Fixtures.keys(of: Fixtures.spoonWithPreview) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
-            "category", "addedBy", "updatedAt", "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
+            "category", "addedBy", "host", "updatedAt", "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
         ])
         let object = try Fixtures.object(of: Fixtures.spoonWithPreview)
         #expect(object["createdAt"] as? String == "2026-11-22T10:15:02.123Z")
@@ -20,6 +20,8 @@ import UtensilControlProtocol
         #expect(object["previewWidth"] as? Int == 2)
         // Round 2: written as null when absent, so "none" differs from "an older daemon".
         #expect(object["category"] is NSNull && object["addedBy"] is NSNull && object["updatedAt"] is NSNull)
+        // Round 3: the host that ingested it, null when not recorded.
+        #expect(object["host"] is NSNull)
         #expect(object["trashedAt"] == nil)
     }
 
@@ -72,7 +74,7 @@ import UtensilControlProtocol
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
             "categories", "categorized", "trash", "restored", "rethumb", "favorited", "unfavorited",
-            "categoryRenamed", "categoryDeleted", "backup",
+            "categoryRenamed", "categoryDeleted", "backup", "hosts",
         ])
         #expect(ControlCommand.eventKey == "event")
     }

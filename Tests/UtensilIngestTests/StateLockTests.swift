@@ -38,3 +38,17 @@ import UtensilIngest
         return path
     }
 }
+
+/// The names of a host's own files in the state folder.
+@Suite struct HostFileNamesTests {
+    @Test func aStateFolderOfItsOwnKeepsTheNamesOfOneHost() {
+        let files = HostFileNames(sharedAs: nil)
+        #expect([files.lock, files.decodingSlots, files.lastStop] == ["utensild.lock", "decoding.slots", "last-stop"])
+    }
+
+    @Test func aSharedStateFolderNamesEachHostsFilesAfterIt() {
+        let files = HostFileNames(sharedAs: "kitchen-1")
+        #expect([files.lock, files.decodingSlots, files.lastStop]
+            == ["utensild-kitchen-1.lock", "decoding-kitchen-1.slots", "last-stop-kitchen-1"])
+    }
+}

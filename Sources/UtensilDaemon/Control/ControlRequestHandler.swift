@@ -21,6 +21,8 @@ struct ControlRequestHandler: Sendable {
     let watching: String
     let audit: ControlAudit
     let thumbnailCache: ThumbnailCache
+    /// This host's heartbeat, and the catalog's registry of every host's (`hosts`).
+    let heart: HostHeart
 
     var settings: IngestSettings { store.settings }
 
@@ -84,6 +86,7 @@ struct ControlRequestHandler: Sendable {
         case .rethumb(let selection): return await startRethumb(selection, for: caller)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
+        case .hosts: return await hosts()
         }
     }
 
@@ -100,6 +103,24 @@ struct ControlRequestHandler: Sendable {
             } catch {
                 return .failure(.internal, "Something went wrong: \(error).")
             }
+        }
+    }
+
+    /// Every host sharing the catalog, up or gone as of now; this host's heartbeat is written
+    /// first, so that its own row is current.
+    private func hosts() async -> ControlReply {
+        do throws(CatalogError) {
+            try await heart.beat()
+            let now = Date()
+            let hosts = try await heart.registry.hosts().map { beat in
+                HostInfo(
+                    name: beat.name, version: beat.version, state: beat.state(at: now) == .up ? .up : .gone,
+                    startedAt: beat.startedAt, lastSeen: beat.lastSeen, stoppedAt: beat.stoppedAt, queued: beat.queued,
+                    ingested: beat.ingested, rejected: beat.rejected)
+            }
+            return .success(hosts, for: .hosts)
+        } catch {
+            return .failure(Self.controlError(.catalog(error)))
         }
     }
 
@@ -296,7 +317,7 @@ struct ControlRequestHandler: Sendable {
             original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
             purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
-            previewFile: store.previewPath(of: record).description)
+            previewFile: store.previewPath(of: record).description, host: record.host)
     }
 }
 

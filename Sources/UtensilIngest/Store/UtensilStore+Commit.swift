@@ -75,6 +75,7 @@ extension UtensilStore {
             do {
                 let records = fresh.map { batch[$0].record }
                 let refusals = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.insert(batch: records) }
+                changes.announce()
                 for (index, refusal) in zip(fresh, refusals)
                 where refusal != nil {
                     results[index] = .refused(refusal!)

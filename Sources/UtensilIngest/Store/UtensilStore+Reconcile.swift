@@ -310,7 +310,7 @@ extension UtensilStore {
         let lastStop: LastStop?
         do throws(SystemError) {
             state = try HeldFolder.open(settings.stateDirectory)
-            lastStop = try LastStop.read(in: state)
+            lastStop = try LastStop.read(in: state, as: settings.ownFiles)
         } catch {
             return recoveryLeft(.decoderCrashes, "Cannot read how the previous run ended (\(error))", &report)
         }
@@ -333,9 +333,9 @@ extension UtensilStore {
             interrupted.forget()
         }
         do throws(SystemError) {
-            try LastStop.clear(in: state)
+            try LastStop.clear(in: state, as: settings.ownFiles)
         } catch {
-            recoveryLeft(.decoderCrashes, "Cannot remove \(settings.stateDirectory.appending("last-stop")) (\(error))", &report)
+            recoveryLeft(.decoderCrashes, "Cannot remove \(settings.stateDirectory.appending(settings.ownFiles.lastStop)) (\(error))", &report)
         }
     }
 

@@ -30,7 +30,9 @@ extension UtensilStore {
             }
             return deleted
         }
-        return try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
+        let trashed = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
+        changes.announce()
+        return trashed
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.
@@ -48,9 +50,11 @@ extension UtensilStore {
         }
         do {
             let claimName = settings.claimsNames
-            return try CatalogAwait.run { [catalog, name] () async throws(CatalogError) in
+            let restored = try CatalogAwait.run { [catalog, name] () async throws(CatalogError) in
                 try await catalog.restore(id: id, as: name, claimName: claimName)
             }
+            changes.announce()
+            return restored
         } catch .duplicateName(let existing) {
             throw .duplicateName(
                 "A utensil named \(existing) was added meanwhile; restore this one under another name with `utensilctl restore \(record.id.uuidString) --as NEW-NAME`.")
@@ -114,6 +118,7 @@ extension UtensilStore {
         }) {
         case .success(let row):
             deleted = row
+            changes.announce()
         case .failure(.notFound):
             _ = removeStaged(staged)  // Deleted meanwhile: what was staged has no row.
             throw .notFound(StoreError.noSuchUtensil)

@@ -23,7 +23,7 @@ import UtensilCore
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
-/// There is one store in a process: ``StartUp/prepare(settings:logger:faults:)`` creates it and
+/// There is one store in a process: ``StartUp/prepare(settings:catalog:logger:faults:)`` creates it and
 /// every front door (the ingest engine, the control handler, the web gallery, the trash purger,
 /// `rethumb`) is handed that same instance. The settings a reload may change
 /// (`duplicate_names`, `max_file_bytes`, the thumbnail quality, the log level …) are held inside
@@ -46,6 +46,8 @@ public final class UtensilStore: Sendable {
     private let changing = (0..<64).map { _ in NSLock() }
     /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``).
     let snapshotGate = SnapshotGate()
+    /// Told after each operation that may change how many utensils there are.
+    let changes = UtensilChanges()
 
     /// What a reload replaces.
     private struct Reloadable: Sendable {
@@ -123,6 +125,17 @@ public final class UtensilStore: Sendable {
     /// Utensils not in the trash.
     public func count() throws(StoreError) -> Int {
         try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.count() }
+    }
+
+    /// Utensils not in the trash, for an async caller (which must not block in ``count()``).
+    public func countWithoutBlocking() async throws(StoreError) -> Int {
+        do { return try await catalog.count() } catch { throw StoreError(error) }
+    }
+
+    /// A value after each operation of this store that may have changed ``count()`` (an
+    /// ingest's commit, trash, restore, delete for good), from now on; at most one waits.
+    public func countChanges() -> AsyncStream<Void> {
+        changes.follow()
     }
 
     /// One page of utensils; see ``CatalogBackend/list(search:category:addedBy:favoriteOf:sort:limit:after:)``.

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import UtensilCatalogModel
+
+/// The hosts' heartbeats (the table `hosts`, migration `v7-hosts`): see
+/// ``CatalogHostRegistry``. Its name and columns are those of PostgreSQL's table `hosts`, so
+/// that a row means the same in either catalog.
+extension Catalog {
+    /// The migration `v7-hosts` (round 3): one row per host, written by the host itself.
+    static func createHosts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE hosts(
+                name TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(name) BETWEEN 1 AND 63 AND name NOT GLOB '*[^A-Za-z0-9.-]*'),
+                version TEXT NOT NULL,
+                started_at DATETIME NOT NULL,
+                last_seen DATETIME NOT NULL,
+                stopped_at DATETIME,
+                queued INTEGER NOT NULL DEFAULT 0,
+                ingested INTEGER NOT NULL DEFAULT 0,
+                rejected INTEGER NOT NULL DEFAULT 0
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Writes `heartbeat` as its host's row, replacing the previous one.
+    public func beat(_ heartbeat: HostHeartbeat) throws(CatalogError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO hosts(name, version, started_at, last_seen, stopped_at, queued, ingested, rejected)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(name) DO UPDATE SET
+                        version = excluded.version, started_at = excluded.started_at,
+                        last_seen = excluded.last_seen, stopped_at = excluded.stopped_at,
+                        queued = excluded.queued, ingested = excluded.ingested, rejected = excluded.rejected
+                    """,
+                arguments: [
+                    heartbeat.name, heartbeat.version, heartbeat.startedAt, heartbeat.lastSeen, heartbeat.stoppedAt,
+                    heartbeat.queued, heartbeat.ingested, heartbeat.rejected,
+                ])
+        }
+    }
+
+    /// Every host's latest heartbeat, in name order.
+    public func hosts() throws(CatalogError) -> [HostHeartbeat] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, version, started_at, last_seen, stopped_at, queued, ingested, rejected
+                    FROM hosts ORDER BY name
+                    """
+            ).map { row in
+                HostHeartbeat(
+                    name: row["name"], version: row["version"], startedAt: row["started_at"],
+                    lastSeen: row["last_seen"], stoppedAt: row["stopped_at"], queued: row["queued"],
+                    ingested: row["ingested"], rejected: row["rejected"])
+            }
+        }
+    }
+}

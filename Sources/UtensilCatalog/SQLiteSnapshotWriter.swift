@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import UtensilCatalogModel
+
+/// Writes a catalog handed over as plain values (``CatalogContents``: another backend's
+/// snapshot) as a new SQLite catalog file, with this backend's schema and migrations, in one
+/// transaction, in rollback-journal mode (one self-contained file) with `synchronous=FULL`.
+public struct SQLiteSnapshotWriter: CatalogSnapshotWriter {
+    public init() {}
+
+    public func writeSQLite(_ contents: CatalogContents, to path: String) throws(CatalogError) {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw CatalogError.unavailable(code: -1, detail: "\(path) exists already; a snapshot is written to a new file")
+        }
+        do {
+            var configuration = GRDB.Configuration()
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Catalog.migrator.migrate(queue)
+            try queue.write { db in
+                for record in contents.utensils { try record.insert(db) }
+                let mark = try db.makeStatement(sql: "INSERT INTO favorite(userName, utensilId) VALUES (?, ?)")
+                for favorite in contents.favorites {
+                    try mark.execute(arguments: [favorite.user, favorite.utensilID.uuidString])
+                }
+            }
+            try queue.close()
+        } catch {
+            throw CatalogError.from(error)
+        }
+    }
+}

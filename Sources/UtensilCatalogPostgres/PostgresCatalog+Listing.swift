@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import PostgresNIO
+import UtensilCatalogModel
+import UtensilCore
+
+/// Pages of utensils (keyset pagination over the listing indexes) and the trash.
+extension PostgresCatalog {
+    public func list(
+        search: String?, category: String?, addedBy: String?, favoriteOf: String?, sort: ListSort, limit: Int,
+        after cursor: String?
+    ) async throws(CatalogError) -> CatalogPage {
+        let limit = max(1, min(limit, 10_000))
+        let position = try cursor.map { (cursor: String) throws(CatalogError) -> PostgresListCursor in
+            guard let position = PostgresListCursor(cursor, sort: sort) else { throw CatalogError.invalidCursor }
+            return position
+        }
+        // Names hold no control character (and PostgreSQL text no NUL): such a search matches nothing.
+        if let search, search.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return CatalogPage(utensils: [], next: nil)
+        }
+        var filter = PostgresFilter()
+        filter.add("trashed_at IS NULL")
+        if let category { filter.add("category_key = $", UtensilName.uniquenessKey(for: category)) }
+        if let addedBy { filter.add("added_by = $", addedBy) }
+        if let favoriteOf { filter.add("id IN (SELECT utensil_id FROM favorites WHERE user_name = $)", favoriteOf) }
+        if let search, !search.isEmpty {
+            // Anywhere in the folded name; the trigram index (pg_trgm) finds terms of three
+            // characters and more without reading every row.
+            filter.add("search_key LIKE $ ESCAPE '\\'", "%" + Self.escapedForLike(search) + "%")
+        }
+        let descending = sort == .newestFirst
+        let column = sort == .name ? "sort_key" : "created_at"
+        if let position {
+            let comparison = descending ? "<" : ">"
+            switch position.value {
+            case .sortKey(let key):
+                filter.add("(sort_key, id) \(comparison) ($, $)", key, position.id)
+            case .microseconds(let microseconds):
+                filter.add(
+                    "(created_at, id) \(comparison) (timestamptz 'epoch' + $ * interval '1 microsecond', $)",
+                    microseconds, position.id)
+            }
+        }
+        let direction = descending ? "DESC" : "ASC"
+        let cursorValue = sort == .name
+            ? "sort_key"
+            : "(extract(epoch FROM created_at) * 1000000)::bigint::text"
+        let query = filter.query(
+            select: "SELECT \(UtensilColumns.list), \(cursorValue) FROM utensils",
+            suffix: "ORDER BY \(column) \(direction), id \(direction) LIMIT \(limit + 1)")
+        let logger = logger
+        let rows = try await read { connection in
+            var rows: [(UtensilRecord, String)] = []
+            for try await row in try await connection.query(query, logger: logger) {
+                let cells = row.makeRandomAccess()
+                rows.append((try UtensilColumns.record(cells), try cells[UtensilColumns.count].decode(String.self)))
+            }
+            return rows
+        }
+        var next: String?
+        if rows.count > limit, case let (last, value)? = rows.prefix(limit).last {
+            next = PostgresListCursor.encode(value: value, id: last.id)
+        }
+        return CatalogPage(utensils: rows.prefix(limit).map(\.0), next: next)
+    }
+
+    public func trashed(before: Date?) async throws(CatalogError) -> [UtensilRecord] {
+        if let before {
+            return try await all("""
+                SELECT \(unescaped: UtensilColumns.list) FROM utensils
+                WHERE trashed_at IS NOT NULL AND trashed_at < \(before) ORDER BY trashed_at, id
+                """)
+        }
+        return try await all(
+            "SELECT \(unescaped: UtensilColumns.list) FROM utensils WHERE trashed_at IS NOT NULL ORDER BY trashed_at, id")
+    }
+
+    /// `text` for a LIKE pattern with `\` as the escape: `%`, `_` and `\` match themselves.
+    static func escapedForLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}
+
+/// A WHERE clause built from fixed SQL fragments, each `$` in them a bound value.
+struct PostgresFilter {
+    private var conditions: [String] = []
+    private var bindings = PostgresBindings()
+
+    mutating func add(_ condition: String, _ values: any PostgresDynamicTypeEncodable...) {
+        var numbered = ""
+        var next = values.makeIterator()
+        for character in condition {
+            if character == "$", let value = next.next() {
+                bindings.append(value)
+                numbered += "$\(bindings.count)"
+            } else {
+                numbered.append(character)
+            }
+        }
+        conditions.append(numbered)
+    }
+
+    func query(select: String, suffix: String) -> PostgresQuery {
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return PostgresQuery(unsafeSQL: select + whereClause + " " + suffix, binds: bindings)
+    }
+}
+
+/// Where a page of a listing ends: the sort value and id of its last utensil. Opaque to the
+/// caller (base64url of the value, a NUL and the id); a cursor that does not decode, or does
+/// not encode back to itself, was not handed out by this catalog.
+struct PostgresListCursor {
+    enum Value {
+        case sortKey(String)
+        case microseconds(Int64)
+    }
+
+    let value: Value
+    let id: UUID
+
+    init?(_ cursor: String, sort: ListSort) {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+        let parts = text.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let id = UUID(uuidString: String(parts[1])),
+              Self.encode(value: String(parts[0]), id: id) == cursor
+        else { return nil }
+        if sort == .name {
+            value = .sortKey(String(parts[0]))
+        } else {
+            guard let microseconds = Int64(parts[0]) else { return nil }
+            value = .microseconds(microseconds)
+        }
+        self.id = id
+    }
+
+    static func encode(value: String, id: UUID) -> String {
+        Data((value + "\u{0}" + id.uuidString).utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+import UtensilCatalogModel
+
+/// The PostgreSQL catalog: ``CatalogBackend`` over a `PostgresClient`, for several hosts
+/// sharing one catalog.
+///
+/// The schema is ``PostgresSchema``'s (applied by ``PostgresMigrator`` before this is made).
+/// Every call is one statement, or one transaction when it changes several rows; values are
+/// always bound parameters. Refusals are told apart by SQLSTATE 23505 and the name of the
+/// unique index hit (`utensils_name_claim`, `utensils_content_claim`, `utensils_source_key`);
+/// a deadlock or serialization failure (40P01, 40001) is retried a few times; a server that
+/// cannot be reached or cannot serve is ``CatalogError/unavailable(code:detail:)``.
+///
+/// The client must be running (``PostgresCatalogService`` in the daemon's `ServiceGroup`)
+/// while the catalog is used.
+public struct PostgresCatalog: CatalogBackend {
+    let client: PostgresClient
+    let logger: Logger
+    let snapshotWriter: any CatalogSnapshotWriter
+
+    /// - Parameters:
+    ///   - client: the pool of connections to the migrated catalog database.
+    ///   - snapshotWriter: writes a ``snapshot()`` out as a SQLite file (the SQLite backend's
+    ///     `SQLiteSnapshotWriter`: only that target touches SQLite).
+    public init(client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger) {
+        self.client = client
+        self.snapshotWriter = snapshotWriter
+        self.logger = logger
+    }
+
+    /// How many times a call hit by a deadlock or serialization failure is tried in all.
+    static let attempts = 5
+
+    // MARK: Plumbing
+
+    /// Runs `body` on a leased connection, retrying deadlocks; maps every failure to ``CatalogError``.
+    func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
+        try await retrying { try await client.withConnection { connection in try await body(connection) } }
+    }
+
+    /// Runs `body` in one transaction (READ COMMITTED), retrying it whole after a deadlock or
+    /// serialization failure; maps every failure to ``CatalogError``.
+    func transaction<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
+        try await retrying {
+            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    private func retrying<T: Sendable>(_ body: () async throws -> T) async throws(CatalogError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch {
+                if attempt < Self.attempts, PostgresFailure.isRetryable(error) {
+                    attempt += 1
+                    continue
+                }
+                throw PostgresFailure.catalogError(error)
+            }
+        }
+    }
+
+    /// Every row of `query` as a utensil (the query selects ``UtensilColumns/list`` first).
+    static func utensils(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [UtensilRecord] {
+        var records: [UtensilRecord] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            records.append(try UtensilColumns.record(row.makeRandomAccess()))
+        }
+        return records
+    }
+
+    /// The first row of `query` as a utensil, or nil.
+    static func utensil(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> UtensilRecord? {
+        try await utensils(query, on: connection, logger: logger).first
+    }
+
+    /// The single value of the first row of `query`, or nil when it has no row.
+    static func value<T: PostgresDecodable & Sendable>(
+        _ type: T.Type, _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
+    ) async throws -> T? {
+        for try await (value) in try await connection.query(query, logger: logger).decode(T.self) { return value }
+        return nil
+    }
+}
