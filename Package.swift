@@ -151,6 +151,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // Less of the binary resident in every daemon (docs/PERFORMANCE.md, "Idle memory"):
+            // lld with packed relative relocations (DT_RELR, glibc 2.36), so that the dynamic
+            // loader reads a few kB of relocations instead of 1.6 MB (far more with the Swift
+            // runtime linked in); and, with the runtime linked in (`--static-swift-stdlib`, as
+            // installed), no table of the packages' 34,000 symbols for the loader to search.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux]))
             ]),
         // make bench's in-process figures (decode floor, engine CPU, search latency); not a product.
         .executableTarget(

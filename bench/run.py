@@ -2,7 +2,7 @@
 """make bench: utensild beside vipsthumbnail and the decode floor, on the same photos, in one run.
 
     bench/run.py --bin .build/release --corpus bench/corpus [--profile full|smoke] [--out bench/results]
-                 [--scale-rows N] [--only scale]
+                 [--scale-rows N] [--only scale|memory]
 
 Prints one table (anchors, utensild, ratio, target, PASS/MISS) and writes it as JSON to
 OUT/bench-<profile>-<UTC time>.json and OUT/latest-<profile>.json. Every phase runs the real
@@ -11,6 +11,9 @@ workers), utensilctl, vipsthumbnail, and utensil-bench for the in-process figure
 The smoke profile (make test) checks only that every phase runs and yields numbers.
 The scale phase serves a generated state folder of --scale-rows utensils (100,000 unless
 given; BENCH_SCALE=1m gives 1,000,000) with both files of each; --only scale runs it alone.
+--only memory runs the memory rows (idle RSS fresh and after work, with what is resident by
+mapping; the PNG burst's peak) with the JPEG burst and the single-drop latency beside them,
+so that a change made for memory shows at once what it costs the ingest.
 """
 
 import argparse
@@ -18,6 +21,7 @@ import datetime
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -156,7 +160,41 @@ class Daemon:
                 if len(parts) >= 2 and parts[0].rstrip(":") in ("Rss", "Anonymous", "Pss_File", "Pss_Anon"):
                     values[parts[0].rstrip(":")] = round(int(parts[1]) / 1024, 1)
         return dict(rss_mb=values.get("Rss"), anonymous_mb=values.get("Anonymous"),
-                    file_backed_pss_mb=values.get("Pss_File"))
+                    file_backed_pss_mb=values.get("Pss_File"), by_mapping=self.mappings())
+
+    # What each group of mappings holds resident (MB), from /proc/PID/smaps: the groups of
+    # docs/PERFORMANCE.md's "Idle memory" table. Anonymous pages count as "anonymous" wherever
+    # they are (a library's relocated data included); the rest by the file mapped.
+    MAPPING_GROUPS = [("utensild", ("utensild",)), ("Swift runtime", ("libswift", "libdispatch", "libBlocksRuntime")),
+                      ("Foundation", ("libFoundation.so", "libFoundationEssentials", "libFoundationInternationalization",
+                                      "libFoundationNetworking", "libFoundationXML")),
+                      ("ICU", ("lib_FoundationICU",)), ("SQLite", ("libsqlite3",))]
+
+    def mappings(self):
+        groups = {"anonymous": 0}
+        name = None
+        with open(f"/proc/{self.pid}/smaps") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):  # a mapping's first line: range perms offset dev inode [path]
+                    parts = line.split(None, 5)
+                    path = parts[5].strip() if len(parts) > 5 else ""
+                    base = os.path.basename(path)
+                    name = next((g for g, prefixes in self.MAPPING_GROUPS if base.startswith(prefixes)),
+                                "other libraries" if path.startswith("/") else None)
+                elif key == "Rss" and name:
+                    groups[name] = groups.get(name, 0) + int(value.split()[0])
+                elif key == "Anonymous":
+                    groups["anonymous"] += int(value.split()[0])
+                    if name:
+                        groups[name] = groups.get(name, 0) - int(value.split()[0])
+        return {k: round(v / 1024, 1) for k, v in groups.items()}
+
+    def swift_runtime(self):
+        """"shared" when the daemon maps libswiftCore.so, "linked in" when built with
+        --static-swift-stdlib (as make install-build and the Debian package build it)."""
+        with open(f"/proc/{self.pid}/maps") as f:
+            return "shared" if "/libswiftCore.so" in f.read() else "linked in"
 
     def cpu_seconds(self):
         with open(f"/proc/{self.pid}/stat") as f:
@@ -442,6 +480,7 @@ def png_burst(binaries, files, work):
         time.sleep(1)
         fresh_rss = daemon.status("VmRSS") / 1024
         fresh_memory = daemon.memory()
+        fresh_memory["swift_runtime"] = daemon.swift_runtime()
         pairs = stage(daemon, files)
         events = Events(daemon)
         started = time.monotonic()
@@ -705,8 +744,12 @@ def table(results):
 
     if "throughput" not in results:  # --only scale
         rows = []
+    elif "cpu" not in results:  # --only memory
+        rows = memory_rows(results, verdict)
     else:
         rows = base_rows(results, verdict)
+        after_idle = next(i for i, r in enumerate(rows) if r[0] == "idle RSS after work") + 1
+        rows[after_idle:after_idle] = mapping_rows(results)
     rows += scale_rows(results, verdict)
     header = ("measure", "anchor", "utensild", "ratio", "target", "")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
@@ -745,6 +788,36 @@ def scale_rows(results, verdict):
     rows.append((f"{n} utensils: check", f"peak RSS {s['check_peak_rss_mb']:.0f} MB", f"{s['check_s']:.2f} s",
                  f"{s['check_problems']} problems", f"< {TARGETS['scale_check']:.0f} s", verdict(s["check_s"] < TARGETS["scale_check"])))
     return rows
+
+
+def memory_rows(results, verdict):
+    t, lat, png, idle = (results[k] for k in ["throughput", "latency", "png", "idle"])
+    return [
+        ("12 MP JPEG burst, images/s", f"vips {t['vips_per_second']:.1f}", f"{t['utensild_per_second']:.1f}",
+         f"{t['ratio']:.2f}×", f"≥ {TARGETS['throughput']}×", verdict(t["ratio"] >= TARGETS["throughput"])),
+        ("  CPU ms per image in that burst", f"vips {t['vips_cpu_ms']:.1f}", f"{t['utensild_cpu_ms']:.1f}",
+         f"{t['utensild_cpu_ms'] / t['vips_cpu_ms']:.2f}×", "", ""),
+        ("single drop → committed, p50", "", f"{lat['p50_ms']:.0f} ms", f"p99 {lat['p99_ms']:.0f} ms",
+         f"≤ {TARGETS['latency_p50']:.0f} ms", verdict(lat["p50_ms"] <= TARGETS["latency_p50"])),
+        (f"peak RSS, {png['images']} large PNGs, 2 workers", "", f"{png['peak_rss_mb']:.0f} MB", "",
+         f"≤ {TARGETS['png_rss']:.0f} MB", verdict(png["peak_rss_mb"] <= TARGETS["png_rss"])),
+        ("idle wakeups/s (no watchdog set)", "", f"{idle['wakeups_per_second']:.1f}",
+         f"{idle['beyond_libdispatch_monitor_per_second']:.1f} not libdispatch's", "0",
+         verdict(idle["wakeups_per_second"] <= TARGETS["idle_wakeups"])),
+        ("idle RSS after work", f"fresh {png['fresh_idle_rss_mb']:.1f} MB", f"{idle['rss_after_work_mb']:.1f} MB", "",
+         f"≤ {TARGETS['idle_rss']:.0f} MB", verdict(idle["rss_after_work_mb"] <= TARGETS["idle_rss"])),
+    ] + mapping_rows(results)
+
+
+def mapping_rows(results):
+    """Where the idle RSS is, by mapping: a fresh daemon's, and the same after work."""
+    fresh = results["png"]["fresh_memory"]["by_mapping"]
+    after = results["idle"]["memory_after_work"]["by_mapping"]
+    runtime = results["png"]["fresh_memory"].get("swift_runtime", "shared")
+    return [(f"  idle RSS: {name}" + (f" (Swift runtime {runtime})" if name == "utensild" else ""), "",
+             f"{after.get(name, 0):.1f} MB", f"fresh {fresh.get(name, 0):.1f} MB", "", "")
+            for name in ["anonymous", "utensild"] + [g for g, _ in Daemon.MAPPING_GROUPS[1:]] + ["other libraries"]
+            if name in after or name in fresh]
 
 
 def base_rows(results, verdict):
@@ -837,7 +910,13 @@ def check_numbers(results):
         figures.update({"gallery p99 ms": s["web"]["p99_ms"], "gallery page req/s": s["web"]["page_rps"],
                         "thumbnail req/s": s["web"]["thumbnail_rps"], "web RSS MB": s["web"]["rss_after_mb"]})
     scale_only = "throughput" not in results
-    figures.update({} if scale_only else {
+    memory_only = not scale_only and "cpu" not in results
+    if memory_only:
+        figures.update({"utensild images/s": results["throughput"]["utensild_per_second"],
+                        "latency p50 ms": results["latency"]["p50_ms"],
+                        "PNG burst peak RSS MB": results["png"]["peak_rss_mb"],
+                        "idle RSS MB": results["idle"]["rss_after_work_mb"]})
+    figures.update({} if scale_only or memory_only else {
         "vipsthumbnail images/s": results["throughput"]["vips_per_second"],
         "utensild images/s": results["throughput"]["utensild_per_second"],
         "decode floor ms": results["cpu"]["jpeg12"]["floorCPUms"],
@@ -879,7 +958,7 @@ def main():
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     parser.add_argument("--scale-rows", type=int, help="utensils of the scale phase (the profile's by default)")
-    parser.add_argument("--only", choices=["scale"], help="run this phase alone")
+    parser.add_argument("--only", choices=["scale", "memory"], help="run these phases alone")
     args = parser.parse_args()
     profile = dict(PROFILES[args.profile])
     if args.scale_rows:
@@ -908,10 +987,13 @@ def main():
                                                    ("heic12", heic12), ("webp12", webp12)]},
                    targets=TARGETS)
     try:
-        if args.only != "scale":
-            base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12)
-        log(f"scale: {profile['scale_rows']:,} utensils with their files: start, memory, queries, check")
-        results["scale"] = scale(binaries, bench, corpus, work, profile["scale_rows"], profile)
+        if args.only == "memory":
+            memory_phases(binaries, work, profile, results, jpeg12, png24)
+        else:
+            if args.only != "scale":
+                base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12)
+            log(f"scale: {profile['scale_rows']:,} utensils with their files: start, memory, queries, check")
+            results["scale"] = scale(binaries, bench, corpus, work, profile["scale_rows"], profile)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     check_numbers(results)
@@ -924,12 +1006,23 @@ def main():
           f"at start, {results['machine']['load_at_end']:.2f} at end ({results['machine']['cores']} cores).")
     os.makedirs(args.out, exist_ok=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    kind = args.profile + ("-scale" if args.only else "")
+    kind = args.profile + (f"-{args.only}" if args.only else "")
     for name in [f"bench-{kind}-{stamp}.json", f"latest-{kind}.json"]:
         with open(os.path.join(args.out, name), "w") as f:
             json.dump(results, f, indent=2, sort_keys=True)
             f.write("\n")
     log(f"results: {os.path.join(args.out, f'bench-{kind}-{stamp}.json')}")
+
+
+def memory_phases(binaries, work, profile, results, jpeg12, png24):
+    """--only memory: the memory rows, and the JPEG burst and single-drop latency beside them."""
+    log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
+    results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"])
+    log(f"latency: {profile['latency_drops']} single drops, then {profile['idle_seconds']} s idle")
+    results["latency"], results["idle"] = latency_and_idle(binaries, jpeg12[: profile["latency_drops"]], work,
+                                                           profile["idle_seconds"])
+    log(f"memory: {len(png24)} large PNGs at once")
+    results["png"] = png_burst(binaries, png24, work)
 
 
 def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12):

@@ -5,6 +5,9 @@
 #                     prints the table and writes it as JSON to bench/results/
 #   make bench-smoke  a handful of photos through every phase with the debug binaries, checking
 #                     only that each phase runs and yields numbers (make test runs it; ~1 minute)
+#   make bench-memory the memory rows alone (idle RSS fresh and after work, by mapping; the PNG
+#                     burst's peak) with the JPEG burst and single-drop latency beside them (~3 min);
+#                     BENCH_STATIC=1 for the binaries as installed (the Swift runtime linked in)
 #   BENCH_SCALE=1m    the scale rows (start, memory, list/search/categories through the socket,
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
@@ -17,7 +20,7 @@ BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
 
-.PHONY: bench bench-smoke bench-scale bench-deps
+.PHONY: bench bench-smoke bench-scale bench-memory bench-deps
 
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
@@ -29,6 +32,17 @@ bench: bench-deps
 bench-scale: bench-deps
 	$(SWIFT) build -c release
 	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS) --only scale
+
+# BENCH_STATIC=1 measures the binaries as installed (make install-build: the Swift runtime linked
+# in, built into .build-static) instead of .build/release.
+bench-memory: bench-deps
+ifeq ($(BENCH_STATIC),1)
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
+	$(BENCH_RUN) --bin $(STATIC_BIN) --corpus $(CURDIR)/bench/corpus --profile full --only memory
+else
+	$(SWIFT) build -c release
+	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --only memory
+endif
 
 bench-smoke: bench-deps
 	$(SWIFT) build

@@ -24,7 +24,7 @@ extension Catalog {
             let moved = try Self.count(in: oldKey, db)
             try db.execute(
                 sql: "UPDATE utensil SET category = ?, categoryKey = ?, updatedAt = ? WHERE categoryKey = ?",
-                arguments: [target, newKey, date, oldKey])
+                arguments: [target, newKey, CatalogDate.value(date), oldKey])
             // Only the spelling changed: the count's row keeps the old one unless told.
             try db.execute(sql: "UPDATE categoryCount SET category = ? WHERE categoryKey = ?", arguments: [target, newKey])
             return CatalogCategoryChange(from: from, to: target, moved: moved, merged: merged, count: try Self.count(in: newKey, db))
@@ -40,7 +40,7 @@ extension Catalog {
             let moved = try Self.count(in: key, db)
             try db.execute(
                 sql: "UPDATE utensil SET category = NULL, categoryKey = NULL, updatedAt = ? WHERE categoryKey = ?",
-                arguments: [date, key])
+                arguments: [CatalogDate.value(date), key])
             return CatalogCategoryChange(from: from, to: nil, moved: moved, merged: false, count: 0)
         }
     }

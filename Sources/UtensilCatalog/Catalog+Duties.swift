@@ -27,7 +27,7 @@ extension Catalog {
                     WHERE duties.holder = excluded.holder OR duties.until < ?
                     RETURNING holder
                     """,
-                arguments: [duty, host, until, now]) != nil
+                arguments: [duty, host, CatalogDate.value(until), CatalogDate.value(now)]) != nil
         }
     }
 }

@@ -36,7 +36,8 @@ extension Catalog {
                         queued = excluded.queued, ingested = excluded.ingested, rejected = excluded.rejected
                     """,
                 arguments: [
-                    heartbeat.name, heartbeat.version, heartbeat.startedAt, heartbeat.lastSeen, heartbeat.stoppedAt,
+                    heartbeat.name, heartbeat.version, CatalogDate.value(heartbeat.startedAt),
+                    CatalogDate.value(heartbeat.lastSeen), heartbeat.stoppedAt.map(CatalogDate.value),
                     heartbeat.queued, heartbeat.ingested, heartbeat.rejected,
                 ])
         }
@@ -52,9 +53,11 @@ extension Catalog {
                     FROM hosts ORDER BY name
                     """
             ).map { row in
-                HostHeartbeat(
-                    name: row["name"], version: row["version"], startedAt: row["started_at"],
-                    lastSeen: row["last_seen"], stoppedAt: row["stopped_at"], queued: row["queued"],
+                // Dates through CatalogDate, as the utensils' are: GRDB's own conversion loads ICU.
+                func date(_ column: String) -> Date? { CatalogDate.date(from: row[column] as DatabaseValue) }
+                return HostHeartbeat(
+                    name: row["name"], version: row["version"], startedAt: date("started_at") ?? .distantPast,
+                    lastSeen: date("last_seen") ?? .distantPast, stoppedAt: date("stopped_at"), queued: row["queued"],
                     ingested: row["ingested"], rejected: row["rejected"])
             }
         }

@@ -583,7 +583,7 @@ extension Catalog {
     public func trashed(before: Date? = nil) throws(CatalogError) -> [UtensilRecord] {
         try read { db in
             var request = UtensilRecord.filter(UtensilRecord.Columns.trashedAt != nil)
-            if let before { request = request.filter(UtensilRecord.Columns.trashedAt < before) }
+            if let before { request = request.filter(UtensilRecord.Columns.trashedAt < CatalogDate.value(before)) }
             return try request.order(UtensilRecord.Columns.trashedAt, UtensilRecord.Columns.id).fetchAll(db)
         }
     }

@@ -12,6 +12,16 @@ extension UtensilRecord: FetchableRecord, PersistableRecord {
         .uppercaseString
     }
 
+    /// Dates as GRDB has always stored them (`yyyy-MM-dd HH:mm:ss.SSS`, UTC), without ICU.
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { CatalogDate.value($0) }
+    }
+
+    /// Reads what ``databaseDateEncodingStrategy(for:)`` wrote (and any date GRDB reads).
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .custom { CatalogDate.date(from: $0) }
+    }
+
     /// Column names, for queries.
     public enum Columns {
         public static let id = Column("id")
