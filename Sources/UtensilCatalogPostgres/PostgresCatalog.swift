@@ -45,7 +45,7 @@ public struct PostgresCatalog: CatalogBackend {
             try await leaseDeadline.run { leased in
                 try await client.withConnection { connection in
                     leased()
-                    return try await body(connection)
+                    return try await PostgresSession.run(on: connection) { try await body(connection) }
                 }
             }
         }
@@ -56,9 +56,11 @@ public struct PostgresCatalog: CatalogBackend {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
         try await retrying { [client, leaseDeadline, logger] in
             try await leaseDeadline.run { leased in
-                try await client.withTransaction(logger: logger) { connection in
+                try await client.withConnection { connection in
                     leased()
-                    return try await body(connection)
+                    return try await PostgresSession.run(on: connection) {
+                        try await PostgresTransaction.run(on: connection, logger: logger, body)
+                    }
                 }
             }
         }
@@ -70,7 +72,7 @@ public struct PostgresCatalog: CatalogBackend {
             do {
                 return try await body()
             } catch {
-                if attempt < Self.attempts, PostgresFailure.isRetryable(error) {
+                if attempt < Self.attempts, PostgresFailure.isRetryable(error) || error is PostgresSession.Stale {
                     attempt += 1
                     continue
                 }

@@ -10,10 +10,6 @@ extension PostgresCatalogProblem {
         let url = settings.url
         let server = url.serverDescription
         if let problem = error as? PostgresCatalogProblem { return problem }
-        if let transaction = error as? PostgresTransactionError {
-            let inner: (any Error)? = transaction.closureError ?? transaction.beginError ?? transaction.commitError
-            if let inner { return classify(inner, settings: settings) }
-        }
         guard let error = error as? PSQLError else { return .unexpected(server: server, detail: "\(type(of: error))") }
         switch error.code {
         case .server:

@@ -25,6 +25,22 @@ enum PostgresFailure {
         return state == "40P01" || state == "40001"
     }
 
+    /// Whether `error` means the session is over: the server ended it (severity FATAL or
+    /// PANIC, e.g. 57P01 on a restart) or the connection broke. Nothing more may be sent on it
+    /// (see ``PostgresTransaction``).
+    static func endsTheSession(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .server:
+            let severity = error.serverInfo?[.severity]
+            return severity == "FATAL" || severity == "PANIC"
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// `error` as a ``CatalogError``: a ``CatalogError`` passes through; everything else —
     /// the server unreachable, shutting down or starting (57P01–57P03), a connection
     /// exception (08…), out of resources (53…), a connection closed, or any other failure of
@@ -32,11 +48,6 @@ enum PostgresFailure {
     /// `code` is -1 (a SQLSTATE is not a number); `detail` names the SQLSTATE or the client's code.
     static func catalogError(_ error: any Error) -> CatalogError {
         if let catalogError = error as? CatalogError { return catalogError }
-        if let transaction = error as? PostgresTransactionError {
-            if let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
-                return catalogError(inner)
-            }
-        }
         guard let error = error as? PSQLError else {
             // The pool's own errors: no connection could be made for a while (its circuit breaker), …
             return .unavailable(code: -1, detail: "PostgreSQL: \(error)")
@@ -54,12 +65,7 @@ enum PostgresFailure {
     }
 
     private static func psqlError(_ error: any Error) -> PSQLError? {
-        if let error = error as? PSQLError { return error }
-        if let transaction = error as? PostgresTransactionError,
-           let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
-            return psqlError(inner)
-        }
-        return nil
+        error as? PSQLError
     }
 }
 

@@ -15,7 +15,7 @@ public enum PostgresMigrator {
         _ connection: PostgresConnection, settings: PostgresCatalogSettings, logger: Logger
     ) async throws(PostgresCatalogProblem) -> [String] {
         do {
-            return try await connection.withTransaction(logger: logger) { connection in
+            return try await PostgresTransaction.run(on: connection, logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query(
                     """
