@@ -7,22 +7,9 @@ import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig
 
-/// Which catalogs this utensild can run with, and opening the configured one. The daemon and
-/// `restore` run with SQLite or PostgreSQL; `--oneshot` keeps its catalog in SQLite only so
-/// far, and refuses a PostgreSQL `catalog` (exit 78) rather than silently use SQLite when
-/// PostgreSQL was configured.
+/// Opening the configured catalog for the daemon, `--oneshot` and `restore`: SQLite's file in
+/// `state_dir`, or PostgreSQL.
 enum CatalogSupport {
-    /// What runs with the configured catalog.
-    enum Use: String {
-        case oneshot = "--oneshot"
-    }
-
-    /// nil when `use` can run with the configured catalog, else why not (one line).
-    static func refusal(_ configuration: UtensilConfiguration, for use: Use) -> String? {
-        guard case .postgres = configuration.catalog else { return nil }
-        return "catalog = \"\(configuration.catalog)\": utensild \(use.rawValue) cannot use a PostgreSQL catalog yet (the daemon can); set catalog = \"sqlite\" for it"
-    }
-
     /// Runs `body` with the configured catalog: nil for SQLite (the daemon opens the file in
     /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections runs
     /// until `body` returns, its schema migrated first (once, whoever starts first). With
