@@ -70,6 +70,20 @@ extension CatalogBackendContractTests {
         }
     }
 
+    @Test("a catalog larger than one statement takes loads whole", arguments: CatalogBackends.all)
+    func loadMany(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            let records = (0..<1_201).map { R.record("Utensil \($0)", category: $0 % 3 == 0 ? "Pots" : nil) }
+            try await catalog.load(CatalogContents(utensils: records, favorites: []))
+            #expect(try await catalog.countAll() == records.count)
+            #expect(try await catalog.allIDs() == Set(records.map(\.id)))
+            #expect(try await catalog.categories() == [CatalogCategory(name: "Pots", count: 401)])
+            let last = try #require(records.last)
+            #expect(try await catalog.utensil(id: last.id)?.name == last.name)
+        }
+    }
+
     @Test("loading into a catalog that holds a utensil, even in the trash, is refused and changes nothing", arguments: CatalogBackends.all)
     func loadIntoANonEmptyCatalog(_ backend: BackendUnderTest) async throws {
         try await backend.check { (opened: OpenedCatalog) async throws in
