@@ -58,6 +58,23 @@ struct PostgresRestoreTests {
         let catalog = ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-2"]
         let fresh = try TestWorld()
         defer { fresh.remove() }
+        // First, a catalog that refuses the rows (its role may not insert into `utensils`):
+        // the restore fails after the files are in place, and takes them out again.
+        // (A restore of no backup at all still prepares the schema, which is then there to revoke on.)
+        let nothing = try UtensildProcess.run(
+            UtensildProcess.arguments(for: fresh, extra: catalog) + ["restore", world.root.appendingPathComponent("no-such-backup").path])
+        #expect(nothing.status == 1 && nothing.errors.contains("There is no folder"), "\(nothing.errors)")
+        try server.superuserSQL("REVOKE INSERT ON utensils FROM \(server.role)", database: server.database)
+        let failed = try UtensildProcess.run(UtensildProcess.arguments(for: fresh, extra: catalog) + ["restore", backup.path])
+        #expect(failed.status == 1, "\(failed.output)\(failed.errors)")
+        #expect(failed.errors.split(separator: "\n").count == 1, "\(failed.errors)")
+        #expect(failed.errors.contains("could not be loaded into the catalog") && failed.errors.contains("nothing was installed"), "\(failed.errors)")
+        #expect(fresh.files(in: fresh.originals).isEmpty && fresh.files(in: fresh.thumbnails).isEmpty, "\(fresh.files(in: fresh.originals))")
+        #expect(!fresh.files(in: fresh.state).contains { $0.hasPrefix(".restoring-") }, "\(fresh.files(in: fresh.state))")
+        #expect(try server.superuserSQL("SELECT count(*) FROM utensils", database: server.database) == "0")
+        try server.superuserSQL("GRANT INSERT ON utensils TO \(server.role)", database: server.database)
+
+        // Then restored for real, into the same folder.
         let restored = try UtensildProcess.run(UtensildProcess.arguments(for: fresh, extra: catalog) + ["restore", backup.path])
         #expect(restored.status == 0, "\(restored.output)\(restored.errors)\n\(server.log)")
         #expect(restored.output.contains("Restored 3 utensils (1 in the trash, 1 categories) and "), "\(restored.output)")
