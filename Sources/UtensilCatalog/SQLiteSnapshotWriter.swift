@@ -17,13 +17,7 @@ public struct SQLiteSnapshotWriter: CatalogSnapshotWriter {
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             try Catalog.migrator.migrate(queue)
-            try queue.write { db in
-                for record in contents.utensils { try record.insert(db) }
-                let mark = try db.makeStatement(sql: "INSERT INTO favorite(userName, utensilId) VALUES (?, ?)")
-                for favorite in contents.favorites {
-                    try mark.execute(arguments: [favorite.user, favorite.utensilID.uuidString])
-                }
-            }
+            try queue.write { db in try Catalog.insert(contents, db) }
             try queue.close()
         } catch {
             throw CatalogError.from(error)

@@ -1,16 +1,35 @@
 import Foundation
 
 /// A whole catalog as plain values: what a backend without a SQLite file of its own hands to
-/// a ``CatalogSnapshotWriter`` to write a backup's `utensils.sqlite`.
+/// a ``CatalogSnapshotWriter`` to write a backup's `utensils.sqlite`, and what
+/// `utensild restore` reads from a backup's `utensils.sqlite` to load into another backend
+/// (``CatalogLoading/load(_:)``). Categories and their counts are not listed: they follow
+/// from the utensils. Hosts and duties are not part of it: they describe running daemons,
+/// not the catalog.
 public struct CatalogContents: Sendable, Equatable {
     /// Every utensil, the trash too, in id order.
     public var utensils: [UtensilRecord]
     /// Every favorite mark.
     public var favorites: [CatalogFavorite]
+    /// The decoder crashes counted on drops still in the inbox (see
+    /// ``CatalogBackend/recordDecoderCrash(sourceKey:)``).
+    public var decoderCrashes: [CatalogDecoderCrash]
 
-    public init(utensils: [UtensilRecord], favorites: [CatalogFavorite]) {
+    public init(utensils: [UtensilRecord], favorites: [CatalogFavorite], decoderCrashes: [CatalogDecoderCrash] = []) {
         self.utensils = utensils
         self.favorites = favorites
+        self.decoderCrashes = decoderCrashes
+    }
+}
+
+/// How many times the drop with one source key crashed the decoder.
+public struct CatalogDecoderCrash: Sendable, Equatable {
+    public var sourceKey: String
+    public var crashes: Int
+
+    public init(sourceKey: String, crashes: Int) {
+        self.sourceKey = sourceKey
+        self.crashes = crashes
     }
 }
 

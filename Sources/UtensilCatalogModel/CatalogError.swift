@@ -20,6 +20,9 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// unreachable): not the drop's fault, so the drop is retried later. `code` is the
     /// backend's own error code (SQLite's result code; -1 when there is none), for logs only.
     case unavailable(code: Int32, detail: String)
+    /// The catalog already holds this many utensils (the trash counts), and the call
+    /// (``CatalogLoading/load(_:)``) is only for an empty one.
+    case notEmpty(utensils: Int)
 
     public var description: String {
         switch self {
@@ -30,6 +33,7 @@ public enum CatalogError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidCursor: "the cursor is not one this catalog handed out"
         case .ambiguousName(let ids): "several utensils have that name: \(ids.joined(separator: ", "))"
         case .unavailable(_, let detail): "the catalog is unavailable: \(detail)"
+        case .notEmpty(let utensils): "the catalog already holds \(utensils) utensils"
         }
     }
 }

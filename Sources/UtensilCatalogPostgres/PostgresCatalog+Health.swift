@@ -5,7 +5,7 @@ import UtensilCatalogModel
 
 /// Backup and health: a snapshot of the whole catalog, and a check of what the triggers keep.
 extension PostgresCatalog {
-    /// Reads the whole catalog (every utensil, the trash too, and every favorite) in one
+    /// Reads the whole catalog (every utensil, the trash too, every favorite and decoder crash) in one
     /// REPEATABLE READ, READ ONLY transaction: one consistent instant, writers go on. The rows
     /// are held in memory until the snapshot is released (about 1 KB a utensil).
     public func snapshot() async throws(CatalogError) -> any CatalogSnapshot {
@@ -20,7 +20,13 @@ extension PostgresCatalog {
             for try await (user, id) in marks.decode((String, UUID).self) {
                 favorites.append(CatalogFavorite(user: user, utensilID: id))
             }
-            return CatalogContents(utensils: utensils, favorites: favorites)
+            var crashes: [CatalogDecoderCrash] = []
+            let counts = try await connection.query(
+                "SELECT source_key, crashes FROM decoder_crashes ORDER BY source_key", logger: logger)
+            for try await (sourceKey, count) in counts.decode((String, Int).self) {
+                crashes.append(CatalogDecoderCrash(sourceKey: sourceKey, crashes: count))
+            }
+            return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes)
         }
         return PostgresCatalogSnapshot(contents: contents, writer: snapshotWriter)
     }

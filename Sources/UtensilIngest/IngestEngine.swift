@@ -448,7 +448,7 @@ public final class IngestEngine: Sendable {
         case .duplicateName(let existing): .rejected(duplicateName(existing), bytes: read.size, read: read)
         case .duplicateContent(let existing): .rejected(duplicateContent(existing), bytes: read.size, read: read)
         case .alreadyIngested: .vanished
-        case .notFound, .invalidCursor, .ambiguousName, .unavailable: .transient(TransientFailure(error))
+        case .notFound, .invalidCursor, .ambiguousName, .unavailable, .notEmpty: .transient(TransientFailure(error))
         }
     }
 

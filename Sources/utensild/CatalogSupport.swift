@@ -7,28 +7,16 @@ import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig
 
-/// Which catalogs this utensild can run with, and opening the configured one. The daemon runs
-/// with SQLite or PostgreSQL; `--oneshot` and `restore` keep their catalog in SQLite only so
-/// far, and refuse a PostgreSQL `catalog` (exit 78) rather than silently use SQLite when
-/// PostgreSQL was configured.
+/// Opening the configured catalog for the daemon, `--oneshot` and `restore`: SQLite's file in
+/// `state_dir`, or PostgreSQL.
 enum CatalogSupport {
-    /// What runs with the configured catalog.
-    enum Use: String {
-        case oneshot = "--oneshot"
-        case restore = "restore"
-    }
-
-    /// nil when `use` can run with the configured catalog, else why not (one line).
-    static func refusal(_ configuration: UtensilConfiguration, for use: Use) -> String? {
-        guard case .postgres = configuration.catalog else { return nil }
-        return "catalog = \"\(configuration.catalog)\": utensild \(use.rawValue) cannot use a PostgreSQL catalog yet (the daemon can); set catalog = \"sqlite\" for it"
-    }
-
     /// Runs `body` with the configured catalog: nil for SQLite (the daemon opens the file in
     /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections runs
-    /// until `body` returns, its schema migrated first (once, whoever starts first).
+    /// until `body` returns, its schema migrated first (once, whoever starts first). With
+    /// `waiting`, a server that cannot be reached yet is waited for (the daemon); without, that
+    /// is thrown at once as a ``PostgresCatalogProblem`` (a command someone waits on).
     static func withCatalog<T: Sendable>(
-        _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger,
+        _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger, waiting: Bool = true,
         _ body: @Sendable ((any CatalogBackend)?) async throws -> T
     ) async throws -> T {
         guard let settings = try PostgresCatalogSettings(configuration: configuration, environment: environment) else {
@@ -41,7 +29,9 @@ enum CatalogSupport {
                 return nil
             }
             defer { group.cancelAll() }
-            let applied = try await migrateWhenReachable(settings, logger: logger)
+            let applied = waiting
+                ? try await migrateWhenReachable(settings, logger: logger)
+                : try await PostgresMigrator.migrate(settings: settings, logger: logger)
             if !applied.isEmpty {
                 logger.notice("Prepared the PostgreSQL catalog (\(settings)): applied \(applied.joined(separator: ", "))")
             }

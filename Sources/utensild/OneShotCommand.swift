@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import UtensilCatalogModel
 import UtensilConfig
 import UtensilDaemon
 import UtensilIngest
@@ -9,6 +10,17 @@ import UtensilIngest
 struct OneShotCommand {
     let configuration: UtensilConfiguration
     let logger: Logger
+    /// The catalog opened by ``CatalogSupport/withCatalog(_:environment:logger:waiting:_:)``
+    /// (PostgreSQL); nil for the SQLite file in `state_dir`.
+    let catalog: (any CatalogBackend)?
+
+    /// Runs ``run()`` on a thread of its own (its workers block on files and on the catalog,
+    /// which must not hold up Swift's cooperative threads, where the PostgreSQL pool runs).
+    func runOnItsOwnThread() async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try run() }) }
+        }
+    }
 
     /// Returns the exit code: 0, or 1 if a drop was left for retry.
     func run() throws -> Int32 {
@@ -16,7 +28,7 @@ struct OneShotCommand {
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         defer { withExtendedLifetime(lock) {} }
         let engine = IngestEngine(
-            store: try StartUp.prepare(settings: settings, logger: logger),
+            store: try StartUp.prepare(settings: settings, catalog: catalog, logger: logger),
             memory: MemoryBudget(bytes: configuration.memoryBudget))
         let run = OneShotRun(
             engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)

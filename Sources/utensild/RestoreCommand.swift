@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import Glibc
 import Logging
+import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
 import UtensilIngest
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into the configured
 /// catalog and state folder, both empty, with the daemon stopped (it takes the state lock).
-struct RestoreCommand: ParsableCommand {
+struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Load a backup made by `utensilctl backup` into the empty catalog and state folder.",
@@ -17,12 +18,20 @@ struct RestoreCommand: ParsableCommand {
             backup is checked against backup.json and the catalog (SQLite's integrity check, a \
             schema this version knows) before anything is installed; a damaged backup is \
             refused, naming the first bad file. Run as root, what it installs belongs to the \
-            state folder's owner (the daemon's user). Exit codes: 0 restored, 1 refused or \
-            failed, 64 usage, 78 bad configuration.
+            state folder's owner (the daemon's user).
+
+            With catalog = "postgresql://…" the backup's rows go into that PostgreSQL \
+            catalog, which must hold no utensil (the trash included), in one transaction; \
+            this is how a SQLite catalog moves to PostgreSQL (back it up with `utensilctl \
+            backup`, configure the PostgreSQL catalog, restore). Stop every utensild using \
+            that catalog first. Exit codes: 0 restored, 1 refused or failed (also when \
+            PostgreSQL cannot be reached), 64 usage, 78 bad configuration.
 
             Examples:
               sudo utensild restore /var/lib/utensild/backup-2026-11-25
               sudo -u utensil utensild --config /etc/utensild/utensild.toml restore /srv/backup
+              sudo utensild --catalog postgresql://utensil@db.example.org/utensils \\
+                --catalog-password-file /root/pg-password restore /root/backup
             """)
 
     @Argument(help: ArgumentHelp("The backup folder (the DEST of `utensilctl backup`).", valueName: "backup"))
@@ -34,18 +43,17 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var keys: ConfigurationFlags
     @ParentCommand var root: UtensildCommand
 
-    func run() throws {
+    func run() async throws {
         let configuration: UtensilConfiguration
         var flags = root.keys.values
         flags.merge(keys.values) { _, mine in mine }
+        let environment = ProcessInfo.processInfo.environment
         do {
-            configuration = try ConfigurationLoader.load(
-                file: config ?? root.config, environment: ProcessInfo.processInfo.environment, flags: flags)
+            configuration = try ConfigurationLoader.load(file: config ?? root.config, environment: environment, flags: flags)
             try configuration.prepareFolders()
         } catch {
             throw Self.failure("\(error)", code: 78)
         }
-        if let refusal = CatalogSupport.refusal(configuration, for: .restore) { throw Self.failure(refusal, code: 78) }
         var logger = Logger(label: "utensild.restore")
         logger.logLevel = .critical  // The outcome is printed; the daemon's journal is not for this.
         let lock: StateLock
@@ -55,22 +63,35 @@ struct RestoreCommand: ParsableCommand {
             throw Self.failure("\(error)", code: 1)
         }
         defer { withExtendedLifetime(lock) {} }
-        let path = backup.hasPrefix("/") ? backup : FileManager.default.currentDirectoryPath + "/" + backup
+        let path = RawPath(backup.hasPrefix("/") ? backup : FileManager.default.currentDirectoryPath + "/" + backup)
         let showProgress = isatty(STDERR_FILENO) == 1
+        let progress: @Sendable (Int, Int) -> Void = { done, total in
+            guard showProgress, done == total || done % 100 == 0 else { return }
+            FileHandle.standardError.write(Data("\rutensild: verified and copied \(done) of \(total) files\u{1B}[K".utf8))
+        }
+        let restore = BackupRestore(settings: IngestSettings(configuration), logger: logger)
+        let shownCatalog = "\(configuration.catalog)"
         let summary: RestoreSummary
+        var into = "\(configuration.stateDir)"
         do {
-            summary = try BackupRestore(settings: IngestSettings(configuration), logger: logger)
-                .restore(from: RawPath(path)) { done, total in
-                    guard showProgress, done == total || done % 100 == 0 else { return }
-                    FileHandle.standardError.write(Data("\rutensild: verified and copied \(done) of \(total) files\u{1B}[K".utf8))
-                }
+            summary = try await CatalogSupport.withCatalog(configuration, environment: environment, logger: logger, waiting: false) {
+                catalog in
+                guard let catalog else { return try restore.restore(from: path, progress: progress) }
+                return try await restore.restore(from: path, into: catalog, shownAs: shownCatalog, progress: progress)
+            }
+            if case .postgres = configuration.catalog { into = "the catalog \(shownCatalog) and \(configuration.stateDir)" }
         } catch {
             if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-            throw Self.failure(error.description, code: 1)
+            switch error {
+            case let error as RestoreError: throw Self.failure(error.description, code: 1)
+            case let error as CatalogPasswordError: throw Self.failure("\(error)", code: 78)
+            case let problem as PostgresCatalogProblem: throw Self.failure("catalog: \(problem)", code: 1)
+            default: throw Self.failure("\(error)", code: 1)
+            }
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
         print(
-            "Restored \(summary.utensils) utensils (\(summary.trash) in the trash, \(summary.categories) categories) and \(summary.files) files (\(summary.bytes) bytes) into \(configuration.stateDir)"
+            "Restored \(summary.utensils) utensils (\(summary.trash) in the trash, \(summary.categories) categories) and \(summary.files) files (\(summary.bytes) bytes) into \(into)"
                 + (summary.migrated ? ", the catalog migrated to this version" : "") + ".")
         if summary.missing > 0 {
             print("The backup had no \(summary.missing) thumbnails; once utensild runs, `utensilctl rethumb --missing` makes them.")

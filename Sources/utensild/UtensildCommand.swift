@@ -39,13 +39,7 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             configuration = try ConfigurationLoader.load(
                 file: config, environment: ProcessInfo.processInfo.environment, flags: keys.values)
-            if oneshot && !checkConfig && !recordStop, let refusal = CatalogSupport.refusal(configuration, for: .oneshot) {
-                FileHandle.standardError.write(Data("utensild: \(refusal)\n".utf8))
-                throw ExitCode(78)
-            }
             if !checkConfig && !recordStop { try configuration.prepareFolders() }
-        } catch let exit as ExitCode {
-            throw exit
         } catch {
             FileHandle.standardError.write(Data("utensild: \(error)\n".utf8))
             throw ExitCode(78)
@@ -63,7 +57,13 @@ struct UtensildCommand: AsyncParsableCommand {
         let logger = LogSetup.makeLogger(level: configuration.logLevel)
         do {
             if oneshot {
-                throw ExitCode(try OneShotCommand(configuration: configuration, logger: logger).run())
+                // A run someone waits for: a PostgreSQL catalog that cannot be reached fails it at once.
+                let code = try await CatalogSupport.withCatalog(
+                    configuration, environment: ProcessInfo.processInfo.environment, logger: logger, waiting: false
+                ) { [configuration, logger] catalog in
+                    try await OneShotCommand(configuration: configuration, logger: logger, catalog: catalog).runOnItsOwnThread()
+                }
+                throw ExitCode(code)
             }
             try await DaemonCommand(
                 configuration: configuration, logger: logger,

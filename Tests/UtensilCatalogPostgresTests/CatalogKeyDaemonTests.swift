@@ -2,23 +2,23 @@ import Foundation
 import Testing
 import UtensilTestSupport
 
-/// The real utensild with `catalog` set to PostgreSQL: `--oneshot` and `restore`, which keep
-/// their catalog in SQLite only so far, refuse to run (exit 78) rather than silently use
-/// SQLite; a URL with a password is refused without showing it.
+/// The real utensild with `catalog` set to a PostgreSQL server that cannot be reached:
+/// `--oneshot` and `restore`, which someone waits for, say so at once (exit 1) and install
+/// nothing; a URL with a password is refused without showing it.
 @Suite struct CatalogKeyDaemonTests {
     static let url = "postgresql://utensil@127.0.0.1:1/utensils"
 
-    @Test func oneshotAndRestoreRefuseAPostgresCatalog() throws {
+    @Test func oneshotAndRestoreSayAtOnceThatTheyCannotReachPostgreSQL() throws {
         let world = try TestWorld()
         defer { world.remove() }
         let backup = world.root.appendingPathComponent("backup").path
         let oneshot = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--catalog", Self.url, "--oneshot"]))
-        #expect(oneshot.status == 78, "\(oneshot.errors)")
-        #expect(oneshot.errors.contains("utensild --oneshot cannot use a PostgreSQL catalog yet"), "\(oneshot.errors)")
-        #expect(oneshot.errors.split(separator: "\n").count == 1, "\(oneshot.errors)")
+        #expect(oneshot.status == 1, "\(oneshot.errors)")
+        #expect(oneshot.errors.contains("cannot reach PostgreSQL at"), "\(oneshot.errors)")
         let restore = try UtensildProcess.run(["restore", backup] + UtensildProcess.arguments(for: world, extra: ["--catalog", Self.url]))
-        #expect(restore.status == 78, "\(restore.errors)")
-        #expect(restore.errors.contains("utensild restore cannot use a PostgreSQL catalog yet"), "\(restore.errors)")
+        #expect(restore.status == 1, "\(restore.errors)")
+        #expect(restore.errors.contains("utensild: catalog: cannot reach PostgreSQL at"), "\(restore.errors)")
+        #expect(restore.errors.split(separator: "\n").count == 1, "\(restore.errors)")
         #expect(!FileManager.default.fileExists(atPath: world.state.appendingPathComponent("utensils.sqlite").path))
     }
 

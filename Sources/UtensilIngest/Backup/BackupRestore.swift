@@ -17,7 +17,10 @@ import UtensilCore
 /// wrote; one that is interrupted leaves `.restoring-*`, which the next restore removes.
 ///
 /// With a SQLite catalog the file is installed as it is (migrated when the backup's schema is
-/// older); another backend would read its rows from it instead (``CatalogFile``).
+/// older). Into another backend (PostgreSQL), a copy of the file is migrated beside its place,
+/// its rows read (``Catalog/contents()``) and loaded into that catalog, which must be empty, in
+/// one transaction (``CatalogLoading/load(_:)``) once the folders are in place; if that
+/// fails, the folders are emptied again and nothing was installed.
 public struct BackupRestore: Sendable {
     public let settings: IngestSettings
     let logger: Logger
@@ -29,8 +32,74 @@ public struct BackupRestore: Sendable {
 
     static let restoringPrefix = ".restoring-"
 
-    /// Restores the backup at `backupPath`; `progress` hears (files done, files in all).
+    /// Restores the backup at `backupPath` into the SQLite catalog in the state folder;
+    /// `progress` hears (files done, files in all).
     public func restore(from backupPath: RawPath, progress: (Int, Int) -> Void) throws(RestoreError) -> RestoreSummary {
+        let target = try open(backupPath)
+        try ensureEmpty(target.state)
+        try ensureEmptyCatalogFile()
+        removeLeftovers(in: target.state)
+        do throws(RestoreError) {
+            let staged = try stage(target, progress: progress)
+            try installFolders(in: target.state)
+            try installCatalogFile(in: target.state, owner: target.owner)
+            return finished(staged, from: backupPath)
+        } catch {
+            removeLeftovers(in: target.state)
+            throw error
+        }
+    }
+
+    /// Restores the backup at `backupPath` into `catalog` (another backend than the state
+    /// folder's SQLite file: PostgreSQL), shown in messages as `shownCatalog`, and the files
+    /// into the state folder; `progress` hears (files done, files in all).
+    public func restore(
+        from backupPath: RawPath, into catalog: any CatalogBackend, shownAs shownCatalog: String, progress: (Int, Int) -> Void
+    ) async throws(RestoreError) -> RestoreSummary {
+        let target = try open(backupPath)
+        try ensureEmpty(target.state)
+        let held: Int
+        do throws(CatalogError) {
+            held = try await catalog.countAll()
+        } catch {
+            throw .catalogFailed(catalog: shownCatalog, problem: error.description)
+        }
+        if held > 0 { throw .catalogNotEmpty(catalog: shownCatalog, utensils: held) }
+        removeLeftovers(in: target.state)
+        do throws(RestoreError) {
+            let staged = try stage(target, progress: progress)
+            let contents = try rows(of: staged, in: target.state)
+            try installFolders(in: target.state)
+            do throws(CatalogError) {
+                try await catalog.load(contents)
+            } catch {
+                emptyFolders(in: target.state)
+                if case .notEmpty(let utensils) = error { throw .catalogNotEmpty(catalog: shownCatalog, utensils: utensils) }
+                throw .catalogFailed(catalog: shownCatalog, problem: error.description)
+            }
+            removeLeftovers(in: target.state)
+            return finished(staged, from: backupPath)
+        } catch {
+            removeLeftovers(in: target.state)
+            throw error
+        }
+    }
+
+    /// The backup, its manifest, the state folder and who should own what is installed in it.
+    private struct Target {
+        let backup: HeldFolder
+        let manifest: BackupManifest
+        let state: HeldFolder
+        let owner: FileOwner?
+    }
+
+    /// What ``stage(_:progress:)`` verified and put beside its place.
+    private struct Staged {
+        let contents: CatalogFile.Contents
+        let expected: [(folder: Int, name: [UInt8], file: BackupManifest.File)]
+    }
+
+    private func open(_ backupPath: RawPath) throws(RestoreError) -> Target {
         let backup: HeldFolder
         do {
             backup = try HeldFolder.open(backupPath)
@@ -47,16 +116,19 @@ public struct BackupRestore: Sendable {
                 fchownat(state.descriptor, $0, owner.uid, owner.gid, AT_SYMLINK_NOFOLLOW)
             }
         }
-        try ensureEmpty(state)
-        removeLeftovers(in: state)
-        do throws(RestoreError) {
-            let summary = try install(manifest, from: backup, into: state, owner: owner, progress: progress)
-            logger.notice("Restored \(summary.utensils) utensils and \(summary.trash) in the trash from \(backupPath)")
-            return summary
-        } catch {
-            removeLeftovers(in: state)
-            throw error
-        }
+        return Target(backup: backup, manifest: manifest, state: state, owner: owner)
+    }
+
+    private func finished(_ staged: Staged, from backupPath: RawPath) -> RestoreSummary {
+        let contents = staged.contents, expected = staged.expected
+        let trash = contents.utensils.filter(\.trashed).count
+        let summary = RestoreSummary(
+            utensils: contents.utensils.count - trash, trash: trash, categories: contents.categoryCount,
+            files: expected.count, bytes: expected.reduce(0) { $0 + $1.file.bytes },
+            missing: contents.utensils.count * BackupFolder.all.count - expected.count,
+            migrated: contents.needsMigration)
+        logger.notice("Restored \(summary.utensils) utensils and \(summary.trash) in the trash from \(backupPath)")
+        return summary
     }
 
     // MARK: Reading the backup
@@ -124,14 +196,16 @@ public struct BackupRestore: Sendable {
 
     // MARK: Installing
 
-    private func install(
-        _ manifest: BackupManifest, from backup: HeldFolder, into state: HeldFolder, owner: FileOwner?,
-        progress: (Int, Int) -> Void
-    ) throws(RestoreError) -> RestoreSummary {
+    private static let catalogName = Array(BackupManifest.catalogFileName.utf8)
+    private static let stagedCatalog = Array((restoringPrefix + BackupManifest.catalogFileName).utf8)
+
+    /// Verifies the backup while copying it beside its places: the catalog into
+    /// `.restoring-utensils.sqlite`, the files into `.restoring-<folder>` folders, all durable.
+    private func stage(_ target: Target, progress: (Int, Int) -> Void) throws(RestoreError) -> Staged {
+        let (manifest, backup, state, owner) = (target.manifest, target.backup, target.state, target.owner)
         let shownManifest = backup.path.appending(BackupManifest.fileName).description
         // The catalog: copied (and so read once) beside its place, then looked at there.
-        let catalogName = Array(BackupManifest.catalogFileName.utf8)
-        let stagedCatalog = Array((Self.restoringPrefix + BackupManifest.catalogFileName).utf8)
+        let (catalogName, stagedCatalog) = (Self.catalogName, Self.stagedCatalog)
         try copy(catalogName, from: backup, to: stagedCatalog, in: state, expecting: manifest.catalog, owner: owner)
         let contents: CatalogFile.Contents
         do {
@@ -181,8 +255,11 @@ public struct BackupRestore: Sendable {
             for folder in staged { try folder.sync() }
             try state.sync()
         }
+        return Staged(contents: contents, expected: expected)
+    }
 
-        // Into place: the folders, then the catalog (the empty ones they replace go first).
+    /// The staged folders into place (the empty ones they replace go first).
+    private func installFolders(in state: HeldFolder) throws(RestoreError) {
         try Self.fileSystem { () throws(SystemError) in
             for folder in BackupFolder.all {
                 let name = Array(folder.name.utf8)
@@ -191,6 +268,38 @@ public struct BackupRestore: Sendable {
                 } catch where error.isNotFound {}
                 try state.renameNoReplace(Array((Self.restoringPrefix + folder.name).utf8), to: state, as: name)
             }
+            try state.sync()
+        }
+    }
+
+    /// Empties the photo folders again (a load into the catalog failed after they were installed).
+    private func emptyFolders(in state: HeldFolder) {
+        for folder in BackupFolder.all {
+            if let installed = try? state.folder(Array(folder.name.utf8)) { BackupTree.empty(installed) }
+        }
+        try? state.sync()
+    }
+
+    /// The staged catalog copy migrated to this version (opening it does) and read out whole,
+    /// for a catalog of another backend.
+    private func rows(of staged: Staged, in state: HeldFolder) throws(RestoreError) -> CatalogContents {
+        let path = state.path.appending(Self.stagedCatalog).description
+        let contents: CatalogContents
+        do {
+            contents = try Catalog(path: path).contents()
+        } catch {
+            throw .badCatalog(path: path, problem: "it cannot be read after migrating it to this version (\(error))")
+        }
+        guard contents.utensils.map(\.id) == staged.contents.utensils.map(\.id) else {
+            throw .badCatalog(path: path, problem: "migrating it to this version changed its utensils")
+        }
+        return contents
+    }
+
+    /// The staged catalog into place as the state folder's SQLite catalog, migrated.
+    private func installCatalogFile(in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
+        let (catalogName, stagedCatalog) = (Self.catalogName, Self.stagedCatalog)
+        try Self.fileSystem { () throws(SystemError) in
             for suffix in ["", "-wal", "-shm"] {
                 try state.unlinkIfPresent(catalogName + Array(suffix.utf8))
             }
@@ -210,10 +319,6 @@ public struct BackupRestore: Sendable {
                 }
             }
         }
-        return RestoreSummary(
-            utensils: contents.utensils.count - trash, trash: trash, categories: contents.categoryCount,
-            files: expected.count, bytes: expected.reduce(0) { $0 + $1.file.bytes }, missing: contents.utensils.count * BackupFolder.all.count - expected.count,
-            migrated: contents.needsMigration)
     }
 
     /// Copies `name` of `source` into a new file of `folder`, refusing bytes that differ
@@ -242,7 +347,7 @@ public struct BackupRestore: Sendable {
 
     // MARK: The target
 
-    /// Refuses a catalog with utensils, or a state folder with files in its photo folders.
+    /// Refuses a state folder with files in its photo folders.
     private func ensureEmpty(_ state: HeldFolder) throws(RestoreError) {
         for folder in BackupFolder.all {
             let names: [[UInt8]]
@@ -256,6 +361,10 @@ public struct BackupRestore: Sendable {
                 throw .notEmpty("\(settings.stateDirectory.appending(folder.name)) holds \(names.count) files")
             }
         }
+    }
+
+    /// Refuses a SQLite catalog file in the state folder that holds utensils.
+    private func ensureEmptyCatalogFile() throws(RestoreError) {
         guard FileOps.exists(RawPath(settings.catalogPath)) else { return }
         let count: Int
         do {

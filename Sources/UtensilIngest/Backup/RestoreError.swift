@@ -17,6 +17,12 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case inconsistent(path: String, problem: String)
     /// The state folder or the catalog already holds utensils.
     case notEmpty(String)
+    /// The configured catalog of another backend than the state folder's SQLite file
+    /// (PostgreSQL) already holds this many utensils.
+    case catalogNotEmpty(catalog: String, utensils: Int)
+    /// The configured catalog of another backend could not be read or could not take the
+    /// backup's rows (unreachable, no rights, …).
+    case catalogFailed(catalog: String, problem: String)
     case fileSystem(SystemError)
 
     public var description: String {
@@ -37,6 +43,10 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) does not match the backup's catalog (\(problem)); restore from another backup."
         case .notEmpty(let what):
             "\(what); a backup is restored only into an empty catalog and state folder, so restore into a new state_dir or empty this one first."
+        case .catalogNotEmpty(let catalog, let utensils):
+            "The catalog \(catalog) already holds \(utensils) utensils; a backup is restored only into an empty catalog, so configure a new, empty database as catalog (or empty this one) and restore again."
+        case .catalogFailed(let catalog, let problem):
+            "The backup could not be loaded into the catalog \(catalog) (\(problem)); nothing was installed, so mend that and restore again."
         case .fileSystem(let error):
             "The backup could not be restored (\(error)); nothing was installed."
         }
