@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import UtensilTestSupport
+
+/// Every host's events on every host: two daemons, each in a network namespace of its own,
+/// sharing one real PostgreSQL catalog and one state folder; `events` followed on one shows
+/// what the other ingested (`LISTEN/NOTIFY`), and the other's hooks do not run here.
+@Suite(.serialized) struct PostgresLiveEventsTests {
+    @Test func eventsOnOneHostShowAnIngestOnAnother() throws {
+        let lab = try NetworkLab(hosts: 2)
+        defer { lab.remove() }
+        let server = try PostgresServer(reachableFrom: lab)
+        defer { server.remove() }
+        let worlds = try lab.hosts.map { _ in try TestWorld() }
+        defer { worlds.forEach { $0.remove() } }
+        let shared = worlds[0].state.path
+        // An on_ingest hook on each host, writing the event's file name into that host's folder.
+        let hooks = try worlds.map { world in
+            let script = world.root.appendingPathComponent("on-ingest").path
+            let marker = world.root.appendingPathComponent("hook-ran").path
+            try "#!/bin/sh\ncat >> \(marker)\n".write(toFile: script, atomically: true, encoding: .utf8)
+            chmod(script, 0o755)
+            return marker
+        }
+        let daemons = try zip(lab.hosts, worlds).enumerated().map { index, pair in
+            let (host, world) = pair
+            return try RunningDaemon(
+                world: world,
+                extra: [
+                    "--catalog", "postgresql://\(server.role)@\(host.gateway):\(server.port)/\(server.database)",
+                    "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-\(index + 1)",
+                    "--state-dir", shared, "--on-ingest", world.root.appendingPathComponent("on-ingest").path,
+                ],
+                launcher: lab.launcher(for: host))
+        }
+        let logs = { daemons.map(\.log).joined(separator: "\n") }
+        for daemon in daemons {
+            try daemon.waitUntil("following the other hosts' changes") {
+                daemon.log.contains("Following the other hosts' changes in the catalog")
+            }
+        }
+        // Subscribed on kitchen-1 (the reply comes once nothing dropped after it can be missed).
+        let follower = try RawControlClient(path: worlds[0].root.appendingPathComponent("control.sock").path)
+        #expect(follower.send(#"{"v":1,"command":"events"}"# + "\n"))
+        #expect(try #require(follower.readLine()).contains(#""subscribed":true"#))
+
+        let photo = try TestImages.make([TestImages.jpeg(worlds[1].root.path + "/photo.jpg", seed: 41)])[0]
+        try worlds[1].drop("Ladle.jpg", photo)
+        var lines: [String] = []
+        try Poll.until(seconds: 120, "kitchen-2's ingest in kitchen-1's events", detail: { "\(lines)\n\(logs())" }) {
+            if let line = follower.readLine() { lines.append(line) }
+            return lines.contains { $0.contains(#""kind":"ingested""#) && $0.contains("Ladle") }
+        }
+        let event = try #require(lines.first { $0.contains(#""kind":"ingested""#) })
+        let reply = try #require(try JSONSerialization.jsonObject(with: Data(event.utf8)) as? [String: Any])
+        let json = try #require(reply["event"] as? [String: Any], "\(event)")
+        #expect(json["host"] as? String == "kitchen-2", "\(event)")
+        #expect((json["utensil"] as? [String: Any])?["host"] as? String == "kitchen-2", "\(event)")
+        #expect(json["inboxFile"] as? String == "Ladle.jpg", "\(event)")
+
+        // The hook ran on kitchen-2 only (kitchen-1 got the event from the catalog).
+        try Poll.until(seconds: 60, "kitchen-2's on_ingest", detail: logs) {
+            FileManager.default.fileExists(atPath: hooks[1])
+        }
+        for daemon in daemons { #expect(try daemon.terminate() == 0, "\(daemon.log)") }
+        #expect(!FileManager.default.fileExists(atPath: hooks[0]), "\(logs())")
+    }
+}
