@@ -65,4 +65,72 @@ import UtensilTestSupport
         for daemon in daemons { #expect(try daemon.terminate() == 0, "\(daemon.log)") }
         #expect(!FileManager.default.fileExists(atPath: hooks[0]), "\(logs())")
     }
+
+    /// PostgreSQL stopped and started again under a running daemon: it says once that it
+    /// cannot follow the other hosts' changes and once that it follows them again, its own
+    /// `events` followers stay connected, and another host's events arrive again (sent here
+    /// as another host sends them, with `pg_notify`); they never run this host's hooks.
+    @Test func afterAnOutageOtherHostsEventsArriveAgain() throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let script = world.root.appendingPathComponent("on-reject").path
+        let marker = world.root.appendingPathComponent("hook-ran").path
+        try "#!/bin/sh\ncat >> \(marker)\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let daemon = try RunningDaemon(
+            world: world,
+            extra: [
+                "--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1",
+                "--on-reject", script,
+            ])
+        try daemon.waitUntil("following the other hosts' changes") {
+            daemon.log.contains("Following the other hosts' changes in the catalog")
+        }
+        let follower = try RawControlClient(path: world.root.appendingPathComponent("control.sock").path)
+        #expect(follower.send(#"{"v":1,"command":"events"}"# + "\n"))
+        #expect(try #require(follower.readLine()).contains(#""subscribed":true"#))
+        var lines: [String] = []
+        try Self.notify(server, from: "kitchen-9", rejecting: "Before.jpg")
+        try Self.read(follower, into: &lines, until: "Before.jpg", log: { daemon.log })
+
+        try server.stop(.fast)
+        try daemon.waitUntil(seconds: 120, "the feed lost") { daemon.log.contains("Cannot follow the other hosts' changes") }
+        try server.start()
+        try daemon.waitUntil(seconds: 180, "the feed back") {
+            daemon.log.contains("Following the other hosts' changes again")
+        }
+        // A notification no utensild sent is ignored; the next is shown.
+        _ = try server.superuserSQL("SELECT pg_notify('utensild_events', 'not an event')", database: server.database)
+        try Self.notify(server, from: "kitchen-9", rejecting: "After.jpg")
+        try Self.read(follower, into: &lines, until: "After.jpg", log: { daemon.log })
+        #expect(lines.count == 2, "\(lines)")
+        for line in lines { #expect(line.contains(#""host":"kitchen-9""#), "\(line)") }
+
+        let log = daemon.log
+        #expect(log.components(separatedBy: "Cannot follow the other hosts' changes").count == 2, "\(log)")
+        #expect(log.components(separatedBy: "Following the other hosts' changes again").count == 2, "\(log)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "another host's rejection ran this host's on_reject")
+    }
+
+    /// Sends a rejection event as the host `host` would (its name, a line break, the JSON).
+    private static func notify(_ server: PostgresServer, from host: String, rejecting file: String) throws {
+        let event = #"{"at":"2026-11-26T10:00:00.000Z","inboxFile":"\#(file)","kind":"rejected","message":"Broken.","reason":"corrupt-image"}"#
+        _ = try server.superuserSQL(
+            "SELECT pg_notify('utensild_events', '\(host)' || chr(10) || '\(event)')", database: server.database)
+    }
+
+    /// Reads event lines into `lines` until one names `file`.
+    private static func read(
+        _ follower: RawControlClient, into lines: inout [String], until file: String, log: () -> String
+    ) throws {
+        var seen = lines
+        try Poll.until(seconds: 60, "\(file) in the events", detail: { "\(seen)\n\(log())" }) {
+            if let line = follower.readLine() { seen.append(line) }
+            return seen.contains { $0.contains(file) }
+        }
+        lines = seen
+    }
 }
