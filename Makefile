@@ -17,8 +17,9 @@ BUILD_PACKAGES := libturbojpeg0-dev libspng-dev libheif-dev libwebp-dev libsyste
 # references), rsync/coreutils (real drops), real photographs from a wallpaper package,
 # heif-enc, cwebp and img2webp (HEIC and WebP test files made from them), and a browser for
 # the web gallery's test (make/web.mk), a Prometheus server (make/metrics.mk), a PostgreSQL
-# server (make/postgres.mk).
-TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync \
+# server (make/postgres.mk); gdb, for the backtraces of a test run that hangs
+# (scripts/run-swift-tests).
+TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy libvips-tools rsync gdb \
                   libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES) $(METRICS_PACKAGES) $(POSTGRES_PACKAGES)
 
 
@@ -54,10 +55,13 @@ run: release
 ## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
 test: unit-test $(TEST_EXTRAS)
 
-## Only the Swift tests (quicker while developing).
+## Only the Swift tests (quicker while developing). A run that has not finished after
+## SWIFT_TEST_LIMIT seconds is ended, naming the tests still running and printing their
+## threads' backtraces (scripts/run-swift-tests).
+SWIFT_TEST_LIMIT ?= 1800
 unit-test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT)
 
 clean:
 	rm -rf .build var
