@@ -4,7 +4,8 @@ import UtensilTestSupport
 
 /// Every host's events on every host: two daemons, each in a network namespace of its own,
 /// sharing one real PostgreSQL catalog and one state folder; `events` followed on one shows
-/// what the other ingested (`LISTEN/NOTIFY`), and the other's hooks do not run here.
+/// what the other ingested (`LISTEN/NOTIFY`), and the other's hooks do not run here; the
+/// gallery's live updates show them too, and they come back after PostgreSQL restarts.
 @Suite(.serialized) struct PostgresLiveEventsTests {
     @Test func eventsOnOneHostShowAnIngestOnAnother() throws {
         let lab = try NetworkLab(hosts: 2)
@@ -113,6 +114,31 @@ import UtensilTestSupport
         #expect(log.components(separatedBy: "Following the other hosts' changes again").count == 2, "\(log)")
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: marker), "another host's rejection ran this host's on_reject")
+    }
+
+    /// The gallery's live updates (`/api/v1/events`) show another host's events too.
+    @Test func theGallerysLiveUpdatesShowAnotherHostsEvents() throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let web = world.root.appendingPathComponent("web.sock").path
+        let daemon = try RunningDaemon(
+            world: world,
+            extra: [
+                "--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1",
+                "--web-listen", "unix:" + web,
+            ])
+        try daemon.waitUntil("following the other hosts' changes") {
+            daemon.log.contains("Following the other hosts' changes in the catalog")
+        }
+        let seen = try WebClient(socketPath: web).stream("/api/v1/events", seconds: 60, onOpen: {
+            try Self.notify(server, from: "kitchen-2", rejecting: "Spork.jpg")
+        }) { text in
+            text.contains("event: rejected") && text.contains("Spork.jpg")
+        }
+        #expect(seen.contains(#""host":"kitchen-2""#), "\(seen)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 
     /// Sends a rejection event as the host `host` would (its name, a line break, the JSON).
