@@ -12,6 +12,8 @@ import UtensilCatalogModel
 /// opens one connection of its own (not the pool's: it stays subscribed for as long as the
 /// host follows), runs `LISTEN` on it and hands over every other host's change; PostgreSQL
 /// delivers each committed notification to every session listening at that moment, in order.
+/// That connection is checked every 30 s (``PostgresLivenessCheck``): one that stops answering
+/// is closed and counts as lost.
 public struct PostgresChangeFeed: CatalogChangeFeed {
     /// The notification channel every utensild of a catalog uses.
     public static let channel = "utensild_events"
@@ -21,15 +23,23 @@ public struct PostgresChangeFeed: CatalogChangeFeed {
     public let host: String
     let catalog: PostgresCatalog
     let settings: PostgresCatalogSettings
+    let liveness: PostgresLivenessCheck
 
     /// - Parameters:
     ///   - catalog: the catalog whose pool sends this host's changes.
     ///   - settings: where the dedicated connection for `LISTEN` connects.
     ///   - host: this host's `host_name`.
-    public init(catalog: PostgresCatalog, settings: PostgresCatalogSettings, host: String) {
+    ///   - checkEvery, checkTimeout: how often the `LISTEN` connection is asked `SELECT 1`, and
+    ///     how long an answer may take before the connection counts as lost (a network cut
+    ///     without a reset would otherwise leave it waiting for ever).
+    public init(
+        catalog: PostgresCatalog, settings: PostgresCatalogSettings, host: String,
+        checkEvery: Duration = .seconds(30), checkTimeout: Duration = .seconds(10)
+    ) {
         self.catalog = catalog
         self.settings = settings
         self.host = host
+        liveness = PostgresLivenessCheck(interval: checkEvery, timeout: checkTimeout)
     }
 
     public func publish(_ payload: String) async throws(CatalogChangeFeedError) {
@@ -58,9 +68,14 @@ public struct PostgresChangeFeed: CatalogChangeFeed {
         do {
             try await connection.listen(on: Self.channel) { notifications in
                 listening()
-                for try await notification in notifications {
-                    guard let change = Self.change(notification.payload), change.host != host else { continue }
-                    await receive(change)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // Closes the connection once it stops answering, which ends the loop below.
+                    group.addTask { [liveness, logger = catalog.logger] in await liveness.watch(connection, logger: logger) }
+                    defer { group.cancelAll() }
+                    for try await notification in notifications {
+                        guard let change = Self.change(notification.payload), change.host != host else { continue }
+                        await receive(change)
+                    }
                 }
             }
             result = Task.isCancelled ? .success(()) : .failure(.unavailable("the connection was closed"))

@@ -57,6 +57,32 @@ import UtensilTestSupport
         }
     }
 
+    /// A server that stops answering without closing the connection (as behind a network cut
+    /// without a reset; here its backend process is stopped with SIGSTOP): the liveness check
+    /// closes the connection, and following ends as unavailable instead of waiting for ever.
+    @Test func aListenConnectionThatStopsAnsweringCountsAsLost() async throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let settings = server.settings()
+        _ = try await PostgresMigrator.migrate(settings: settings, logger: quietLogger)
+        // The pool is never run: the feed's own connection is the role's only session.
+        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: quietLogger)
+        let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+        let follower = Follower(PostgresChangeFeed(
+            catalog: catalog, settings: settings, host: "kitchen-a", checkEvery: .milliseconds(200), checkTimeout: .seconds(2)))
+        async let outcome = follower.outcome()
+        try await eventually("the feed listening") { follower.isListening }
+        let sessions = try server.superuserSQL(
+            "SELECT pid FROM pg_stat_activity WHERE usename = '\(server.role)'", database: server.database)
+        let backend = try #require(Int32(sessions), "sessions: \(sessions)")
+        #expect(kill(backend, SIGSTOP) == 0)
+        defer { kill(backend, SIGCONT) }
+        switch await outcome {
+        case .unavailable?: break
+        case let other: Issue.record("following a server that stopped answering ended with \(String(describing: other))")
+        }
+    }
+
     @Test func followingAnUnreachableCatalogIsUnavailable() async throws {
         let server = try PostgresServer()
         let settings = server.settings()
@@ -84,10 +110,20 @@ private final class Follower: Sendable {
     var isListening: Bool { state.withLock { $0.listening } }
     var received: [CatalogChange] { state.withLock { $0.received } }
 
-    func run() async throws {
+    func run() async throws(CatalogChangeFeedError) {
         try await feed.follow(
             listening: { state.withLock { $0.listening = true } },
             receive: { change in state.withLock { $0.received.append(change) } })
+    }
+
+    /// How following ended: nil when it returned.
+    func outcome() async -> CatalogChangeFeedError? {
+        do {
+            try await run()
+            return nil
+        } catch {
+            return error
+        }
     }
 }
 
