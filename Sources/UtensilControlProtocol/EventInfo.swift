@@ -26,10 +26,13 @@ public struct EventInfo: Codable, Sendable, Equatable {
     public var rethumb: RethumbInfo?
     /// `category` only: what changed.
     public var categoryChange: CategoryChange?
+    /// The `host_name` of the host where it happened. Every event a daemon sends carries it;
+    /// with several hosts sharing a catalog, `events` shows every host's events.
+    public var host: String?
 
     public init(
         kind: Kind, at: Date, inboxFile: String, utensil: UtensilInfo? = nil, reason: String? = nil,
-        message: String? = nil, rethumb: RethumbInfo? = nil, categoryChange: CategoryChange? = nil
+        message: String? = nil, rethumb: RethumbInfo? = nil, categoryChange: CategoryChange? = nil, host: String? = nil
     ) {
         self.kind = kind
         self.at = at
@@ -39,6 +42,7 @@ public struct EventInfo: Codable, Sendable, Equatable {
         self.message = message
         self.rethumb = rethumb
         self.categoryChange = categoryChange
+        self.host = host
     }
 
     public static func category(_ change: CategoryChange, at: Date) -> EventInfo {

@@ -34,15 +34,21 @@ public struct UtensilDaemon: Sendable {
     let onReady: @Sendable () -> Void
     /// The catalog when it is open already (PostgreSQL); nil for the SQLite file in the state folder.
     let catalog: (any CatalogBackend)?
+    /// How this host and the others sharing ``catalog`` tell each other of their changes; nil
+    /// for a catalog of one host.
+    let changeFeed: (any CatalogChangeFeed)?
 
-    /// - Parameter catalog: a catalog already open (PostgreSQL: the caller runs its pool of
-    ///   connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
+    /// - Parameters:
+    ///   - catalog: a catalog already open (PostgreSQL: the caller runs its pool of
+    ///     connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
+    ///   - changeFeed: the shared catalog's feed of every host's changes (PostgreSQL), or nil.
     public init(
         configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
-        catalog: (any CatalogBackend)? = nil,
+        catalog: (any CatalogBackend)? = nil, changeFeed: (any CatalogChangeFeed)? = nil,
         notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.catalog = catalog
+        self.changeFeed = changeFeed
         self.configuration = configuration
         self.readConfiguration = readConfiguration
         self.logger = logger
@@ -82,7 +88,7 @@ public struct UtensilDaemon: Sendable {
             settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
             host: configuration.effectiveHostName, rejectedFolder: configuration.rejected,
             environment: ProcessInfo.processInfo.environment, logger: logger, metrics: metrics)
-        let events = EventBroadcaster(hooks: hooks)
+        let events = EventBroadcaster(hooks: hooks, host: configuration.effectiveHostName, sharesEvents: changeFeed != nil)
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
@@ -90,11 +96,12 @@ public struct UtensilDaemon: Sendable {
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
         let heart = HostHeart(
             name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
+        let thumbnailCache = ThumbnailCache()
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
-            audit: ControlAudit(logger: logger), thumbnailCache: ThumbnailCache(), heart: heart)
+            audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart)
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
@@ -135,6 +142,13 @@ public struct UtensilDaemon: Sendable {
         //     says it stopped, with the final counts.
         services.append(.init(
             service: HostHeartbeatService(heart: heart, logger: logger), serviceName: "host heartbeat"))
+        // 7¼. Every host's events on every host (a shared catalog): this host's last events are
+        //     sent once the workers have stopped.
+        if let changeFeed {
+            services.append(.init(
+                service: CatalogFeedService(feed: changeFeed, events: events, thumbnailCache: thumbnailCache, logger: logger),
+                serviceName: "catalog change feed"))
+        }
         // 7. The control socket: answers until everything that changes state has stopped. If it
         //    fails, the daemon goes on ingesting (so its end is ignored).
         services.append(.init(

@@ -656,6 +656,10 @@ enum OpenAPIDocument {
           },
           "categoryChange": {
             "$ref": "#/components/schemas/CategoryChange"
+          },
+          "host": {
+            "type": "string",
+            "description": "The host_name of the host where it happened (with a shared catalog, every host's events reach every host)."
           }
         }
       },

@@ -12,15 +12,16 @@ import UtensilConfig
 enum CatalogSupport {
     /// Runs `body` with the configured catalog: nil for SQLite (the daemon opens the file in
     /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections runs
-    /// until `body` returns, its schema migrated first (once, whoever starts first). With
+    /// until `body` returns, its schema migrated first (once, whoever starts first), and its
+    /// change feed (``PostgresChangeFeed``, this host publishing as `host_name`). With
     /// `waiting`, a server that cannot be reached yet is waited for (the daemon); without, that
     /// is thrown at once as a ``PostgresCatalogProblem`` (a command someone waits on).
     static func withCatalog<T: Sendable>(
         _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger, waiting: Bool = true,
-        _ body: @Sendable ((any CatalogBackend)?) async throws -> T
+        _ body: @Sendable ((any CatalogBackend)?, (any CatalogChangeFeed)?) async throws -> T
     ) async throws -> T {
         guard let settings = try PostgresCatalogSettings(configuration: configuration, environment: environment) else {
-            return try await body(nil)
+            return try await body(nil, nil)
         }
         let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -35,7 +36,9 @@ enum CatalogSupport {
             if !applied.isEmpty {
                 logger.notice("Prepared the PostgreSQL catalog (\(settings)): applied \(applied.joined(separator: ", "))")
             }
-            return try await body(PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger))
+            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger)
+            return try await body(
+                catalog, PostgresChangeFeed(catalog: catalog, settings: settings, host: configuration.effectiveHostName))
         }
     }
 }

@@ -15,9 +15,10 @@ struct DaemonCommand {
     func run() async throws {
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         try await CatalogSupport.withCatalog(configuration, environment: ProcessInfo.processInfo.environment, logger: logger) {
-            [configuration, readConfiguration, logger] catalog in
+            [configuration, readConfiguration, logger] catalog, changeFeed in
             let daemon = UtensilDaemon(
-                configuration: configuration, readConfiguration: readConfiguration, logger: logger, catalog: catalog)
+                configuration: configuration, readConfiguration: readConfiguration, logger: logger, catalog: catalog,
+                changeFeed: changeFeed)
             try await daemon.makeServiceGroup().run()
         }
         logger.notice("utensild stopped")

@@ -75,7 +75,7 @@ struct RestoreCommand: AsyncParsableCommand {
         var into = "\(configuration.stateDir)"
         do {
             summary = try await CatalogSupport.withCatalog(configuration, environment: environment, logger: logger, waiting: false) {
-                catalog in
+                catalog, _ in
                 guard let catalog else { return try restore.restore(from: path, progress: progress) }
                 return try await restore.restore(from: path, into: catalog, shownAs: shownCatalog, progress: progress)
             }

@@ -60,7 +60,7 @@ struct UtensildCommand: AsyncParsableCommand {
                 // A run someone waits for: a PostgreSQL catalog that cannot be reached fails it at once.
                 let code = try await CatalogSupport.withCatalog(
                     configuration, environment: ProcessInfo.processInfo.environment, logger: logger, waiting: false
-                ) { [configuration, logger] catalog in
+                ) { [configuration, logger] catalog, _ in
                     try await OneShotCommand(configuration: configuration, logger: logger, catalog: catalog).runOnItsOwnThread()
                 }
                 throw ExitCode(code)

@@ -8,7 +8,7 @@ import UtensilControlProtocol
 final class ThumbnailCache: Sendable {
     let capacity: Int
     /// Each preview with the photo's `sha256` it was made from: a replaced photo misses.
-    private let entries = Mutex<(order: [UUID], pixels: [UUID: (photo: String, pixels: [UInt8])])>(([], [:]))
+    fileprivate let entries = Mutex<(order: [UUID], pixels: [UUID: (photo: String, pixels: [UInt8])])>(([], [:]))
 
     init(capacity: Int = 256) { self.capacity = capacity }
 
@@ -41,5 +41,12 @@ final class ThumbnailCache: Sendable {
             state.pixels[id] = nil
             state.order.removeAll { $0 == id }
         }
+    }
+}
+
+extension ThumbnailCache {
+    /// Forgets every preview (thumbnails rewritten where the cache cannot tell which).
+    func removeAll() {
+        entries.withLock { $0 = ([], [:]) }
     }
 }

@@ -3,7 +3,13 @@ import UtensilControlProtocol
 
 /// One line of `utensilctl events` for people.
 enum EventLine {
+    /// The line, and `  on HOST` after it when the event names its host.
     static func render(_ event: EventInfo, style: Style, timeZone: TimeZone = .current) -> String {
+        let host = event.host.map { "  " + style.dim("on " + TerminalText.escaped($0)) } ?? ""
+        return line(event, style: style, timeZone: timeZone) + host
+    }
+
+    private static func line(_ event: EventInfo, style: Style, timeZone: TimeZone) -> String {
         let time = Formats.dateTime(event.at, in: timeZone)
         let file = TerminalText.escaped(event.inboxFile)
         switch event.kind {
