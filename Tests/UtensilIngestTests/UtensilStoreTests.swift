@@ -247,6 +247,33 @@ struct UtensilStoreTests {
         #expect(after.filesWithoutRows.isEmpty && after.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
     }
 
+    /// A temporary in the state folder itself is removed at start; when other hosts share the
+    /// folder, only once it is older than another host's write in flight could be.
+    @Test(arguments: [false, true])
+    func startUpRemovesTemporariesInTheStateFolderNotAnotherHostsInFlight(shared: Bool) throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings()
+        settings.sharesStateFolder = shared
+        settings.hostName = "kitchen-a"
+        let store = try world.engine(settings).store
+        let young = world.state.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        let old = world.state.appendingPathComponent(".tmp-\(UUID().uuidString)")
+        try Data("a".utf8).write(to: young)
+        try Data("b".utf8).write(to: old)
+        let anHourAgo = Date().addingTimeInterval(-3600)
+        try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: old.path)
+
+        let report = try store.reconcile()
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: young.path) == shared)
+        #expect(report.temporariesRemoved == (shared ? 1 : 2))
+        if shared {
+            _ = try store.reconcile(now: Date().addingTimeInterval(UtensilStore.sharedTemporaryGraceSeconds + 1))
+            #expect(!FileManager.default.fileExists(atPath: young.path), "a later start removes it")
+        }
+    }
+
     /// What a crash leaves in `staging/`: a delete not yet committed goes back into place, a
     /// committed one's files go; `check` lists staged files meanwhile.
     @Test func stagedFilesOfDeletesAreFinishedOrUndoneAtStart() async throws {

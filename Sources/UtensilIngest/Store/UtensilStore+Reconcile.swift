@@ -114,7 +114,7 @@ extension UtensilStore {
     /// so only `staging/` is looked at, not every file and every row — except once, for a
     /// state folder without `staging/` yet. Runs before any ingest starts, when no operation
     /// can be in flight.
-    public func reconcile() throws -> ReconcileReport {
+    public func reconcile(now: Date = Date()) throws -> ReconcileReport {
         var report = ReconcileReport()
         try FileOps.makeDirectory(settings.originals)
         try FileOps.makeDirectory(settings.thumbnails)
@@ -131,7 +131,7 @@ extension UtensilStore {
         adoptOlderStaging(&report)
         reconcileStaging(&report)
 
-        report.temporariesRemoved += try removeProbes()
+        report.temporariesRemoved += try removeProbes(now: now)
         report.temporariesRemoved += removeUploadLeftovers()
         let (temporaries, sidecars) = removeRejectedLeftovers()
         report.temporariesRemoved += temporaries
@@ -217,6 +217,11 @@ extension UtensilStore {
             uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted())
     }
 
+    /// How old a temporary in a state folder that other hosts share must be before start-up
+    /// removes it: their writes there take a moment, and their clocks (which set the file's
+    /// time on NFS) may be some minutes off this host's.
+    static let sharedTemporaryGraceSeconds: TimeInterval = 15 * 60
+
     /// How old a file without a row must be before `check` reports it.
     static let checkGraceSeconds: TimeInterval = 60
 
@@ -241,13 +246,18 @@ extension UtensilStore {
     }
 
     /// Start-up's writability probe (`.tmp-probe-…`, made by the configuration's folder
-    /// preparation) is left in the state folder itself by a `kill -9` at the wrong instant
-    /// (the preparation itself removes those of killed runs from the inbox and `rejected/`).
-    private func removeProbes() throws -> Int {
+    /// preparation) and the temporary of a `last-stop` write are left in the state folder
+    /// itself by a `kill -9` at the wrong instant (the preparation itself removes those of
+    /// killed runs from the inbox and `rejected/`). When other hosts share the state folder,
+    /// a temporary younger than ``sharedTemporaryGraceSeconds`` may be another host's write
+    /// in flight: it is left for a later start.
+    private func removeProbes(now: Date) throws -> Int {
         let state = try HeldFolder.open(settings.stateDirectory)
         var removed = 0
         for name in try state.list() where name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
             guard let status = try? state.status(of: name), status.kind == .regular else { continue }
+            let age = now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9))
+            if settings.sharesStateFolder, age < Self.sharedTemporaryGraceSeconds { continue }
             try state.unlink(name)
             removed += 1
         }
