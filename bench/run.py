@@ -298,11 +298,12 @@ def vips_batch(files, out, preview=False):
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def utensild_burst(binaries, files, root, scrape_every=None):
-    """A fresh daemon; every file moved into its inbox at once; returns (wall s, daemon CPU s, VmHWM MB).
-    With `scrape_every` (seconds), GET /metrics that often during the burst, as a busy Prometheus would."""
+def utensild_burst(binaries, files, root, scrape_every=None, extra=()):
+    """A fresh daemon (with `extra` flags); every file moved into its inbox at once; returns
+    (wall s, daemon CPU s, VmHWM MB). With `scrape_every` (seconds), GET /metrics that often
+    during the burst, as a busy Prometheus would."""
     port = free_port() if scrape_every else None
-    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "")
+    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "", extra=extra)
     scraping = threading.Event()
     scrapes = []
 

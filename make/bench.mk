@@ -12,6 +12,9 @@
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
 #                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
+#   make bench-postgres  PostgreSQL beside SQLite (issue 23): the JPEG burst into each, and the
+#                     time from a drop on one host to its event on another sharing the catalog
+#                     (bench/postgres.py; a PostgreSQL 15 of its own; ~3 minutes)
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
@@ -20,7 +23,7 @@ BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
 
-.PHONY: bench bench-smoke bench-scale bench-memory bench-deps
+.PHONY: bench bench-smoke bench-scale bench-memory bench-postgres bench-deps
 
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
@@ -43,6 +46,11 @@ else
 	$(SWIFT) build -c release
 	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --only memory
 endif
+
+bench-postgres: bench-deps
+	@scripts/ensure-packages $(POSTGRES_PACKAGES)
+	$(SWIFT) build -c release
+	/usr/bin/python3 $(CURDIR)/bench/postgres.py --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus
 
 bench-smoke: bench-deps
 	$(SWIFT) build
