@@ -15,13 +15,7 @@ import UtensilTestSupport
     @Test func aConnectionCutMidCallIsUnavailableAndTheNextCallWorks() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
-        let settings = server.settings()
-        _ = try await PostgresMigrator.migrate(settings: settings, logger: quietLogger)
-        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: quietLogger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+        try await server.withRunningCatalog { settings, catalog, group in
             let name = try UtensilName(validating: "Spoon")
             let spoon = UtensilRecord(
                 id: UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey, fileExtension: "jpg",

@@ -13,13 +13,7 @@ import UtensilTestSupport
     @Test func aChangeOneHostPublishesReachesTheOtherAndNotItself() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
-        let settings = server.settings()
-        _ = try await PostgresMigrator.migrate(settings: settings, logger: quietLogger)
-        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: quietLogger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+        try await server.withRunningCatalog { settings, catalog, group in
             let a = Follower(PostgresChangeFeed(catalog: catalog, settings: settings, host: "kitchen-a"))
             let b = Follower(PostgresChangeFeed(catalog: catalog, settings: settings, host: "kitchen-b"))
             for follower in [a, b] { group.addTask { try await follower.run() } }
@@ -40,13 +34,7 @@ import UtensilTestSupport
     @Test func aChangeTooLargeForPostgreSQLIsRefusedAndNotSent() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
-        let settings = server.settings()
-        _ = try await PostgresMigrator.migrate(settings: settings, logger: quietLogger)
-        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: quietLogger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+        try await server.withRunningCatalog { settings, catalog, group in
             let feed = PostgresChangeFeed(catalog: catalog, settings: settings, host: "kitchen-a")
             let payload = String(repeating: "x", count: PostgresChangeFeed.maximumBytes)
             await #expect(throws: CatalogChangeFeedError.tooLarge(bytes: "kitchen-a\n".utf8.count + payload.count, limit: 7999)) {

@@ -1,4 +1,6 @@
 import Logging
+import PostgresNIO
+import UtensilCatalog
 import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilTestSupport
@@ -16,6 +18,25 @@ extension PostgresServer {
         case .some(let given): given
         }
         return PostgresCatalogSettings(url: url, password: chosen)
+    }
+}
+
+extension PostgresServer {
+    /// Runs `body` with a catalog on this server's database: migrated, its pool of connections
+    /// running until `body` returns. `group` is the task group the pool runs in, for tasks of
+    /// the test's own (cancelled with it).
+    func withRunningCatalog(
+        _ body: (PostgresCatalogSettings, PostgresCatalog, inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
+    ) async throws {
+        let settings = settings()
+        _ = try await PostgresMigrator.migrate(settings: settings, logger: quietLogger)
+        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: quietLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+            try await body(settings, catalog, &group)
+        }
     }
 }
 
