@@ -7,6 +7,7 @@ import os
 import shutil
 import urllib.parse
 
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 
 
@@ -33,6 +34,21 @@ def _sign_in(daemon, password):
 
 def _signed_in(daemon, cookie):
     return "Signed in as" in _request(daemon, "GET", "/", cookie=cookie)[2]
+
+
+def _settled(wait, read, expected):
+    """`read()` once it equals `expected`, or its last value when the wait runs out (the caller
+    checks it and prints it); a page still being replaced is read again."""
+    last = [None]
+
+    def matches(_):
+        last[0] = read()
+        return last[0] == expected
+    try:
+        wait.until(matches)
+    except TimeoutException:
+        pass
+    return last[0]
 
 
 def _unused_photo():
@@ -65,7 +81,8 @@ def run(driver, wait, daemon, check, password, category):
     check("the star marks it as a favorite", True)
     driver.find_element(By.CSS_SELECTOR, ".chips a.favorites").click()
     wait.until(lambda d: "favorites=1" in d.current_url)
-    shown = [c.get_attribute("data-id") for c in driver.find_elements(By.CSS_SELECTOR, "#grid .card")]
+    shown = _settled(wait, lambda: [c.get_attribute("data-id")
+                                    for c in driver.find_elements(By.CSS_SELECTOR, "#grid .card")], [card_id])
     check("the Favorites chip shows only the favorite", shown == [card_id], f"{shown}")
     driver.find_element(By.CSS_SELECTOR, f'#grid .card[data-id="{card_id}"] .star').click()
     wait.until(lambda d: "favorites=1" in d.current_url and not d.find_elements(By.CSS_SELECTOR, "#grid .card"))

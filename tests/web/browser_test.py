@@ -26,6 +26,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 import account_steps
@@ -33,6 +34,12 @@ import account_steps
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
 results = []
+
+
+def patient_wait(driver):
+    """A 60 s wait that polls again when the element it read belonged to a page that a form
+    post or a live redraw has just replaced (a stale element is "not yet", not a failure)."""
+    return WebDriverWait(driver, 60, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,))
 
 
 def check(name, condition, detail=""):
@@ -171,7 +178,7 @@ Promise.all(loaded.map(i => Promise.all([size(i.currentSrc), size(i.currentSrc.r
 
 
 def weight(driver, label, weights):
-    WebDriverWait(driver, 60, poll_frequency=0.1).until(lambda d: d.execute_script(
+    patient_wait(driver).until(lambda d: d.execute_script(
         "return document.readyState === 'complete' && "
         "Array.from(document.images).every(i => i.complete || i.loading === 'lazy');"))
     measured = driver.execute_script(WEIGHT_SCRIPT)
@@ -211,7 +218,7 @@ def layout_checks(daemon, desktop, root, docs, weights):
     for width in (390, 320):
         phone = browser(phone_width=width)
         try:
-            wait = WebDriverWait(phone, 60, poll_frequency=0.1)
+            wait = patient_wait(phone)
             label = f"phone {width} px"
             phone.get(daemon.base + "/")
             no_overflow(phone, f"{label}, gallery")
@@ -289,7 +296,7 @@ def layout_checks(daemon, desktop, root, docs, weights):
           "input" in reached and all(visible for _, visible in outlines), f"{outlines}")
     desktop.get(daemon.base + f"/utensils/{colander['id']}")
     no_overflow(desktop, "desktop 1280 px, a utensil's page", phone=False)
-    decoded = WebDriverWait(desktop, 60, poll_frequency=0.1).until(lambda d: d.execute_script(
+    decoded = patient_wait(desktop).until(lambda d: d.execute_script(
         "const i = document.querySelector('figure img'); return i && i.complete ? i.naturalWidth : false;"))
     check("desktop: the HEIC utensil's preview decodes", decoded > 0, f"{decoded}")
 
@@ -313,7 +320,7 @@ def main():
             check("the daemon ingests the photos", False)
             return
         driver = browser()
-        wait = WebDriverWait(driver, 60, poll_frequency=0.1)
+        wait = patient_wait(driver)
 
         # The grid shows every utensil, and each thumbnail really decodes.
         driver.get(daemon.base + "/")
@@ -444,7 +451,7 @@ def main():
         # changes), in a desktop browser of their own, as the layout checks used this one.
         account = browser()
         try:
-            account_wait = WebDriverWait(account, 60, poll_frequency=0.1)
+            account_wait = patient_wait(account)
             sign_in(account, daemon.base, account_wait)
             account_steps.run(account, account_wait, daemon, check, PASSWORD, "Flowers")
         finally:
