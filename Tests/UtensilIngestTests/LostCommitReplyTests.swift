@@ -27,4 +27,31 @@ struct LostCommitReplyTests {
         #expect(census == .init(utensils: 1, rejections: 0, stillInInbox: 0))
         #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
     }
+
+    /// The same for a replacement (`duplicate_names = "replace"`): the row has the new photo,
+    /// so the new files are put in place.
+    @Test func aReplacementWhoseReplyWasLostKeepsItsFiles() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings(rejectDuplicateNames: false)
+        settings.replaceDuplicateNames = true
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.path + "/a", width: 300, height: 200, seed: 61),
+            TestImages.jpeg(world.root.path + "/b", width: 200, height: 300, seed: 62),
+        ])
+        try world.drop("Tongs.jpg", images[0])
+        guard case .ingested(let first) = try world.ingest("Tongs.jpg", with: try world.engine(settings)) else {
+            Issue.record("the first Tongs was not ingested")
+            return
+        }
+        try world.drop("Tongs.jpg", images[1])
+        let engine = try world.engine(settings, faults: FaultInjection(commitReplyLostFor: "Tongs"))
+        guard case .ingested(let replaced) = engine.ingest(try world.found("Tongs.jpg")) else {
+            Issue.record("the replacement was not finished")
+            return
+        }
+        #expect(replaced.id == first.id && replaced.sha256 == sha256Hex(images[1]))
+        try InvariantChecker(world: world).verify(inputs: [images[1]], inbox: .mustBeEmpty)
+        #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
+    }
 }

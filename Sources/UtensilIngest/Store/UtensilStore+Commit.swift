@@ -104,7 +104,9 @@ extension UtensilStore {
     /// (a PostgreSQL connection cut under it): each row is then looked up, and only a row known
     /// to be absent loses its files. A row found is finished as if the reply had come; one that
     /// cannot be looked up keeps its files in `staging/`, where the next start finishes or
-    /// undoes it, and its drop is retried. Replacements were not tried: their files go.
+    /// undoes it, and its drop is retried. `fresh` are the indices of the rows whose commit was
+    /// tried (a replacement's row counts as committed once it has the new photo); the files
+    /// of the others go.
     private func settleUncertainCommit(of batch: [PendingUtensil], fresh: Set<Int>, _ error: CatalogError) -> [CommitResult] {
         batch.indices.map { index in
             let pending = batch[index]
@@ -117,7 +119,7 @@ extension UtensilStore {
                 try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
             }
             switch lookup {
-            case .success(let row?) where row.sourceKey == pending.record.sourceKey:
+            case .success(let row?) where row.sourceKey == pending.record.sourceKey && row.sha256 == pending.record.sha256:
                 logger.notice(
                     "\(pending.record.name) was committed although the catalog's reply was lost (\(error)); its files are put in place",
                     metadata: .journal([.utensilID: .string(id.uuidString)]))
@@ -154,10 +156,10 @@ extension UtensilStore {
             let photo = pending.record
             let record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
             faults.reached(.committed)
+            try faults.committed([photo.name])
             return placeFiles(of: pending, committed: .committed(record))
         } catch {
-            discard(pending.files)
-            return .refused(error)
+            return settleUncertainCommit(of: [pending], fresh: [0], error)[0]
         }
     }
 
