@@ -31,6 +31,9 @@ public struct FaultInjection: Sendable {
     /// the text happens, and then the catalog's answer is lost, as when a PostgreSQL connection
     /// is cut between the commit and its reply (the call fails as "unavailable").
     public var commitReplyLostFor: String?
+    /// In-process only: the look-up that follows such a lost reply fails too (the catalog is
+    /// gone for a while), so the commit's outcome stays unknown until a later look.
+    public var lookupAfterLostReplyFails = false
 
     public init(
         killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil,
@@ -52,6 +55,13 @@ public struct FaultInjection: Sendable {
             decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) },
             syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) },
             commitReplyLostFor: getenv("UTENSIL_FAULT_COMMIT_REPLY_LOST").map { String(cString: $0) })
+    }
+
+    /// The first look-up after a lost reply, failing as ``lookupAfterLostReplyFails`` asks.
+    func lookingUpAfterLostReply() throws(CatalogError) {
+        if lookupAfterLostReplyFails {
+            throw .unavailable(code: -1, detail: "the catalog cannot be reached (fault injection)")
+        }
     }
 
     /// After a commit of `names` that happened: fails as a lost reply would, as
@@ -114,6 +124,8 @@ public struct FaultInjection: Sendable {
     @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
 
     @inline(__always) func committed(_ names: [String]) throws(CatalogError) {}
+
+    @inline(__always) func lookingUpAfterLostReply() throws(CatalogError) {}
 }
 #endif
 

@@ -151,6 +151,7 @@ public final class IngestEngine: Sendable {
             let committed: UtensilRecord? = sameFile.sourceKey == sourceKey
                 ? sameFile : try catalogCall({ try store.utensil(committedFrom: sourceKey) })
             if let committed {
+                store.settleUncertainCommits()  // Its files may wait in staging/ for the catalog's word.
                 _ = try removeDrop(drop, at: location, expected: .unchanged(status))
                 return .finished(.alreadyIngested(committed))
             }

@@ -54,4 +54,30 @@ struct LostCommitReplyTests {
         try InvariantChecker(world: world).verify(inputs: [images[1]], inbox: .mustBeEmpty)
         #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
     }
+
+    /// When the catalog cannot even say whether the row is there, the files wait in `staging/`
+    /// and the drop is retried; the retry finds the row committed, and the files go into place.
+    @Test func aCommitWhoseOutcomeIsUnknownIsFinishedByTheRetry() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/a", width: 640, height: 480, seed: 42)])[0]
+        try world.drop("Unknown.jpg", photo)
+        var faults = FaultInjection(commitReplyLostFor: "Unknown")
+        faults.lookupAfterLostReplyFails = true
+        let engine = try world.engine(faults: faults)
+
+        guard case .retryLater = engine.ingest(try world.found("Unknown.jpg")) else {
+            Issue.record("expected the drop left for a retry")
+            return
+        }
+        #expect(world.stagedFiles().count == 3, "the original, thumbnail and preview wait: \(world.stagedFiles())")
+        guard case .alreadyIngested(let record) = engine.ingest(try world.found("Unknown.jpg")) else {
+            Issue.record("expected the retry to find the drop committed")
+            return
+        }
+        #expect(record.name == "Unknown")
+        let census = try InvariantChecker(world: world).verify(inputs: [photo])
+        #expect(census == .init(utensils: 1, rejections: 0, stillInInbox: 0))
+        #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
+    }
 }

@@ -47,6 +47,7 @@ extension UtensilStore {
     ///
     /// - Returns: one result per pending utensil, in the same order.
     func commit(_ batch: [PendingUtensil]) -> [CommitResult] {
+        settleUncertainCommits()
         // Make the files durable: each file, then each staging folder once for the whole group.
         do throws(SystemError) {
             for pending in batch {
@@ -104,7 +105,8 @@ extension UtensilStore {
     /// (a PostgreSQL connection cut under it): each row is then looked up, and only a row known
     /// to be absent loses its files. A row found is finished as if the reply had come; one that
     /// cannot be looked up keeps its files in `staging/`, where the next start finishes or
-    /// undoes it, and its drop is retried. `fresh` are the indices of the rows whose commit was
+    /// undoes it, and its drop is retried; ``settleUncertainCommits()`` looks again before the next
+    /// commit and before that drop is taken as already ingested. `fresh` are the indices of the rows whose commit was
     /// tried (a replacement's row counts as committed once it has the new photo); the files
     /// of the others go.
     private func settleUncertainCommit(of batch: [PendingUtensil], fresh: Set<Int>, _ error: CatalogError) -> [CommitResult] {
@@ -114,26 +116,65 @@ extension UtensilStore {
                 discard(pending.files)
                 return .refused(error)
             }
-            let id = pending.record.id
-            let lookup = Result { () throws(CatalogError) in
-                try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
-            }
-            switch lookup {
-            case .success(let row?) where row.sourceKey == pending.record.sourceKey && row.sha256 == pending.record.sha256:
-                logger.notice(
-                    "\(pending.record.name) was committed although the catalog's reply was lost (\(error)); its files are put in place",
-                    metadata: .journal([.utensilID: .string(id.uuidString)]))
-                changes.announce()
-                return placeFiles(of: pending, committed: .committed(row))
-            case .success:
-                discard(pending.files)
-                return .refused(error)
-            case .failure(let lookupError):
+            switch settle(pending, after: error) {
+            case .committed(let row): return placeFiles(of: pending, committed: .committed(row))
+            case .absent: return .refused(error)
+            case .unknown(let lookupError):
+                uncertainCommits.withLock { $0.append(pending) }
                 logger.warning(
-                    "Whether \(pending.record.name) was committed is not known (\(error); then \(lookupError)); its files stay in staging/ until the next start finishes or undoes it, and its drop is retried",
-                    metadata: .journal([.utensilID: .string(id.uuidString)]))
+                    "Whether \(pending.record.name) was committed is not known (\(error); then \(lookupError)); its files wait in staging/ until the catalog answers, and its drop is retried",
+                    metadata: .journal([.utensilID: .string(pending.record.id.uuidString)]))
                 return .failed(TransientFailure(lookupError))
             }
+        }
+    }
+
+    /// Looks again at each commit whose outcome was not known: a row found gets its files put in
+    /// place, a row absent loses them, one still unknown waits for the next look (or the next
+    /// start, which finishes or undoes what `staging/` holds).
+    func settleUncertainCommits() {
+        let uncertain = uncertainCommits.withLock { commits in
+            defer { commits = [] }
+            return commits
+        }
+        guard !uncertain.isEmpty else { return }
+        snapshotGate.passing {
+            for pending in uncertain {
+                switch settle(pending, after: nil) {
+                case .committed(let row): _ = placeFiles(of: pending, committed: .committed(row))
+                case .absent: break
+                case .unknown: uncertainCommits.withLock { $0.append(pending) }
+                }
+            }
+        }
+    }
+
+    /// Whether an uncertain commit happened.
+    private enum Settled {
+        case committed(UtensilRecord)
+        case absent
+        case unknown(CatalogError)
+    }
+
+    /// Looks `pending`'s row up: there with its photo (committed), or not (its files are discarded).
+    private func settle(_ pending: PendingUtensil, after error: CatalogError?) -> Settled {
+        let id = pending.record.id
+        let lookup = Result { () throws(CatalogError) in
+            if error != nil { try faults.lookingUpAfterLostReply() }
+            return try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
+        }
+        switch lookup {
+        case .success(let row?) where row.sourceKey == pending.record.sourceKey && row.sha256 == pending.record.sha256:
+            logger.notice(
+                "\(pending.record.name) was committed although the catalog's reply was lost\(error.map { " (\($0))" } ?? ""); its files are put in place",
+                metadata: .journal([.utensilID: .string(id.uuidString)]))
+            changes.announce()
+            return .committed(row)
+        case .success:
+            discard(pending.files)
+            return .absent
+        case .failure(let lookupError):
+            return .unknown(lookupError)
         }
     }
 

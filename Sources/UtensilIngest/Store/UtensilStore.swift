@@ -48,6 +48,8 @@ public final class UtensilStore: Sendable {
     let snapshotGate = SnapshotGate()
     /// Told after each operation that may change how many utensils there are.
     let changes = UtensilChanges()
+    /// Commits whose outcome is not known yet (see ``settleUncertainCommits()``).
+    let uncertainCommits = Mutex<[PendingUtensil]>([])
 
     /// What a reload replaces.
     private struct Reloadable: Sendable {
