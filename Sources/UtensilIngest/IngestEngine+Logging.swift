@@ -61,8 +61,9 @@ extension IngestEngine {
         return started
     }
 
-    /// A drop reached the catalog: if an outage was under way, the journal says it is over.
-    func catalogAnswered() {
+    /// The catalog answered — a drop reached it, or the daemon's probe of it during an outage
+    /// succeeded: if an outage was under way, the journal says, once, that it is over.
+    public func catalogAnswered() {
         guard let since = catalogOutageSince.withLock({ since in defer { since = nil }; return since }) else { return }
         let seconds = Int(Date().timeIntervalSince(since).rounded())
         logger.notice("The catalog answers again after about \(seconds) s; the drops that waited are being ingested")
