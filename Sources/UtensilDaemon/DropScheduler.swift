@@ -43,6 +43,10 @@ actor DropScheduler {
         /// Its last try was left because the catalog could not answer: it is retried at once
         /// when the catalog answers again, whatever remains of its back-off.
         var waitsForCatalog = false
+        /// It was retried early because the catalog answered again. Should that try fail for
+        /// the catalog too, the drop waits out its back-off instead of being woken again: at most
+        /// one early try per back-off, however often the catalog seems to come back.
+        var wokenEarly = false
         /// Submitted again once this entry's ingest is finished: drops seen while it was in
         /// flight (after the ingest removed the file, its inode may already belong to a new
         /// drop, which must not be forgotten with this entry), and other names of the same
@@ -321,7 +325,9 @@ actor DropScheduler {
             if var entry = entries[id], !stopping {
                 entry.attempts += 1
                 entry.phase = .waiting(due: clock.now + retryDelay(entry.attempts))
-                entry.waitsForCatalog = failure.kind == .catalogUnavailable
+                // A drop woken early that fails for the catalog again waits out this back-off.
+                entry.waitsForCatalog = failure.kind == .catalogUnavailable && !entry.wokenEarly
+                entry.wokenEarly = false
                 entries[id] = entry
                 wakeTimer()
                 if entry.waitsForCatalog { wakeCatalogWatcher(true) }
@@ -359,7 +365,7 @@ actor DropScheduler {
     }
 
     /// The catalog answers again: every drop waiting because it could not answer is looked at
-    /// now, not when its back-off runs out. Drops waiting for another reason (settling, held
+    /// now, not when its back-off runs out (once per back-off: see `Entry.wokenEarly`). Drops waiting for another reason (settling, held
     /// open, a full disk) keep their time. Returns how many drops were moved forward.
     @discardableResult
     func catalogAnswers() -> Int {
@@ -369,6 +375,7 @@ actor DropScheduler {
             guard case .waiting = entry.phase else { continue }
             entries[id]?.phase = .waiting(due: now)
             entries[id]?.waitsForCatalog = false
+            entries[id]?.wokenEarly = true
             moved += 1
         }
         if moved > 0 { promoteDue() }

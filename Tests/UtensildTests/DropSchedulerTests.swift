@@ -218,4 +218,21 @@ struct DropSchedulerTests {
         await scheduler.stop()
         #expect(!(await scheduler.waitForCatalogWaiters()))
     }
+
+    /// A drop woken early that fails for the catalog again waits out its back-off: a catalog
+    /// that seems to answer but fails every drop does not have them retried once a second.
+    @Test func aDropWokenEarlyThatFailsAgainWaitsOutItsBackOff() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let unavailable = IngestOutcome.retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable"))
+        await scheduler.finish(try await nextJob(scheduler), unavailable)
+        #expect(await scheduler.catalogAnswers() == 1)
+        await scheduler.finish(try await nextJob(scheduler), unavailable)
+        #expect(!(await scheduler.dropsWaitForCatalog), "it waits out its back-off")
+        #expect(await scheduler.catalogAnswers() == 0)
+        #expect(await scheduler.counters.waitingForRetry == 1)
+        await scheduler.stop()
+    }
 }
