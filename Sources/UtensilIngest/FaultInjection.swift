@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCatalogModel
 import UtensilCore
 
 #if DEBUG
@@ -28,6 +29,10 @@ public struct FaultInjection: Sendable {
     /// `UTENSIL_FAULT_SYNC_FAILS_IN=<folder name>`: making a folder of that name durable
     /// (`fsync`) where the store goes through ``sync(_:)`` fails with EIO, as a failing disk's would.
     public var syncFailsIn: String?
+    /// `UTENSIL_FAULT_COMMIT_REPLY_LOST=<text>`: the commit of a new utensil whose name contains
+    /// the text happens, and then the catalog's answer is lost, as when a PostgreSQL connection
+    /// is cut between the commit and its reply (the call fails as "unavailable").
+    public var commitReplyLostFor: String?
     /// `UTENSIL_FAULT_RETRY_AFTER=<seconds>`: every drop left for a retry waits this long
     /// instead of its back-off (5 s, 10 s …), so that a test can tell a drop retried because
     /// the catalog answers again from one whose back-off ran out.
@@ -35,8 +40,9 @@ public struct FaultInjection: Sendable {
 
     public init(
         killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil,
-        syncFailsIn: String? = nil, retryAfter: Duration? = nil
+        syncFailsIn: String? = nil, commitReplyLostFor: String? = nil, retryAfter: Duration? = nil
     ) {
+        self.commitReplyLostFor = commitReplyLostFor
         self.killAt = killAt
         self.decoderCrashOn = decoderCrashOn
         self.codecThreadCrashOn = codecThreadCrashOn
@@ -52,7 +58,16 @@ public struct FaultInjection: Sendable {
             codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
             decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) },
             syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) },
+            commitReplyLostFor: getenv("UTENSIL_FAULT_COMMIT_REPLY_LOST").map { String(cString: $0) },
             retryAfter: getenv("UTENSIL_FAULT_RETRY_AFTER").flatMap { Int(String(cString: $0)) }.map { .seconds($0) })
+    }
+
+    /// After a commit of `names` that happened: fails as a lost reply would, as
+    /// ``commitReplyLostFor`` asks.
+    func committed(_ names: [String]) throws(CatalogError) {
+        if let needle = commitReplyLostFor, !needle.isEmpty, names.contains(where: { $0.contains(needle) }) {
+            throw .unavailable(code: -1, detail: "the connection was lost before the commit's reply (fault injection)")
+        }
     }
 
     /// Makes `folder` durable, or fails as ``syncFailsIn`` asks.
@@ -108,6 +123,8 @@ public struct FaultInjection: Sendable {
     @inline(__always) func decoding(_ name: String) {}
 
     @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
+
+    @inline(__always) func committed(_ names: [String]) throws(CatalogError) {}
 }
 #endif
 
