@@ -146,12 +146,16 @@ public final class IngestEngine: Sendable {
         // 2. A drop committed just before a crash (this file, at this inbox path) is
         //    recognised, and only removed now (if it changed meanwhile it stays, and the
         //    scheduler looks at it again). Another name for a file already ingested (a hard
-        //    link) is a new drop: it goes on, under the duplicate rules.
-        if let existing = try catalogCall({ try store.utensil(committedFrom: sourceKey) }) {
-            _ = try removeDrop(drop, at: location, expected: .unchanged(status))
-            return .finished(.alreadyIngested(existing))
-        }
-        if let existing = try catalogCall({ try store.utensil(sameFileAs: versionKey) }) {
+        //    link) is a new drop: it goes on, under the duplicate rules. One look-up answers
+        //    both for a new file (a committed drop is the same file too).
+        if let sameFile = try catalogCall({ try store.utensil(sameFileAs: versionKey) }) {
+            let committed: UtensilRecord? = sameFile.sourceKey == sourceKey
+                ? sameFile : try catalogCall({ try store.utensil(committedFrom: sourceKey) })
+            if let committed {
+                _ = try removeDrop(drop, at: location, expected: .unchanged(status))
+                return .finished(.alreadyIngested(committed))
+            }
+            let existing = sameFile
             logger.notice(
                 "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
                 metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .utensilID: .string(existing.id.uuidString)]))
