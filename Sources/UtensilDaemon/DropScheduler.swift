@@ -4,8 +4,9 @@ import UtensilIngest
 import UtensilWatch
 
 /// Decides when each drop is ingested: once it has settled, at most once at a time, again
-/// after a back-off when it was left for a retry, and as `never-settled` when it kept changing
-/// for an hour. A settled drop that a writer still holds open (as `OpenWriters` tells) waits
+/// after a back-off when it was left for a retry (at once, for a drop left because the catalog
+/// could not answer, when ``catalogAnswers()`` says the catalog is back), and as
+/// `never-settled` when it kept changing for an hour. A settled drop that a writer still holds open (as `OpenWriters` tells) waits
 /// for the close, up to the same hour. Owns the counters that status reports read.
 ///
 /// Keyed by (device, inode): however many events arrive for a file, it is one entry.
@@ -39,6 +40,13 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
+        /// Its last try was left because the catalog could not answer: it is retried at once
+        /// when the catalog answers again, whatever remains of its back-off.
+        var waitsForCatalog = false
+        /// It was retried early because the catalog answered again. Should that try fail for
+        /// the catalog too, the drop waits out its back-off instead of being woken again: at most
+        /// one early try per back-off, however often the catalog seems to come back.
+        var wokenEarly = false
         /// Submitted again once this entry's ingest is finished: drops seen while it was in
         /// flight (after the ingest removed the file, its inode may already belong to a new
         /// drop, which must not be forgotten with this entry), and other names of the same
@@ -62,6 +70,8 @@ actor DropScheduler {
     /// Feeders of ``rethumbQueue`` waiting for it to shrink below their backlog.
     private var rethumbFeeders: [(backlog: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     private var timerWaiter: CheckedContinuation<Void, Never>?
+    /// The one waiting in ``waitForCatalogWaiters()``.
+    private var catalogWatcher: CheckedContinuation<Bool, Never>?
     private var changeObservers: [UUID: AsyncStream<DaemonCounters>.Continuation] = [:]
     private var stopping = false
     private(set) var counters = DaemonCounters()
@@ -73,15 +83,19 @@ actor DropScheduler {
     private let clock = ContinuousClock()
     /// What a drop is now (the daemon resolves it beneath the held inbox).
     private let statusOf: @Sendable (Drop) throws -> FileStatus
+    /// How long a drop left for a retry waits after its n-th failed try (``Backoff``).
+    private let retryDelay: @Sendable (Int) -> Duration
 
     init(
         settleSeconds: Double, neverSettledAfter: Duration? = nil, writers: OpenWriters = OpenWriters(),
+        retryDelay: @escaping @Sendable (Int) -> Duration = { Backoff.delay(afterAttempt: $0) },
         statusOf: @escaping @Sendable (Drop) throws -> FileStatus = { try InboxScanner.status(of: $0.path) }
     ) {
         var policy = SettlePolicy(settleSeconds: settleSeconds)
         if let neverSettledAfter { policy.giveUpAfterSeconds = Double(neverSettledAfter / .milliseconds(1)) / 1000 }
         self.policy = policy
         self.writers = writers
+        self.retryDelay = retryDelay
         self.statusOf = statusOf
     }
 
@@ -310,14 +324,62 @@ actor DropScheduler {
             }
             if var entry = entries[id], !stopping {
                 entry.attempts += 1
-                entry.phase = .waiting(due: clock.now + Backoff.delay(afterAttempt: entry.attempts))
+                entry.phase = .waiting(due: clock.now + retryDelay(entry.attempts))
+                // A drop woken early that fails for the catalog again waits out this back-off.
+                entry.waitsForCatalog = failure.kind == .catalogUnavailable && !entry.wokenEarly
+                entry.wokenEarly = false
                 entries[id] = entry
                 wakeTimer()
+                if entry.waitsForCatalog { wakeCatalogWatcher(true) }
             } else {
                 entries[id] = nil
             }
         }
         publish()
+    }
+
+    // MARK: The catalog's return
+
+    /// Whether a drop waits because the catalog could not answer at its last try.
+    var dropsWaitForCatalog: Bool {
+        entries.values.contains { entry in
+            guard entry.waitsForCatalog, case .waiting = entry.phase else { return false }
+            return true
+        }
+    }
+
+    /// Suspends until a drop waits because the catalog could not answer (true), or the
+    /// scheduler stops (false). One caller at a time: the one that watches for the catalog's return.
+    func waitForCatalogWaiters() async -> Bool {
+        if stopping { return false }
+        if dropsWaitForCatalog { return true }
+        return await withCheckedContinuation { continuation in
+            catalogWatcher?.resume(returning: false)
+            catalogWatcher = continuation
+        }
+    }
+
+    private func wakeCatalogWatcher(_ value: Bool) {
+        catalogWatcher?.resume(returning: value)
+        catalogWatcher = nil
+    }
+
+    /// The catalog answers again: every drop waiting because it could not answer is looked at
+    /// now, not when its back-off runs out (once per back-off: see `Entry.wokenEarly`). Drops waiting for another reason (settling, held
+    /// open, a full disk) keep their time. Returns how many drops were moved forward.
+    @discardableResult
+    func catalogAnswers() -> Int {
+        let now = clock.now
+        var moved = 0
+        for (id, entry) in entries where entry.waitsForCatalog {
+            guard case .waiting = entry.phase else { continue }
+            entries[id]?.phase = .waiting(due: now)
+            entries[id]?.waitsForCatalog = false
+            entries[id]?.wokenEarly = true
+            moved += 1
+        }
+        if moved > 0 { promoteDue() }
+        return moved
     }
 
     /// When the longest-running ingest started (for the watchdog), or nil when none runs.
@@ -385,6 +447,7 @@ actor DropScheduler {
         rethumbQueue.removeAll()
         rethumbHead = 0
         wakeTimer()
+        wakeCatalogWatcher(false)
         for observer in changeObservers.values { observer.finish() }
         changeObservers.removeAll()
     }

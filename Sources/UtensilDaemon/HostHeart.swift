@@ -1,6 +1,7 @@
 import Foundation
 import UtensilCatalogModel
 import UtensilControlProtocol
+import UtensilIngest
 
 /// This host's heartbeat: writes its ``HostHeartbeat`` (name, version, since when it runs,
 /// its queue and what it ingested and rejected since start, from the scheduler's counters,
@@ -16,11 +17,29 @@ struct HostHeart: Sendable {
 
     /// Writes this host's heartbeat as of now; with `stopping`, marks it stopped.
     func beat(stopping: Bool = false) async throws(CatalogError) {
+        try await registry.beat(heartbeat(stopping: stopping))
+    }
+
+    /// Writes this host's heartbeat as of now through `store`, on a thread of `pool` (a busy
+    /// SQLite catalog blocks its caller): true once the catalog has taken it.
+    func beat(through store: UtensilStore, on pool: BlockingPool) async -> Bool {
+        let heartbeat = await heartbeat(stopping: false)
+        return await pool.run {
+            do {
+                try store.beat(heartbeat)
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    private func heartbeat(stopping: Bool) async -> HostHeartbeat {
         let counters = await scheduler.counters
         let now = Date()
-        try await registry.beat(HostHeartbeat(
+        return HostHeartbeat(
             name: name, version: UtensildVersion.current, startedAt: startedAt, lastSeen: now,
             stoppedAt: stopping ? now : nil, queued: counters.queued, ingested: counters.ingested,
-            rejected: counters.rejected))
+            rejected: counters.rejected)
     }
 }

@@ -68,8 +68,10 @@ public struct UtensilDaemon: Sendable {
 
         let scanner = InboxScanner(settings: settings)
         let writers = OpenWriters()
+        let retryAfter = FaultInjection.fromEnvironment().retryAfter
         let scheduler = DropScheduler(
             settleSeconds: configuration.settleSeconds, writers: writers,
+            retryDelay: { attempt in retryAfter ?? Backoff.delay(afterAttempt: attempt) },
             statusOf: { drop in try scanner.status(of: drop) })
         let link = SystemdLink(notifier)
         let metrics = DaemonMetrics(host: configuration.effectiveHostName)
@@ -178,6 +180,10 @@ public struct UtensilDaemon: Sendable {
             serviceName: "configuration reloads"))
         // 3b. The ingest hooks: those running are stopped once the last ingest is reported.
         services.append(.init(service: IngestHooksService(hooks: hooks), serviceName: "ingest hooks"))
+        // 3a. The drops that waited for the catalog, retried as soon as it answers again.
+        services.append(.init(
+            service: CatalogReturnService(scheduler: scheduler, engine: engine, heart: heart, pool: pool),
+            serviceName: "catalog return"))
         // 3. The ingest workers: no drop is handed out any more, those in flight finish.
         services.append(.init(service: workers, serviceName: "ingest workers"))
         // 2. The watcher and the rescans: no new drop is seen.

@@ -4,8 +4,10 @@ import UtensilCore
 
 #if DEBUG
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:
-/// a `kill -9` between two steps of an ingest, and a decoder that crashes or hangs. Both are read from
-/// the environment once, and are inert unless those variables are set.
+/// a `kill -9` between two steps of an ingest, and a decoder that crashes or hangs; and one
+/// that stretches a drop's retry back-off, so that what wakes a waiting drop early is told
+/// apart from its back-off running out. All are read from the environment once, and are
+/// inert unless those variables are set.
 ///
 /// Only debug builds (the ones tests run) have them. A release build (`swift build -c release`,
 /// the installed binary) compiles the stand-in below instead: no environment variable is read,
@@ -34,10 +36,14 @@ public struct FaultInjection: Sendable {
     /// In-process only: the look-up that follows such a lost reply fails too (the catalog is
     /// gone for a while), so the commit's outcome stays unknown until a later look.
     public var lookupAfterLostReplyFails = false
+    /// `UTENSIL_FAULT_RETRY_AFTER=<seconds>`: every drop left for a retry waits this long
+    /// instead of its back-off (5 s, 10 s …), so that a test can tell a drop retried because
+    /// the catalog answers again from one whose back-off ran out.
+    public var retryAfter: Duration?
 
     public init(
         killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil,
-        syncFailsIn: String? = nil, commitReplyLostFor: String? = nil
+        syncFailsIn: String? = nil, commitReplyLostFor: String? = nil, retryAfter: Duration? = nil
     ) {
         self.commitReplyLostFor = commitReplyLostFor
         self.killAt = killAt
@@ -45,6 +51,7 @@ public struct FaultInjection: Sendable {
         self.codecThreadCrashOn = codecThreadCrashOn
         self.decoderHangOn = decoderHangOn
         self.syncFailsIn = syncFailsIn
+        self.retryAfter = retryAfter
     }
 
     public static func fromEnvironment() -> FaultInjection {
@@ -54,7 +61,8 @@ public struct FaultInjection: Sendable {
             codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
             decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) },
             syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) },
-            commitReplyLostFor: getenv("UTENSIL_FAULT_COMMIT_REPLY_LOST").map { String(cString: $0) })
+            commitReplyLostFor: getenv("UTENSIL_FAULT_COMMIT_REPLY_LOST").map { String(cString: $0) },
+            retryAfter: getenv("UTENSIL_FAULT_RETRY_AFTER").flatMap { Int(String(cString: $0)) }.map { .seconds($0) })
     }
 
     /// The first look-up after a lost reply, failing as ``lookupAfterLostReplyFails`` asks.
@@ -116,6 +124,9 @@ public struct FaultInjection: Sendable {
     public init() {}
 
     public static func fromEnvironment() -> FaultInjection { FaultInjection() }
+
+    /// Release builds keep every drop's own back-off.
+    public var retryAfter: Duration? { nil }
 
     @inline(__always) func reached(_ step: Step) {}
 

@@ -36,8 +36,10 @@ extension IngestEngine {
             if failure.kind == .takenByAnotherHost {
                 // Not a fault: the host that holds the drop logs what becomes of it.
                 logger.debug("Left \(drop) to another host: \(failure.message)", metadata: metadata)
-            } else if failure.kind == .catalogUnavailable, !catalogOutageStarted(failure) {
-                // Said once for the outage (``catalogOutageStarted(_:)``), not once per drop.
+            } else if failure.kind == .catalogUnavailable,
+                !catalogOutageStarted(failure, triedAt: Date() - duration.timeInterval)
+            {
+                // Said once for the outage (``catalogOutageStarted(_:triedAt:)``), not once per drop.
                 logger.debug("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
             } else {
                 logger.warning("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
@@ -50,11 +52,14 @@ extension IngestEngine {
 
 extension IngestEngine {
     /// A drop was left because the catalog could not answer: true (and the journal says the
-    /// catalog is unavailable) only for the first such drop of an outage.
-    func catalogOutageStarted(_ failure: TransientFailure) -> Bool {
-        let started = catalogOutageSince.withLock { since in
-            guard since == nil else { return false }
-            since = Date()
+    /// catalog is unavailable) only for the first such drop of an outage. A try that began
+    /// before the catalog last answered again (one that waited for a connection through the
+    /// end of the outage) starts no new outage.
+    func catalogOutageStarted(_ failure: TransientFailure, triedAt: Date) -> Bool {
+        let started = catalogOutage.withLock { outage in
+            guard outage.since == nil else { return false }
+            if let answered = outage.answeredAt, triedAt < answered { return false }
+            outage.since = Date()
             return true
         }
         if started {
@@ -64,10 +69,32 @@ extension IngestEngine {
         return started
     }
 
-    /// A drop reached the catalog: if an outage was under way, the journal says it is over.
-    func catalogAnswered() {
-        guard let since = catalogOutageSince.withLock({ since in defer { since = nil }; return since }) else { return }
+    /// The catalog answered — a drop reached it, or the daemon's probe of it during an outage
+    /// succeeded: if an outage was under way, the journal says, once, that it is over.
+    public func catalogAnswered() {
+        let now = Date()
+        let since = catalogOutage.withLock { outage -> Date? in
+            defer { outage.since = nil }
+            if outage.since != nil { outage.answeredAt = now }
+            return outage.since
+        }
+        guard let since else { return }
         let seconds = Int(Date().timeIntervalSince(since).rounded())
         logger.notice("The catalog answers again after about \(seconds) s; the drops that waited are being ingested")
+    }
+}
+
+/// What the journal's once-per-outage lines rest on (``IngestEngine/catalogOutage``).
+struct CatalogOutageState: Sendable {
+    /// Since when drops have been left because the catalog could not answer; nil while it answers.
+    var since: Date?
+    /// When the catalog last answered again after an outage.
+    var answeredAt: Date?
+}
+
+extension Duration {
+    /// In seconds, as Foundation counts them.
+    fileprivate var timeInterval: TimeInterval {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

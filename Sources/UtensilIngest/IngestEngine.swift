@@ -28,8 +28,9 @@ public final class IngestEngine: Sendable {
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
     /// Since when drops have been left because the catalog could not answer (nil while it
-    /// answers): the journal says so once when it starts and once when it ends.
-    let catalogOutageSince = Mutex<Date?>(nil)
+    /// answers), and when it last answered after an outage: the journal says so once when an
+    /// outage starts and once when it ends.
+    let catalogOutage = Mutex(CatalogOutageState())
 
     /// The engine of `store` (the process's one store; see ``StartUp``).
     public init(store: UtensilStore, memory: MemoryBudget = .shared) {

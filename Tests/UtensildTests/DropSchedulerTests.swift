@@ -171,4 +171,68 @@ struct DropSchedulerTests {
         #expect(second.drop.inboxPath == Array("Spoon link.jpg".utf8))
         await scheduler.stop()
     }
+
+    /// A drop left because the catalog could not answer is retried as soon as the catalog
+    /// answers again, however long its back-off (an hour here); one left for another reason (a
+    /// full disk) keeps its back-off.
+    @Test func dropsWaitingForTheCatalogAreRetriedAtOnceWhenItAnswers() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        try write("Spoon.jpg")
+        try write("Ladle.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        await scheduler.submit(try drop("Ladle.jpg"))
+        let jobs = [try await nextJob(scheduler), try await nextJob(scheduler)]
+        let spoon = try #require(jobs.first { $0.drop.inboxPath == Array("Spoon.jpg".utf8) })
+        let ladle = try #require(jobs.first { $0.drop.inboxPath == Array("Ladle.jpg".utf8) })
+        #expect(!(await scheduler.dropsWaitForCatalog))
+
+        await scheduler.finish(spoon, .retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable")))
+        await scheduler.finish(ladle, .retryLater(TransientFailure(.diskFull, "no space left on the device")))
+        #expect(await scheduler.dropsWaitForCatalog)
+        #expect(await scheduler.waitForCatalogWaiters())
+        await scheduler.promoteDue()
+        #expect(await scheduler.counters.waitingForRetry == 2, "both wait out their back-off")
+
+        #expect(await scheduler.catalogAnswers() == 1)
+        let retried = try await nextJob(scheduler)
+        #expect(retried.drop.inboxPath == Array("Spoon.jpg".utf8))
+        #expect(await scheduler.counters.waitingForRetry == 1, "the drop left for a full disk still waits")
+        #expect(!(await scheduler.dropsWaitForCatalog))
+        #expect(await scheduler.catalogAnswers() == 0, "nothing else waited for the catalog")
+        await scheduler.stop()
+    }
+
+    /// The watcher of the catalog's return sleeps until a drop waits for the catalog, and is
+    /// let go when the scheduler stops.
+    @Test func theCatalogWatcherWakesForACatalogFailureAndEndsWithTheScheduler() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let job = try await nextJob(scheduler)
+        async let woken = scheduler.waitForCatalogWaiters()
+        await scheduler.finish(job, .retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable")))
+        #expect(await woken)
+
+        await scheduler.stop()
+        #expect(!(await scheduler.waitForCatalogWaiters()))
+    }
+
+    /// A drop woken early that fails for the catalog again waits out its back-off: a catalog
+    /// that seems to answer but fails every drop does not have them retried once a second.
+    @Test func aDropWokenEarlyThatFailsAgainWaitsOutItsBackOff() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let unavailable = IngestOutcome.retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable"))
+        await scheduler.finish(try await nextJob(scheduler), unavailable)
+        #expect(await scheduler.catalogAnswers() == 1)
+        await scheduler.finish(try await nextJob(scheduler), unavailable)
+        #expect(!(await scheduler.dropsWaitForCatalog), "it waits out its back-off")
+        #expect(await scheduler.catalogAnswers() == 0)
+        #expect(await scheduler.counters.waitingForRetry == 1)
+        await scheduler.stop()
+    }
 }
