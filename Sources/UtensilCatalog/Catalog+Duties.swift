@@ -30,4 +30,11 @@ extension Catalog {
                 arguments: [duty, host, CatalogDate.value(until), CatalogDate.value(now)]) != nil
         }
     }
+
+    public func forgetDuties(expiredBefore before: Date) throws(CatalogError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM duties WHERE until < ?", arguments: [CatalogDate.value(before)])
+            return db.changesCount
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Work that one host at a time does for every host sharing a catalog (the trash purge), held
+/// Work that one host at a time does for every host sharing a catalog (the trash purge, a
+/// drop in an inbox several hosts watch), held
 /// as a lease in the catalog: a host takes a duty when no other host holds an unexpired lease
 /// on it, and keeps it by renewing the lease before it runs out. A host that dies stops
 /// renewing, and another takes the duty over once the lease has run out.
@@ -13,4 +14,9 @@ public protocol CatalogDuties: Sendable {
     /// it with a lease that has not run out at `now`.
     /// - Returns: whether `host` holds the duty after the call.
     func claimDuty(_ duty: String, for host: String, now: Date, until: Date) async throws(CatalogError) -> Bool
+
+    /// Forgets every duty whose lease ran out before `before` (a drop of a shared inbox is a
+    /// duty of its own, so leases pile up unless they are forgotten).
+    /// - Returns: how many were forgotten.
+    func forgetDuties(expiredBefore before: Date) async throws(CatalogError) -> Int
 }

@@ -23,4 +23,14 @@ extension PostgresCatalog {
             return held
         }
     }
+
+    public func forgetDuties(expiredBefore before: Date) async throws(CatalogError) -> Int {
+        let logger = logger
+        return try await read { connection in
+            let rows = try await connection.query("DELETE FROM duties WHERE until < \(before) RETURNING name", logger: logger)
+            var forgotten = 0
+            for try await _ in rows.decode(String.self) { forgotten += 1 }
+            return forgotten
+        }
+    }
 }

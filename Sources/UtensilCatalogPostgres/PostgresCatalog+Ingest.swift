@@ -5,24 +5,55 @@ import UtensilCatalogModel
 
 /// Ingest: new utensils, new photos for existing ones, and the decoder-crash counts.
 extension PostgresCatalog {
+    /// One statement for the whole batch, its own transaction: every row that holds no claim
+    /// already taken goes in (`ON CONFLICT DO NOTHING` over every unique index), and the decoder
+    /// crashes of the batch's files are forgotten; one round trip in all. Only a row that did
+    /// not go in costs more: its refusal is looked up after (the holder of its source, name or
+    /// content claim, committed by then). A refused drop is rejected or already ingested, so
+    /// forgetting its crashes too loses nothing.
     public func insert(batch records: [UtensilRecord]) async throws(CatalogError) -> [CatalogError?] {
         if records.isEmpty { return [] }
         let logger = logger
-        return try await transaction { connection in
+        return try await read { connection in
+            var inserted = Set<UUID>()
+            let rows = try await connection.query(Self.insertion(ofBatch: records[...]), logger: logger)
+            for try await id in rows.decode(UUID.self) { inserted.insert(id) }
             var refused: [CatalogError?] = []
             refused.reserveCapacity(records.count)
             for record in records {
-                if let claim = try await Self.claiming(Self.insertion(of: record), on: connection, logger: logger) {
-                    refused.append(try await Self.refusal(claim, of: record, on: connection, logger: logger))
-                    continue
-                }
-                if let sourceKey = record.sourceKey {
-                    try await Self.forgetCrashes(of: sourceKey, on: connection, logger: logger)
-                }
-                refused.append(nil)
+                refused.append(inserted.contains(record.id) ? nil : try await Self.whyRefused(record, on: connection, logger: logger))
             }
             return refused
         }
+    }
+
+    /// The INSERT of ``insert(batch:)``: the rows (``insertion(ofAll:)``) skipped on any
+    /// claim's conflict, returning the ids that went in, after a DELETE of their crash counts.
+    static func insertion(ofBatch records: ArraySlice<UtensilRecord>) -> PostgresQuery {
+        let identities = records.compactMap { $0.sourceKey.map { String(UtensilRecord.fileIdentity(ofSourceKey: $0)) } }
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 400 + 60 * records.count, interpolationCount: 1 + 20 * records.count)
+        sql.appendLiteral("WITH forgotten AS (DELETE FROM decoder_crashes WHERE source_key = ANY(")
+        sql.appendInterpolation(identities)
+        sql.appendLiteral(")) ")
+        appendInsertion(of: records, to: &sql)
+        sql.appendLiteral(" ON CONFLICT DO NOTHING RETURNING id")
+        return PostgresQuery(stringInterpolation: sql)
+    }
+
+    /// Why `record` did not go in: the claim of another utensil it clashes with, looked up in
+    /// the order the engine's own checks go (this very drop already in, then the name, then
+    /// the photo); unavailable (the caller tries again) when its holder went away meanwhile.
+    static func whyRefused(_ record: UtensilRecord, on connection: PostgresConnection, logger: Logger) async throws -> CatalogError {
+        if let sourceKey = record.sourceKey,
+           try await value(Int.self, "SELECT 1 FROM utensils WHERE source_key = \(sourceKey)", on: connection, logger: logger) != nil {
+            return .alreadyIngested
+        }
+        for claim in [PostgresFailure.Claim.name, .content] where (claim == .name ? record.nameClaim : record.contentClaim) != nil {
+            let refusal = try await refusal(claim, of: record, on: connection, logger: logger)
+            if case .unavailable = refusal { continue }
+            return refusal
+        }
+        return .unavailable(code: -1, detail: "PostgreSQL: the utensil holding a claim of \(record.name) changed meanwhile")
     }
 
     public func replacePhoto(with photo: UtensilRecord) async throws(CatalogError) -> UtensilRecord {
@@ -70,18 +101,6 @@ extension PostgresCatalog {
                 Int.self, "SELECT crashes FROM decoder_crashes WHERE source_key = \(sourceKey)", on: connection, logger: logger)
                 ?? 0
         }
-    }
-
-    /// The INSERT of one new utensil, every column bound.
-    static func insertion(of record: UtensilRecord) -> PostgresQuery {
-        """
-        INSERT INTO utensils (id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256,
-            source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key, host)
-        VALUES (\(record.id), \(record.name), \(record.nameKey), \(record.searchKey), \(record.fileExtension),
-            \(record.createdAt), \(record.width), \(record.height), \(record.bytes), \(record.sha256), \(record.sourceKey),
-            \(record.nameClaim), \(record.contentClaim), \(record.category), \(record.categoryKey), \(record.addedBy),
-            \(record.updatedAt), \(record.trashedAt), \(record.sortKey), \(record.host))
-        """
     }
 
     /// Forgets the decoder crashes of the file a committed source key came from.

@@ -39,9 +39,15 @@ extension PostgresCatalog {
     static let rowsPerInsert = 500
 
     /// One INSERT of every record of `records` (at most ``rowsPerInsert``), every column bound,
-    /// the columns of ``insertion(of:)``.
+    /// every column of a utensil.
     static func insertion(ofAll records: ArraySlice<UtensilRecord>) -> PostgresQuery {
         var sql = PostgresQuery.StringInterpolation(literalCapacity: 300 + 60 * records.count, interpolationCount: 20 * records.count)
+        appendInsertion(of: records, to: &sql)
+        return PostgresQuery(stringInterpolation: sql)
+    }
+
+    /// Appends ``insertion(ofAll:)``'s statement to `sql`.
+    static func appendInsertion(of records: ArraySlice<UtensilRecord>, to sql: inout PostgresQuery.StringInterpolation) {
         sql.appendLiteral(
             """
             INSERT INTO utensils (id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256,
@@ -77,6 +83,5 @@ extension PostgresCatalog {
             sql.appendInterpolation(record.host)
             sql.appendLiteral(")")
         }
-        return PostgresQuery(stringInterpolation: sql)
     }
 }

@@ -303,9 +303,11 @@ actor DropScheduler {
         case .vanished:
             entries[id] = nil
         case .retryLater(let failure):
-            counters.retries += 1
-            counters.lastError = failure.message
-            counters.lastErrorAt = Date()
+            if failure.kind != .takenByAnotherHost {  // Another host's work is no retry, no error.
+                counters.retries += 1
+                counters.lastError = failure.message
+                counters.lastErrorAt = Date()
+            }
             if var entry = entries[id], !stopping {
                 entry.attempts += 1
                 entry.phase = .waiting(due: clock.now + Backoff.delay(afterAttempt: entry.attempts))

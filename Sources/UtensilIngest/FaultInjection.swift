@@ -1,4 +1,5 @@
 import Glibc
+import UtensilCatalogModel
 import UtensilCore
 
 #if DEBUG
@@ -26,11 +27,16 @@ public struct FaultInjection: Sendable {
     /// `UTENSIL_FAULT_SYNC_FAILS_IN=<folder name>`: making a folder of that name durable
     /// (`fsync`) where the store goes through ``sync(_:)`` fails with EIO, as a failing disk's would.
     public var syncFailsIn: String?
+    /// `UTENSIL_FAULT_COMMIT_REPLY_LOST=<text>`: the commit of a new utensil whose name contains
+    /// the text happens, and then the catalog's answer is lost, as when a PostgreSQL connection
+    /// is cut between the commit and its reply (the call fails as "unavailable").
+    public var commitReplyLostFor: String?
 
     public init(
         killAt: Step? = nil, decoderCrashOn: String? = nil, codecThreadCrashOn: String? = nil, decoderHangOn: String? = nil,
-        syncFailsIn: String? = nil
+        syncFailsIn: String? = nil, commitReplyLostFor: String? = nil
     ) {
+        self.commitReplyLostFor = commitReplyLostFor
         self.killAt = killAt
         self.decoderCrashOn = decoderCrashOn
         self.codecThreadCrashOn = codecThreadCrashOn
@@ -44,7 +50,16 @@ public struct FaultInjection: Sendable {
             decoderCrashOn: getenv("UTENSIL_FAULT_DECODER_CRASH").map { String(cString: $0) },
             codecThreadCrashOn: getenv("UTENSIL_FAULT_CODEC_THREAD_CRASH").map { String(cString: $0) },
             decoderHangOn: getenv("UTENSIL_FAULT_DECODER_HANG").map { String(cString: $0) },
-            syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) })
+            syncFailsIn: getenv("UTENSIL_FAULT_SYNC_FAILS_IN").map { String(cString: $0) },
+            commitReplyLostFor: getenv("UTENSIL_FAULT_COMMIT_REPLY_LOST").map { String(cString: $0) })
+    }
+
+    /// After a commit of `names` that happened: fails as a lost reply would, as
+    /// ``commitReplyLostFor`` asks.
+    func committed(_ names: [String]) throws(CatalogError) {
+        if let needle = commitReplyLostFor, !needle.isEmpty, names.contains(where: { $0.contains(needle) }) {
+            throw .unavailable(code: -1, detail: "the connection was lost before the commit's reply (fault injection)")
+        }
     }
 
     /// Makes `folder` durable, or fails as ``syncFailsIn`` asks.
@@ -97,6 +112,8 @@ public struct FaultInjection: Sendable {
     @inline(__always) func decoding(_ name: String) {}
 
     @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
+
+    @inline(__always) func committed(_ names: [String]) throws(CatalogError) {}
 }
 #endif
 

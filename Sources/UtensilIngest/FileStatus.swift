@@ -36,9 +36,17 @@ public struct FileStatus: Sendable, Hashable {
 
     /// The identity of this version of the file: the same inode with the same size and
     /// modification time. Decoder crashes are counted by it; with the drop's inbox path it
-    /// makes the utensil's source key (see `IngestEngine.sourceKey(of:at:)`).
+    /// makes the utensil's source key (see `IngestEngine.sourceKey(_:at:)`).
     public var versionKey: String {
         "\(identity.device):\(identity.inode):\(size):\(modificationNanoseconds)"
+    }
+
+    /// ``versionKey`` without the device number, which each host that mounts a shared (network)
+    /// folder numbers its own way: the same on every host. The inode number is the server's
+    /// file id on NFS, so with the size and modification time it still names one version of one
+    /// file; the engine uses it when other hosts share the state folder.
+    public var portableVersionKey: String {
+        "\(identity.inode):\(size):\(modificationNanoseconds)"
     }
 }
 

@@ -33,7 +33,10 @@ extension IngestEngine {
         case .retryLater(let failure):
             metadata[.messageID] = .id(.retryLater)
             metadata[.retryReason] = .string(failure.kind.rawValue)
-            if failure.kind == .catalogUnavailable, !catalogOutageStarted(failure) {
+            if failure.kind == .takenByAnotherHost {
+                // Not a fault: the host that holds the drop logs what becomes of it.
+                logger.debug("Left \(drop) to another host: \(failure.message)", metadata: metadata)
+            } else if failure.kind == .catalogUnavailable, !catalogOutageStarted(failure) {
                 // Said once for the outage (``catalogOutageStarted(_:)``), not once per drop.
                 logger.debug("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
             } else {

@@ -131,18 +131,30 @@ public final class IngestEngine: Sendable {
         guard status.kind == .regular else {
             throw Failure.rejected(Self.notRegular(status.kind), bytes: 0)
         }
-        let sourceKey = Self.sourceKey(of: status, at: drop.inboxPath)
+        let versionKey = settings.sharesStateFolder ? status.portableVersionKey : status.versionKey
+        let sourceKey = Self.sourceKey(versionKey, at: drop.inboxPath)
         faults.reached(.opened)
+
+        // 1b. Other hosts may watch this inbox too (a shared catalog): the drop is claimed before
+        //    a byte of it is read, and a drop another host holds is left to that host.
+        if settings.sharesStateFolder, !(try catalogCall({ try store.claimDrop(sourceKey: sourceKey) })) {
+            throw Failure.transient(TransientFailure(
+                .takenByAnotherHost, "another host sharing the catalog is ingesting \(drop); it is looked at again later"))
+        }
 
         // 2. A drop committed just before a crash (this file, at this inbox path) is
         //    recognised, and only removed now (if it changed meanwhile it stays, and the
         //    scheduler looks at it again). Another name for a file already ingested (a hard
-        //    link) is a new drop: it goes on, under the duplicate rules.
-        if let existing = try catalogCall({ try store.utensil(committedFrom: sourceKey) }) {
-            _ = try removeDrop(drop, at: location, expected: .unchanged(status))
-            return .finished(.alreadyIngested(existing))
-        }
-        if let existing = try catalogCall({ try store.utensil(sameFileAs: status.versionKey) }) {
+        //    link) is a new drop: it goes on, under the duplicate rules. One look-up answers
+        //    both for a new file (a committed drop is the same file too).
+        if let sameFile = try catalogCall({ try store.utensil(sameFileAs: versionKey) }) {
+            let committed: UtensilRecord? = sameFile.sourceKey == sourceKey
+                ? sameFile : try catalogCall({ try store.utensil(committedFrom: sourceKey) })
+            if let committed {
+                _ = try removeDrop(drop, at: location, expected: .unchanged(status))
+                return .finished(.alreadyIngested(committed))
+            }
+            let existing = sameFile
             logger.notice(
                 "\(drop) is another name (a hard link) for the file already ingested as \(existing.name); it is taken as a new drop, under the duplicate rules",
                 metadata: .journal([.inboxFile: .string(drop.inboxPath.lossyString), .utensilID: .string(existing.id.uuidString)]))
@@ -226,7 +238,7 @@ public final class IngestEngine: Sendable {
         }
 
         // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try store.decoderCrashes(fileIdentity: status.versionKey) }) >= 2 {
+        if try catalogCall({ try store.decoderCrashes(fileIdentity: versionKey) }) >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
@@ -235,7 +247,7 @@ public final class IngestEngine: Sendable {
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try DecoderCrashGuard.decoding(key: status.versionKey) {
+            thumbnail = try DecoderCrashGuard.decoding(key: versionKey) {
                 faults.decoding(drop.fileName.lossyString)
                 return try bytes.withUnsafeBytes { raw in
                     Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
@@ -374,11 +386,12 @@ public final class IngestEngine: Sendable {
         return true
     }
 
-    /// The row's source key: the file's identity and a digest of its inbox path (see
+    /// The row's source key: the file's version key (``FileStatus/versionKey``, or its
+    /// portable form when the state folder is shared) and a digest of its inbox path (see
     /// `UtensilRecord.sourceKey`).
-    static func sourceKey(of status: FileStatus, at inboxPath: [UInt8]) -> String {
+    static func sourceKey(_ versionKey: String, at inboxPath: [UInt8]) -> String {
         let digest = SHA256.hash(data: inboxPath).prefix(16).map { String(format: "%02x", $0) }.joined()
-        return "\(status.versionKey)@\(digest)"
+        return "\(versionKey)@\(digest)"
     }
 
     // MARK: Failures

@@ -22,6 +22,8 @@ public struct TransientFailure: Error, Sendable, Equatable, CustomStringConverti
         case catalogUnavailable = "catalog-unavailable"
         case ioError = "io-error"
         case stillChanging = "still-changing"
+        /// Another host watching the same inbox holds the drop's claim: it is ingesting it.
+        case takenByAnotherHost = "taken-by-another-host"
     }
 
     public var kind: Kind

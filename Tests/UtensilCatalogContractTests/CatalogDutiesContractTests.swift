@@ -26,6 +26,20 @@ struct CatalogDutiesContractTests {
         }
     }
 
+    @Test("forgetting expired duties forgets only leases that ran out, and a forgotten duty is free", arguments: CatalogBackends.all)
+    func forgettingExpiredDuties(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            #expect(try await catalog.claimDuty("drop:a", for: "kitchen-a", now: Self.date(0), until: Self.date(100)))
+            #expect(try await catalog.claimDuty("drop:b", for: "kitchen-a", now: Self.date(0), until: Self.date(300)))
+            #expect(try await catalog.forgetDuties(expiredBefore: Self.date(100)) == 0)
+            #expect(try await catalog.forgetDuties(expiredBefore: Self.date(200)) == 1)
+            // drop:b is still kitchen-a's; drop:a, forgotten, is anyone's.
+            #expect(try await !catalog.claimDuty("drop:b", for: "kitchen-b", now: Self.date(200), until: Self.date(400)))
+            #expect(try await catalog.claimDuty("drop:a", for: "kitchen-b", now: Self.date(50), until: Self.date(400)))
+        }
+    }
+
     @Test("of several hosts claiming at once, exactly one gets the duty", arguments: CatalogBackends.all)
     func concurrentClaimsGiveOneHolder(_ backend: BackendUnderTest) async throws {
         try await backend.check { (opened: OpenedCatalog) async throws in

@@ -30,6 +30,9 @@ struct DropLedger {
     }
 
     private(set) var drops: [Drop] = []
+    /// Whether the hosts share one inbox, so that any of them may ingest a drop: a drop's
+    /// `host` is then only the inbox (and `rejected/`) it was dropped into.
+    var anyHostIngests = false
 
     /// A drop that clashes with nothing: it must become a utensil.
     mutating func plain(_ host: Int, _ name: String, _ photo: Data) {
@@ -70,7 +73,8 @@ struct DropLedger {
         var utensilOf = [Int: [Listed]]()
         for utensil in utensils {
             let matching = drops.indices.filter {
-                drops[$0].name == utensil.name && hostNames[drops[$0].host] == utensil.host && drops[$0].sha256 == utensil.sha256
+                drops[$0].name == utensil.name && drops[$0].sha256 == utensil.sha256
+                    && (anyHostIngests ? hostNames.contains(utensil.host) : hostNames[drops[$0].host] == utensil.host)
             }
             guard matching.count == 1 else {
                 problems.append("utensil \(utensil.name) (\(utensil.id)) on \(utensil.host) matches \(matching.count) drops")

@@ -17,8 +17,14 @@ final class KitchenLab {
     /// The state folder every host shares.
     var sharedState: URL { worlds[0].state }
 
-    /// Makes `count` hosts, a server they all reach, and starts a daemon on each (READY=1).
-    init(hosts count: Int) throws {
+    /// Whether every host polls the first world's inbox and rejects into its `rejected/`.
+    let sharedInbox: Bool
+
+    /// Makes `count` hosts, a server they all reach, and starts a daemon on each (READY=1);
+    /// with `sharedInbox`, every host watches the first world's inbox by polling it, as hosts
+    /// sharing an inbox on a network filesystem do.
+    init(hosts count: Int, sharedInbox: Bool = false) throws {
+        self.sharedInbox = sharedInbox
         lab = try NetworkLab(hosts: count)
         server = try PostgresServer(reachableFrom: lab)
         worlds = try (0..<count).map { _ in try TestWorld() }
@@ -75,7 +81,7 @@ final class KitchenLab {
                 "--catalog", "postgresql://\(server.role)@\(host.gateway):\(server.port)/\(server.database)",
                 "--catalog-password-file", server.passwordFile, "--host-name", hostName(index),
                 "--state-dir", sharedState.path, "--workers", "2",
-            ],
+            ] + (sharedInbox ? ["--inbox", worlds[0].inbox.path, "--rejected", worlds[0].rejected.path, "--watch", "poll"] : []),
             launcher: lab.launcher(for: host))
     }
 }

@@ -17,15 +17,15 @@ import UtensilTestSupport
             let a = Follower(PostgresChangeFeed(catalog: catalog, settings: settings, host: "kitchen-a"))
             let b = Follower(PostgresChangeFeed(catalog: catalog, settings: settings, host: "kitchen-b"))
             for follower in [a, b] { group.addTask { try await follower.run() } }
-            try await eventually("both feeds listening") { a.isListening && b.isListening }
+            try await Poll.eventually(seconds: 30, "both feeds listening") { a.isListening && b.isListening }
 
             // A's change is committed before B's (B sends only once it has A's), and
             // PostgreSQL delivers in commit order: had A been handed its own, it would have it
             // before B's.
             try await a.feed.publish(#"{"kind":"ingested","name":"Ladle ✓"}"#)
-            try await eventually("kitchen-b receiving kitchen-a's change") { !b.received.isEmpty }
+            try await Poll.eventually(seconds: 30, "kitchen-b receiving kitchen-a's change") { !b.received.isEmpty }
             try await b.feed.publish("second\nline")
-            try await eventually("kitchen-a receiving kitchen-b's change") { !a.received.isEmpty }
+            try await Poll.eventually(seconds: 30, "kitchen-a receiving kitchen-b's change") { !a.received.isEmpty }
             #expect(a.received == [CatalogChange(host: "kitchen-b", payload: "second\nline")])
             #expect(b.received == [CatalogChange(host: "kitchen-a", payload: #"{"kind":"ingested","name":"Ladle ✓"}"#)])
         }
@@ -59,7 +59,7 @@ import UtensilTestSupport
         let follower = Follower(PostgresChangeFeed(
             catalog: catalog, settings: settings, host: "kitchen-a", checkEvery: .milliseconds(200), checkTimeout: .seconds(2)))
         async let outcome = follower.outcome()
-        try await eventually("the feed listening") { follower.isListening }
+        try await Poll.eventually(seconds: 30, "the feed listening") { follower.isListening }
         let sessions = try server.superuserSQL(
             "SELECT pid FROM pg_stat_activity WHERE usename = '\(server.role)'", database: server.database)
         let backend = try #require(Int32(sessions), "sessions: \(sessions)")
@@ -112,15 +112,5 @@ private final class Follower: Sendable {
         } catch {
             return error
         }
-    }
-}
-
-/// Polls `predicate` until it holds, failing after `seconds` (polling with a deadline, never a
-/// sleep as synchronisation).
-private func eventually(_ what: String, seconds: Int = 30, _ predicate: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !predicate() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

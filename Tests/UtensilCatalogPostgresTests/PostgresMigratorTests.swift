@@ -35,7 +35,7 @@ import UtensilTestSupport
         let settings = server.settings()
         async let migrated = PostgresMigrator.migrate(settings: settings, logger: quietLogger)
         // The migrator waits for the lock; nothing is recorded while it is held.
-        try Poll.until(seconds: 30, "the migrator to wait for the advisory lock") {
+        try await Poll.eventually(seconds: 30, "the migrator to wait for the advisory lock") {
             (try? server.superuserSQL(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", database: server.database)) == "1"
         }

@@ -16,7 +16,9 @@ import UtensilTestSupport
 /// rejection with the sidecar the duplicate policies call for (``DropLedger``): nothing lost,
 /// nothing doubled; every host's `list --json` is the same; `check` is clean on every host.
 ///
-/// Not here: several hosts polling one shared inbox (not built yet).
+/// The second test has the three hosts poll one shared inbox, as hosts sharing an inbox on a
+/// network filesystem do: each drop is taken by exactly one of them (it is claimed in the
+/// catalog before it is read), through a `kill -9` of one host mid-burst.
 @Suite(.serialized) struct ThreeHostsTests {
     @Test func nothingIsLostOrDoubledThroughAKillAndAPostgreSQLRestart() throws {
         let kitchens = try KitchenLab(hosts: 3)
@@ -104,6 +106,50 @@ import UtensilTestSupport
         let hosts = try Utensilctl.run(["hosts", "--json"], socket: kitchens.socket(0))
         let listedHosts = (try? JSONSerialization.jsonObject(with: Data(hosts.output.utf8)) as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(listedHosts == hostNames, "\(hosts.output)\(hosts.errors)")
+        #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
+    }
+
+    @Test func threeHostsPollingOneInboxTakeEachDropOnce() throws {
+        let kitchens = try KitchenLab(hosts: 3, sharedInbox: true)
+        defer { kitchens.remove() }
+        let hostNames = (0..<3).map { kitchens.hostName($0) }
+        let photos = try Self.photos(40, in: kitchens.worlds[0].root)
+        var ledger = DropLedger()
+        ledger.anyHostIngests = true
+        // Everything goes into the one inbox (the first world's); so does every rejection.
+        for index in 0..<36 { ledger.plain(0, "Pot \(index + 1)", photos[index]) }
+        ledger.samePhoto(photos[36], as: [(0, "Saucepan"), (0, "Stockpot")])
+        ledger.samePhoto(photos[37], as: [(0, "Skillet"), (0, "Frying Pan"), (0, "Wok")])
+        try Self.drop(ledger, into: kitchens)
+        try Poll.until(seconds: 60, "the hosts to start on the drops", every: 5_000, detail: { kitchens.logs }) {
+            kitchens.inboxCounts[0] < ledger.drops.count - 6
+        }
+        let leftAtKill = kitchens.inboxCounts[0]
+        try kitchens.killAndRestart(1)
+        print("kitchen-2 killed with \(leftAtKill) of \(ledger.drops.count) drops still in the shared inbox")
+        try Self.waitUntilSettled(kitchens, ledger)
+
+        let list = try Utensilctl.run(["list", "--limit", "1000", "--json"], socket: kitchens.socket(2), timeout: 90)
+        let page = try #require(list.json, "\(list.output)\(list.errors)")
+        let utensils = try #require(page["utensils"] as? [[String: Any]], "\(list.output)").map(Self.listed)
+        let rejected = [DropLedger.rejections(in: kitchens.worlds[0])]
+        let problems = ledger.problems(utensils: utensils, hostNames: hostNames, rejected: rejected)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))\n\(kitchens.logs)")
+        #expect(utensils.count == ledger.expectedUtensils)
+        #expect(rejected[0].count == ledger.expectedRejections, "\(rejected)")
+        // The hosts shared the work: more than one of them ingested drops.
+        let byHost = Dictionary(grouping: utensils, by: \.host).mapValues(\.count)
+        print("utensils by host: \(byHost.sorted { $0.key < $1.key })")
+        #expect(byHost.count >= 2, "\(byHost)")
+        let state = kitchens.worlds[0]
+        for folder in [state.originals, state.thumbnails, state.previews] {
+            #expect(state.files(in: folder).count == ledger.expectedUtensils, "\(folder.path): \(state.files(in: folder))")
+        }
+        #expect(state.stagedFiles().isEmpty, "\(state.stagedFiles())")
+        for host in 0..<3 {
+            let check = try kitchens.json(host, ["check"])
+            #expect(check["ok"] as? Bool == true, "\(hostNames[host]): \(check)")
+        }
         #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
     }
 

@@ -211,6 +211,26 @@ struct UtensilStoreTests {
         #expect(try !claim(for: "other-host", until: Date().addingTimeInterval(60)), "this host holds the purge now")
     }
 
+    /// The leases of drops taken from a shared inbox are left to run out; a purge forgets those
+    /// that ran out over an hour ago, and no other.
+    @Test func aPurgeForgetsLeasesThatRanOutLongAgo() throws {
+        let kitchen = try Kitchen()
+        defer { kitchen.world.remove() }
+        let catalog = kitchen.store.catalog
+        func claim(_ duty: String, until: Date) throws -> Bool {
+            try CatalogAwait.run { () async throws(CatalogError) in
+                try await catalog.claimDuty(duty, for: "other-host", now: until.addingTimeInterval(-120), until: until)
+            }
+        }
+        #expect(try claim("drop:old", until: Date().addingTimeInterval(-7200)))
+        #expect(try claim("drop:recent", until: Date().addingTimeInterval(-60)))
+        _ = try kitchen.store.purgeExpired()
+        let left = try CatalogAwait.run { () async throws(CatalogError) in
+            try await catalog.forgetDuties(expiredBefore: Date())
+        }
+        #expect(left == 1, "only drop:recent (the purge's own lease runs on) is left to forget")
+    }
+
     /// `check` looks through everything, start-up reconciliation only through `staging/` —
     /// except for a state folder without `staging/` (one of an earlier version), where it
     /// looks through everything once, on the same scan as `check`: what `check` reports as
@@ -247,8 +267,8 @@ struct UtensilStoreTests {
         #expect(after.filesWithoutRows.isEmpty && after.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
     }
 
-    /// A temporary in the state folder itself is removed at start; when other hosts share the
-    /// folder, only once it is older than another host's write in flight could be.
+    /// A temporary in the state folder itself or in `rejected/` is removed at start; when other
+    /// hosts share the folders, only once it is older than another host's write in flight could be.
     @Test(arguments: [false, true])
     func startUpRemovesTemporariesInTheStateFolderNotAnotherHostsInFlight(shared: Bool) throws {
         let world = try TestWorld()
@@ -257,20 +277,21 @@ struct UtensilStoreTests {
         settings.sharesStateFolder = shared
         settings.hostName = "kitchen-a"
         let store = try world.engine(settings).store
-        let young = world.state.appendingPathComponent(".tmp-\(UUID().uuidString)")
-        let old = world.state.appendingPathComponent(".tmp-\(UUID().uuidString)")
-        try Data("a".utf8).write(to: young)
-        try Data("b".utf8).write(to: old)
+        // In the state folder, and in `rejected/` (shared too when the hosts watch one inbox).
+        try FileManager.default.createDirectory(at: world.rejected, withIntermediateDirectories: true)
+        let young = [world.state, world.rejected].map { $0.appendingPathComponent(".tmp-\(UUID().uuidString)") }
+        let old = [world.state, world.rejected].map { $0.appendingPathComponent(".tmp-\(UUID().uuidString)") }
+        for file in young + old { try Data("a".utf8).write(to: file) }
         let anHourAgo = Date().addingTimeInterval(-3600)
-        try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: old.path)
+        for file in old { try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: file.path) }
 
         let report = try store.reconcile()
-        #expect(!FileManager.default.fileExists(atPath: old.path))
-        #expect(FileManager.default.fileExists(atPath: young.path) == shared)
-        #expect(report.temporariesRemoved == (shared ? 1 : 2))
+        #expect(old.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
+        #expect(young.allSatisfy { FileManager.default.fileExists(atPath: $0.path) == shared })
+        #expect(report.temporariesRemoved == (shared ? 2 : 4))
         if shared {
             _ = try store.reconcile(now: Date().addingTimeInterval(UtensilStore.sharedTemporaryGraceSeconds + 1))
-            #expect(!FileManager.default.fileExists(atPath: young.path), "a later start removes it")
+            #expect(young.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) }, "a later start removes them")
         }
     }
 

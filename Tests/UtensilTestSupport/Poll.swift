@@ -19,4 +19,20 @@ public enum Poll {
             usleep(interval)  // Polling with a deadline.
         }
     }
+
+    /// ``until(seconds:_:every:detail:_:)`` for async tests: it suspends between polls rather
+    /// than block a thread of the shared pool, which a task the test waits on may need.
+    public static func eventually(
+        seconds: Double = 60, _ what: String, every interval: Duration = .milliseconds(20),
+        detail: () -> String = { "" }, _ predicate: () -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while !predicate() {
+            guard ContinuousClock.now < deadline else {
+                let more = detail()
+                throw TestFailure("timed out waiting for \(what)" + (more.isEmpty ? "" : "\n" + more))
+            }
+            try await Task.sleep(for: interval)  // Polling with a deadline.
+        }
+    }
 }

@@ -40,11 +40,11 @@ public struct TestWorld: Sendable {
     /// store (`engine.store`) is the one every operation of the test goes through.
     public func engine(
         _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared,
-        logger: Logger = Self.quietLogger
+        logger: Logger = Self.quietLogger, faults: FaultInjection = FaultInjection()
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
-        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
+        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()
         return IngestEngine(store: store, memory: memory)
     }

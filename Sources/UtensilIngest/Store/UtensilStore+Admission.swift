@@ -1,3 +1,4 @@
+import Foundation
 import UtensilCatalogModel
 import UtensilCore
 
@@ -17,6 +18,20 @@ extension UtensilStore {
     func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord? {
         try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sameFileAs: fileIdentity) }
     }
+
+    /// Takes the drop with this source key for this host, when other hosts may watch the same
+    /// inbox: a lease of ``dropClaimLease`` in the catalog's duties (`drop:KEY`), renewed by
+    /// each attempt of this host. False while another host holds it: that host is ingesting it.
+    func claimDrop(sourceKey: String, now: Date = Date()) throws(CatalogError) -> Bool {
+        let host = settings.hostName
+        return try CatalogAwait.run { [catalog] () async throws(CatalogError) in
+            try await catalog.claimDuty("drop:" + sourceKey, for: host, now: now, until: now.addingTimeInterval(Self.dropClaimLease))
+        }
+    }
+
+    /// How long a drop stays claimed by a host that stopped working on it (it died, or lost the
+    /// catalog) before another host may take it: far longer than one attempt at a drop takes.
+    static let dropClaimLease: TimeInterval = 120
 
     /// How many times decoding the file with this identity crashed utensild.
     func decoderCrashes(fileIdentity: String) throws(CatalogError) -> Int {

@@ -76,13 +76,13 @@ extension UtensilStore {
                 let records = fresh.map { batch[$0].record }
                 let refusals = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.insert(batch: records) }
                 changes.announce()
+                try faults.committed(records.map(\.name))
                 for (index, refusal) in zip(fresh, refusals)
                 where refusal != nil {
                     results[index] = .refused(refusal!)
                 }
             } catch {
-                batch.forEach { discard($0.files) }
-                return batch.map { _ in .refused(error) }
+                return settleUncertainCommit(of: batch, fresh: Set(fresh), error)
             }
             faults.reached(.committed)
         }
@@ -97,6 +97,44 @@ extension UtensilStore {
             }
         }
         return results
+    }
+
+    /// After the commit of the new rows failed. A refusal or a local database's error means
+    /// nothing was committed, but "unavailable" may be a reply lost after the commit happened
+    /// (a PostgreSQL connection cut under it): each row is then looked up, and only a row known
+    /// to be absent loses its files. A row found is finished as if the reply had come; one that
+    /// cannot be looked up keeps its files in `staging/`, where the next start finishes or
+    /// undoes it, and its drop is retried. `fresh` are the indices of the rows whose commit was
+    /// tried (a replacement's row counts as committed once it has the new photo); the files
+    /// of the others go.
+    private func settleUncertainCommit(of batch: [PendingUtensil], fresh: Set<Int>, _ error: CatalogError) -> [CommitResult] {
+        batch.indices.map { index in
+            let pending = batch[index]
+            guard fresh.contains(index), case .unavailable = error else {
+                discard(pending.files)
+                return .refused(error)
+            }
+            let id = pending.record.id
+            let lookup = Result { () throws(CatalogError) in
+                try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
+            }
+            switch lookup {
+            case .success(let row?) where row.sourceKey == pending.record.sourceKey && row.sha256 == pending.record.sha256:
+                logger.notice(
+                    "\(pending.record.name) was committed although the catalog's reply was lost (\(error)); its files are put in place",
+                    metadata: .journal([.utensilID: .string(id.uuidString)]))
+                changes.announce()
+                return placeFiles(of: pending, committed: .committed(row))
+            case .success:
+                discard(pending.files)
+                return .refused(error)
+            case .failure(let lookupError):
+                logger.warning(
+                    "Whether \(pending.record.name) was committed is not known (\(error); then \(lookupError)); its files stay in staging/ until the next start finishes or undoes it, and its drop is retried",
+                    metadata: .journal([.utensilID: .string(id.uuidString)]))
+                return .failed(TransientFailure(lookupError))
+            }
+        }
     }
 
     /// Removes the files of a utensil that will not be committed. One that cannot be removed
@@ -118,10 +156,10 @@ extension UtensilStore {
             let photo = pending.record
             let record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
             faults.reached(.committed)
+            try faults.committed([photo.name])
             return placeFiles(of: pending, committed: .committed(record))
         } catch {
-            discard(pending.files)
-            return .refused(error)
+            return settleUncertainCommit(of: [pending], fresh: [0], error)[0]
         }
     }
 

@@ -132,8 +132,8 @@ extension UtensilStore {
         reconcileStaging(&report)
 
         report.temporariesRemoved += try removeProbes(now: now)
-        report.temporariesRemoved += removeUploadLeftovers()
-        let (temporaries, sidecars) = removeRejectedLeftovers()
+        report.temporariesRemoved += removeUploadLeftovers(now: now)
+        let (temporaries, sidecars) = removeRejectedLeftovers(now: now)
         report.temporariesRemoved += temporaries
         report.sidecarsRemoved += sidecars
 
@@ -256,18 +256,26 @@ extension UtensilStore {
         var removed = 0
         for name in try state.list() where name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
             guard let status = try? state.status(of: name), status.kind == .regular else { continue }
-            let age = now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9))
-            if settings.sharesStateFolder, age < Self.sharedTemporaryGraceSeconds { continue }
+            if mayBeAnotherHosts(status, now: now) { continue }
             try state.unlink(name)
             removed += 1
         }
         return removed
     }
 
+    /// Whether a leftover-looking file may be another host's write in flight: when other hosts
+    /// share the folders, one younger than ``sharedTemporaryGraceSeconds``.
+    func mayBeAnotherHosts(_ status: FileStatus, now: Date) -> Bool {
+        guard settings.sharesStateFolder else { return false }
+        let age = now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9))
+        return age < Self.sharedTemporaryGraceSeconds
+    }
+
     /// Temporaries and sidecars without their file in `rejected/`. Group members can write
     /// there: only a regular file is utensild's leftover, and one that cannot be removed is
-    /// reported, never a reason to stop.
-    private func removeRejectedLeftovers() -> (temporaries: Int, sidecars: Int) {
+    /// reported, never a reason to stop. When other hosts share `rejected/` (one inbox watched
+    /// by several hosts), a young one is left: it may be another host's rejection in flight.
+    private func removeRejectedLeftovers(now: Date) -> (temporaries: Int, sidecars: Int) {
         var removed = (temporaries: 0, sidecars: 0)
         let rejected: HeldFolder
         let names: Set<[UInt8]>
@@ -297,6 +305,7 @@ extension UtensilStore {
                 logger.warning("\(shown) is named like a file of utensild's but is not a regular file; leaving it alone")
                 continue
             }
+            if mayBeAnotherHosts(status, now: now) { continue }
             do {
                 try rejected.unlink(name)
                 if isTemporary { removed.temporaries += 1 } else { removed.sidecars += 1 }

@@ -120,8 +120,17 @@ extension UtensilStore {
                 continue  // Restored or deleted meanwhile.
             }
         }
+        // The leases that ran out long ago (the drops of a shared inbox leave theirs) go with it;
+        // leases are taken on the clock (``holdDuty(_:now:)``), so they are forgotten by it too.
+        let forgetBefore = Date().addingTimeInterval(-Self.expiredLeasesKept)
+        _ = try catalogCall { [catalog] () async throws(CatalogError) in
+            try await catalog.forgetDuties(expiredBefore: forgetBefore)
+        }
         return purge
     }
+
+    /// How long a lease that ran out is kept before a purge forgets it.
+    static let expiredLeasesKept: TimeInterval = 3600
 
     /// Moves the files out into `staging/`, removes the row, then removes the staged files.
     /// - Returns: the row as it was, and the files that could not be removed (logged).

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Logging
 import UtensilCore
@@ -28,8 +29,9 @@ extension UtensilStore {
         return found
     }
 
-    /// Removes every leftover (no upload runs before start-up ends); returns how many.
-    func removeUploadLeftovers() -> Int {
+    /// Removes every leftover (no upload of this host runs before start-up ends; one of another
+    /// host sharing the inbox may, so a young one is left then); returns how many.
+    func removeUploadLeftovers(now: Date) -> Int {
         let leftovers: [(entry: StateScan.Entry, status: FileStatus)]
         do throws(SystemError) {
             leftovers = try uploadLeftovers()
@@ -38,7 +40,7 @@ extension UtensilStore {
             return 0
         }
         var removed = 0
-        for (entry, _) in leftovers {
+        for (entry, status) in leftovers where !mayBeAnotherHosts(status, now: now) {
             do {
                 try entry.folder.unlink(entry.name)
                 removed += 1
