@@ -2,6 +2,7 @@
 """make bench-postgres: utensild on PostgreSQL beside utensild on SQLite, in one run.
 
     bench/postgres.py --bin .build/release --corpus bench/corpus [--rounds N] [--drops N]
+                      [--scale-rows N] [--only scale]
 
 Starts a PostgreSQL 15 of its own (initdb into a temporary folder, a socket there and a free
 loopback port, a role with a password; as the `postgres` user when run as root), then:
@@ -15,7 +16,12 @@ loopback port, a role with a password; as the `postgres` user when run as root),
   below 1 s).
 
 Both hosts run on this machine (the network namespaces of the tests add nothing to measure).
-Prints the rows and writes them as JSON to bench/results/latest-postgres.json.
+
+With --scale-rows N, the scale rows over N utensils in PostgreSQL (bench/postgres_scale.py:
+start to READY=1, list/search through the socket, the gallery's first page); --only scale runs
+them alone. Prints the rows and writes them as JSON to bench/results/latest-postgres.json
+(latest-postgres-scale.json with --only scale). The server is stopped and the temporary
+folder removed whatever happens (SIGTERM included).
 """
 
 import argparse
@@ -24,6 +30,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import Daemon, Events, free_port, log, percentile, photos, stage, utensild_burst  # noqa: E402
+import postgres_scale  # noqa: E402
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 GOALS = {"throughput_ratio": 0.9, "other_host_p99_ms": 1000.0}
@@ -55,23 +63,38 @@ class Postgres:
             os.chown(self.folder, user.pw_uid, user.pw_gid)
             self.as_user = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         os.chmod(self.folder, 0o700)
-        data = os.path.join(self.folder, "data")
-        self.run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-instructions")
-        with open(os.path.join(data, "pg_hba.conf"), "w") as f:
+        self.data = os.path.join(self.folder, "data")
+        self.run("initdb", "-D", self.data, "-U", "postgres", "-A", "trust", "--encoding=UTF8", "--locale=C.UTF-8",
+                 "--no-instructions")
+        with open(os.path.join(self.data, "pg_hba.conf"), "w") as f:
             f.write("local all postgres trust\nlocal all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\n")
-        self.run("pg_ctl", "-D", data, "-w", "-l", os.path.join(self.folder, "postgres.log"),
-                 "-o", f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1", "start")
-        self.data = data
-        self.sql(f"CREATE ROLE utensil LOGIN PASSWORD '{self.password}'")
+        try:
+            self.run("pg_ctl", "-D", self.data, "-w", "-l", os.path.join(self.folder, "postgres.log"),
+                     "-o", f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1", "start")
+            self.sql(f"CREATE ROLE utensil LOGIN PASSWORD '{self.password}'")
+        except BaseException:
+            self.stop()
+            raise
 
     def run(self, program, *arguments):
         subprocess.run(self.as_user + [os.path.join(PG_BIN, program), *arguments], check=True,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.folder)
 
-    def sql(self, statement):
-        subprocess.run([os.path.join(PG_BIN, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", self.folder, "-p",
-                        str(self.port), "-U", "postgres", "-d", "postgres", "-c", statement], check=True,
-                       stdout=subprocess.DEVNULL, cwd="/")
+    def psql(self, database, *arguments, **options):
+        return subprocess.run([os.path.join(PG_BIN, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", self.folder, "-p",
+                               str(self.port), "-U", "postgres", "-d", database, *arguments], check=True, cwd="/", **options)
+
+    def sql(self, statement, database="postgres"):
+        """Runs `statement` as the superuser (several in one string: one transaction, as psql -c sends them)."""
+        self.psql(database, "-c", statement, stdout=subprocess.DEVNULL)
+
+    def query(self, database, statement):
+        """The first column of each row `statement` yields, as text."""
+        return self.psql(database, "-A", "-t", "-c", statement, capture_output=True, text=True).stdout.splitlines()
+
+    def copy(self, database, statement, source):
+        """`COPY … FROM STDIN` with the lines read from the file `source`."""
+        self.psql(database, "-c", statement, stdin=source, stdout=subprocess.DEVNULL)
 
     def database(self, name):
         """A new database owned by the role; the daemon's flags for it."""
@@ -79,8 +102,35 @@ class Postgres:
         return ["--catalog", f"postgresql://utensil@127.0.0.1:{self.port}/{name}",
                 "--catalog-password-file", self.password_file]
 
+    def pid(self):
+        """The postmaster's pid (the first line of postmaster.pid), or None when it is not running."""
+        try:
+            with open(os.path.join(self.data, "postmaster.pid")) as f:
+                pid = int(f.readline())
+            os.kill(pid, 0)
+            return pid
+        except (FileNotFoundError, ValueError, ProcessLookupError):
+            return None
+
     def stop(self):
-        self.run("pg_ctl", "-D", self.data, "-w", "-m", "fast", "stop")
+        """Stops the server, whatever happened before: a fast shutdown, or, when that does not
+        end it within a minute, SIGQUIT (immediate shutdown) and SIGKILL to its pid."""
+        pid = self.pid()
+        if pid is None:
+            return
+        try:
+            subprocess.run(self.as_user + [os.path.join(PG_BIN, "pg_ctl"), "-D", self.data, "-w", "-t", "60", "-m", "fast",
+                                           "stop"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, cwd=self.folder, timeout=90)
+        except subprocess.TimeoutExpired:
+            pass
+        for sig, wait in [(signal.SIGQUIT, 10), (signal.SIGKILL, 10)]:
+            if self.pid() != pid:
+                return
+            os.kill(pid, sig)
+            deadline = time.monotonic() + wait
+            while self.pid() == pid and time.monotonic() < deadline:
+                time.sleep(0.1)
 
 
 def throughput(binaries, files, work, server, rounds):
@@ -128,41 +178,74 @@ def other_host(binaries, files, work, server, drops):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="folder with utensild and utensilctl")
+    parser.add_argument("--bin", required=True, help="folder with utensild, utensilctl and utensil-bench")
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--drops", type=int, default=40)
+    parser.add_argument("--scale-rows", type=int, default=0, help="utensils of the scale rows (0: none)")
+    parser.add_argument("--only", choices=["scale"], help="the scale rows alone")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     args = parser.parse_args()
+    if args.only == "scale" and not args.scale_rows:
+        parser.error("--only scale needs --scale-rows N")
     binaries = os.path.abspath(args.bin)
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.py"),
-                    args.corpus, "--profile", "full"], check=True)
-    jpeg12 = photos(os.path.join(os.path.abspath(args.corpus), "jpeg12"))
-    work = tempfile.mkdtemp(prefix="utensil-bench-pg.")
-    os.chmod(work, 0o755)  # the postgres user reaches its folder inside
-    server = Postgres(work)
-    try:
-        log(f"ingest: {len(jpeg12)} 12 MP JPEGs, SQLite then PostgreSQL, {args.rounds} rounds")
-        burst = throughput(binaries, jpeg12, work, server, args.rounds)
-        log(f"visible on another host: {args.drops} single drops on bench-a, their events on bench-b")
-        latency = other_host(binaries, jpeg12, work, server, args.drops)
-    finally:
-        server.stop()
-        shutil.rmtree(work, ignore_errors=True)
+    # SIGTERM ends the run through the finally blocks below: the server stopped, the folder gone.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     results = dict(started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   cores=os.cpu_count(), ingest=burst, other_host=latency, goals=GOALS)
-    verdict = lambda ok: "PASS" if ok else "MISS"  # noqa: E731
-    print(f"{'measure':<46}{'figure':>16}  goal")
-    print(f"{'ingest, SQLite':<46}{burst['sqlite_per_second']:>14}/s")
-    print(f"{'ingest, PostgreSQL':<46}{burst['postgres_per_second']:>14}/s")
-    print(f"{'PostgreSQL ÷ SQLite':<46}{burst['ratio']:>15}×  ≥ {GOALS['throughput_ratio']} "
-          f"{verdict(burst['ratio'] >= GOALS['throughput_ratio'])}")
-    print(f"{'drop on one host → event on another, p50':<46}{latency['p50_ms']:>13} ms")
-    print(f"{'drop on one host → event on another, p99':<46}{latency['p99_ms']:>13} ms  < {GOALS['other_host_p99_ms']:.0f} ms "
-          f"{verdict(latency['p99_ms'] < GOALS['other_host_p99_ms'])}")
+                   cores=os.cpu_count(), load_at_start=os.getloadavg()[0], goals=GOALS)
+    work = tempfile.mkdtemp(prefix="utensil-bench-pg.")
+    server = None
+    try:
+        os.chmod(work, 0o755)  # the postgres user reaches its folder inside
+        if args.only != "scale":
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.py"),
+                            args.corpus, "--profile", "full"], check=True)
+            jpeg12 = photos(os.path.join(os.path.abspath(args.corpus), "jpeg12"))
+        server = Postgres(work)
+        if args.only != "scale":
+            log(f"ingest: {len(jpeg12)} 12 MP JPEGs, SQLite then PostgreSQL, {args.rounds} rounds")
+            results["ingest"] = throughput(binaries, jpeg12, work, server, args.rounds)
+            log(f"visible on another host: {args.drops} single drops on bench-a, their events on bench-b")
+            results["other_host"] = other_host(binaries, jpeg12, work, server, args.drops)
+        if args.scale_rows:
+            log(f"scale: {args.scale_rows:,} utensils in PostgreSQL: start, list/search, the first pages")
+            results["scale"] = postgres_scale.scale(binaries, work, server, args.scale_rows)
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    results["load_at_end"] = os.getloadavg()[0]
+    print(table(results))
+    print(f"load average {results['load_at_start']:.2f} at start, {results['load_at_end']:.2f} at end "
+          f"({results['cores']} cores)")
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "latest-postgres.json"), "w") as f:
+    name = "latest-postgres-scale.json" if args.only == "scale" else "latest-postgres.json"
+    with open(os.path.join(args.out, name), "w") as f:
         json.dump(results, f, indent=2)
+
+
+def table(results):
+    """The rows measured, as a Markdown table: measure, figure, detail, goal, verdict."""
+    verdict = lambda ok: "PASS" if ok else "MISS"  # noqa: E731
+    rows = []
+    if "ingest" in results:
+        burst, latency = results["ingest"], results["other_host"]
+        rows += [
+            ("ingest, SQLite", f"{burst['sqlite_per_second']}/s", "", "", ""),
+            ("ingest, PostgreSQL", f"{burst['postgres_per_second']}/s", "", "", ""),
+            ("PostgreSQL ÷ SQLite", f"{burst['ratio']}×", "", f"≥ {GOALS['throughput_ratio']}",
+             verdict(burst["ratio"] >= GOALS["throughput_ratio"])),
+            ("drop on one host → event on another, p99", f"{latency['p99_ms']} ms", f"p50 {latency['p50_ms']} ms",
+             f"< {GOALS['other_host_p99_ms']:.0f} ms", verdict(latency["p99_ms"] < GOALS["other_host_p99_ms"])),
+        ]
+    if "scale" in results:
+        rows += postgres_scale.rows_of(results["scale"], verdict)
+    header = ("measure", "figure", "", "goal", "")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    lines = ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(header)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(str(v).ljust(widths[i]) for i, v in enumerate(r)) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,12 @@
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
 #                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
-#   make bench-postgres  PostgreSQL beside SQLite (issue 23): the JPEG burst into each, and the
-#                     time from a drop on one host to its event on another sharing the catalog
-#                     (bench/postgres.py; a PostgreSQL 15 of its own; ~3 minutes)
+#   make bench-postgres  PostgreSQL beside SQLite (issue 23): the JPEG burst into each, the
+#                     time from a drop on one host to its event on another sharing the catalog,
+#                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
+#                     the gallery's first page) (bench/postgres.py; a PostgreSQL 15 of its own;
+#                     ~4 minutes; BENCH_SCALE=1m loads 1,000,000 rows, ~5 minutes more).
+#                     make bench-postgres-scale runs the scale rows alone.
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
@@ -23,7 +26,7 @@ BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
 
-.PHONY: bench bench-smoke bench-scale bench-memory bench-postgres bench-deps
+.PHONY: bench bench-smoke bench-scale bench-memory bench-postgres bench-postgres-scale bench-deps
 
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
@@ -50,7 +53,12 @@ endif
 bench-postgres: bench-deps
 	@scripts/ensure-packages $(POSTGRES_PACKAGES)
 	$(SWIFT) build -c release
-	/usr/bin/python3 $(CURDIR)/bench/postgres.py --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus
+	/usr/bin/python3 $(CURDIR)/bench/postgres.py --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --scale-rows $(BENCH_ROWS)
+
+bench-postgres-scale: bench-deps
+	@scripts/ensure-packages $(POSTGRES_PACKAGES)
+	$(SWIFT) build -c release
+	/usr/bin/python3 $(CURDIR)/bench/postgres.py --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --scale-rows $(BENCH_ROWS) --only scale
 
 bench-smoke: bench-deps
 	$(SWIFT) build

@@ -48,7 +48,8 @@ extension PostgresCatalog {
             : "(extract(epoch FROM created_at) * 1000000)::bigint::text"
         let query = filter.query(
             select: "SELECT \(UtensilColumns.list), \(cursorValue) FROM utensils",
-            order: "ORDER BY \(column) \(direction), id \(direction)", limit: limit + 1)
+            order: "ORDER BY \(column) \(direction), id \(direction)", limit: limit + 1,
+            idsFirst: search.map { !$0.isEmpty } ?? false)
         let logger = logger
         let rows = try await read { connection in
             var rows: [(UtensilRecord, String)] = []
@@ -107,11 +108,20 @@ struct PostgresFilter {
     }
 
     /// `select`, the conditions, `order` and a bound LIMIT of `limit` rows.
-    func query(select: String, order: String, limit: Int) -> PostgresQuery {
+    ///
+    /// With `idsFirst`, the page's ids are found first (`SELECT id FROM utensils`, the
+    /// conditions, `order`, the limit) and only their rows are read: the conditions can then be
+    /// tested in an index alone (a search over the listing indexes, which carry `search_key`),
+    /// where reading whole rows would fetch from the table every row the conditions refuse.
+    func query(select: String, order: String, limit: Int, idsFirst: Bool = false) -> PostgresQuery {
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         var bindings = bindings
         bindings.append(limit)
-        return PostgresQuery(unsafeSQL: select + whereClause + " \(order) LIMIT $\(bindings.count)", binds: bindings)
+        let page = "\(whereClause) \(order) LIMIT $\(bindings.count)"
+        if idsFirst {
+            return PostgresQuery(unsafeSQL: "\(select) WHERE id IN (SELECT id FROM utensils\(page)) \(order)", binds: bindings)
+        }
+        return PostgresQuery(unsafeSQL: select + page, binds: bindings)
     }
 }
 

@@ -17,6 +17,9 @@
 /// - `duties`: what one host at a time does (the trash purge), its holder and its lease.
 /// - `pg_trgm` and a trigram index over `search_key` (the folded name): substring search
 ///   without reading every row.
+/// - The listing indexes (`utensils_listing_by_name`, `utensils_listing_by_date`, both of the
+///   rows not in the trash) carry `search_key` (migration `v3-search-listing`): a search in
+///   sorted order tests each name in the index alone (an index-only scan), not in the table.
 ///
 /// A migration's name and statements never change once released: a change is a new migration.
 public enum PostgresSchema {
@@ -28,7 +31,7 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
@@ -162,5 +165,17 @@ public enum PostgresSchema {
             until timestamptz NOT NULL
         )
         """,
+    ])
+
+    /// The listing indexes again, each carrying `search_key` (`INCLUDE`), so that a search
+    /// whose matches lie far down the sort order (at a million utensils, "whisk" by name: the
+    /// first 51 matches after 336,000 names) tests the names in the index, not by fetching
+    /// every row from the table (1.3 s before, 14–70 ms after). Same keys and the same
+    /// predicate as before: every plan that used the old ones uses these.
+    static let searchListing = Migration(name: "v3-search-listing", statements: [
+        "DROP INDEX utensils_listing_by_name",
+        "DROP INDEX utensils_listing_by_date",
+        "CREATE INDEX utensils_listing_by_name ON utensils (sort_key, id) INCLUDE (search_key) WHERE trashed_at IS NULL",
+        "CREATE INDEX utensils_listing_by_date ON utensils (created_at, id) INCLUDE (search_key) WHERE trashed_at IS NULL",
     ])
 }

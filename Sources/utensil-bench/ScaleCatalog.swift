@@ -66,24 +66,13 @@ struct ScaleCatalog {
 
     private func insertRows(_ path: String) throws -> [UUID] {
         let catalog = try Catalog(path: path)
-        let start = Date(timeIntervalSince1970: 1_700_000_000)
         var ids: [UUID] = []
         ids.reserveCapacity(rows)
         var batch: [UtensilRecord] = []
         for row in 0..<rows {
-            let name = SearchLatency.name(row)
-            let key = UtensilName.uniquenessKey(for: name)
-            let hex = String(row, radix: 16)
-            let sha = String(repeating: "0", count: 64 - hex.count) + hex
-            let id = UUID()
-            ids.append(id)
-            batch.append(UtensilRecord(
-                id: id, name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name),
-                fileExtension: "jpg", createdAt: start.addingTimeInterval(Double(row) * 37), width: 1024,
-                height: 768, bytes: 100_000 + row, sha256: sha, sourceKey: "bench:\(row)", nameClaim: key,
-                contentClaim: sha,
-                category: row % Self.uncategorisedEvery == 0 ? nil : Self.categories[row % Self.categories.count],
-                addedBy: "bench"))
+            let record = Self.record(row)
+            ids.append(record.id)
+            batch.append(record)
             if batch.count == 10_000 || row == rows - 1 {
                 let refused = try catalog.insert(batch: batch)
                 if let first = refused.compactMap({ $0 }).first { throw BenchError("catalog refused a row: \(first)") }
@@ -91,6 +80,24 @@ struct ScaleCatalog {
             }
         }
         return ids
+    }
+
+    /// The utensil of row `row` (a fresh id), as the daemon would have written it: the name
+    /// ``SearchLatency/name(_:)`` with its keys and claims, a content hash made of the row
+    /// number, one in ``uncategorisedEvery`` without a category, 37 s after the row before.
+    /// `PostgresRows` writes the same rows for a PostgreSQL catalog, with `host`.
+    static func record(_ row: Int, host: String? = nil) -> UtensilRecord {
+        let name = SearchLatency.name(row)
+        let key = UtensilName.uniquenessKey(for: name)
+        let hex = String(row, radix: 16)
+        let sha = String(repeating: "0", count: 64 - hex.count) + hex
+        return UtensilRecord(
+            id: UUID(), name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name),
+            fileExtension: "jpg", createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(row) * 37), width: 1024,
+            height: 768, bytes: 100_000 + row, sha256: sha, sourceKey: "bench:\(row)", nameClaim: key,
+            contentClaim: sha,
+            category: row % uncategorisedEvery == 0 ? nil : categories[row % categories.count],
+            addedBy: "bench", host: host)
     }
 
     /// `<id>.<ext>` in `folder` for every id, each a hard link to a copy of `source`.

@@ -8,8 +8,12 @@ import Foundation
 ///         `list --search` latency through the real catalog code (the catalog is built once)
 ///     utensil-bench scale --state DIR --rows N --original JPEG --thumbnail JPEG
 ///         a state folder of N utensils with both files of each (built once; see ScaleCatalog)
+///     utensil-bench postgres-rows --rows N [--host NAME]
+///         the same N utensils as COPY text for a PostgreSQL catalog (see PostgresRows)
+///     utensil-bench postgres-columns
+///         the columns of those lines, comma-separated, for `COPY utensils (…) FROM STDIN`
 ///
-/// Each prints one JSON document on standard output.
+/// cpu, search and scale print one JSON document on standard output.
 func main() throws {
     var arguments = Array(CommandLine.arguments.dropFirst())
     guard let command = arguments.first else { throw BenchError("usage: utensil-bench cpu|search …") }
@@ -45,8 +49,13 @@ func main() throws {
               let original = options["original"], let thumbnail = options["thumbnail"]
         else { throw BenchError("scale needs --state DIR --rows N --original JPEG --thumbnail JPEG") }
         try printJSON(try ScaleCatalog(state: state, rows: rows, original: original, thumbnail: thumbnail).run())
+    case "postgres-rows":
+        guard let rows = options["rows"].flatMap({ Int($0) }) else { throw BenchError("postgres-rows needs --rows N") }
+        PostgresRows(rows: rows, host: options["host"] ?? "bench-scale").run()
+    case "postgres-columns":
+        print(PostgresRows.columns.joined(separator: ", "))
     default:
-        throw BenchError("unknown command \(command); use cpu, search or scale")
+        throw BenchError("unknown command \(command); use cpu, search, scale, postgres-rows or postgres-columns")
     }
 }
 

@@ -23,7 +23,7 @@ import UtensilTestSupport
             #expect(result.status == 0, "\(url): \(result.errors)")
             #expect(result.output.contains("\ncatalog = \"\(url)\"\n"), "\(result.output)")
             #expect(result.output.contains("# catalog: connected to PostgreSQL 15."), "\(result.output)")
-            #expect(result.output.contains("migrations: 4 of 4 pending (v1-pg-trgm, v1-catalog, v1-hosts, v2-duties)"), "\(result.output)")
+            #expect(result.output.contains("migrations: 5 of 5 pending (v1-pg-trgm, v1-catalog, v1-hosts, v2-duties, v3-search-listing)"), "\(result.output)")
             #expect(result.output.contains("# catalog: the password from \"\(server.passwordFile)\" (catalog_password_file)"))
             #expect(!result.output.contains("refuses"), "\(result.output)")
             #expect(!(result.output + result.errors).contains(server.password))
