@@ -88,15 +88,8 @@ import UtensilTestSupport
         #expect(utensils.count == ledger.expectedUtensils)
         #expect(rejected.map(\.count).reduce(0, +) == ledger.expectedRejections, "\(rejected)")
 
-        // The shared state folder holds each utensil's three files and nothing else.
-        let state = kitchens.worlds[0]
-        for folder in [state.originals, state.thumbnails, state.previews] {
-            #expect(state.files(in: folder).count == ledger.expectedUtensils, "\(folder.path): \(state.files(in: folder))")
-        }
-        #expect(state.stagedFiles().isEmpty, "\(state.stagedFiles())")
+        try Self.expectStateAndChecksClean(kitchens, ledger)
         for host in 0..<3 {
-            let check = try kitchens.json(host, ["check"])
-            #expect(check["ok"] as? Bool == true, "\(hostNames[host]): \(check)")
             #expect(kitchens.worlds[host].files(in: kitchens.worlds[host].inbox).isEmpty)
         }
         // Each host said once that the catalog answers again (with its first drop after the outage).
@@ -141,16 +134,22 @@ import UtensilTestSupport
         let byHost = Dictionary(grouping: utensils, by: \.host).mapValues(\.count)
         print("utensils by host: \(byHost.sorted { $0.key < $1.key })")
         #expect(byHost.count >= 2, "\(byHost)")
+        try Self.expectStateAndChecksClean(kitchens, ledger)
+        #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
+    }
+
+    /// The shared state folder holds each utensil's three files and nothing else (nothing in
+    /// `staging/`), and `check` is clean on every host.
+    private static func expectStateAndChecksClean(_ kitchens: KitchenLab, _ ledger: DropLedger) throws {
         let state = kitchens.worlds[0]
         for folder in [state.originals, state.thumbnails, state.previews] {
             #expect(state.files(in: folder).count == ledger.expectedUtensils, "\(folder.path): \(state.files(in: folder))")
         }
         #expect(state.stagedFiles().isEmpty, "\(state.stagedFiles())")
-        for host in 0..<3 {
+        for host in kitchens.worlds.indices {
             let check = try kitchens.json(host, ["check"])
-            #expect(check["ok"] as? Bool == true, "\(hostNames[host]): \(check)")
+            #expect(check["ok"] as? Bool == true, "\(kitchens.hostName(host)): \(check)")
         }
-        #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
     }
 
     /// `count` distinct small JPEGs (made by Pillow), in `folder`.
