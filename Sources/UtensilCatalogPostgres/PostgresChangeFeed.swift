@@ -7,7 +7,9 @@ import UtensilCatalogModel
 ///
 /// A change is sent with `SELECT pg_notify('utensild_events', $1)` (a bound parameter) on a
 /// connection of the catalog's pool, as the text `<host>\n<payload>` (a host name holds no
-/// line break). PostgreSQL refuses a notification of 8000 bytes or more, so one that large
+/// line break). Its transaction commits without waiting for the WAL flush (`synchronous_commit`
+/// off for that transaction alone): a notification is never kept across a server crash
+/// anyway, and the flush would cost each drop a second wait on the disk. PostgreSQL refuses a notification of 8000 bytes or more, so one that large
 /// is not sent (``CatalogChangeFeedError/tooLarge(bytes:limit:)``). ``follow(listening:receive:)``
 /// opens one connection of its own (not the pool's: it stays subscribed for as long as the
 /// host follows), runs `LISTEN` on it and hands over every other host's change; PostgreSQL
@@ -48,7 +50,9 @@ public struct PostgresChangeFeed: CatalogChangeFeed {
         guard bytes <= Self.maximumBytes else { throw .tooLarge(bytes: bytes, limit: Self.maximumBytes) }
         do {
             try await catalog.read { [logger = catalog.logger] connection -> Void in
-                _ = try await connection.query("SELECT pg_notify(\(Self.channel), \(message))", logger: logger)
+                _ = try await connection.query(
+                    "SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(Self.channel), \(message))",
+                    logger: logger)
             }
         } catch {
             throw .unavailable("\(error)")
