@@ -24,10 +24,14 @@ extension PostgresCatalog {
         if let category { filter.add("category_key = $", UtensilName.uniquenessKey(for: category)) }
         if let addedBy { filter.add("added_by = $", addedBy) }
         if let favoriteOf { filter.add("id IN (SELECT utensil_id FROM favorites WHERE user_name = $)", favoriteOf) }
-        if let search, !search.isEmpty {
+        let term = search.flatMap { $0.isEmpty ? nil : $0 }
+        // A search no other filter narrows has its own plan (walk the listing order, then
+        // gather: ``PostgresSearchPlan``); a narrowed one leaves the choice to the planner.
+        let searchPlanned = term != nil && category == nil && addedBy == nil && favoriteOf == nil
+        if let term, !searchPlanned {
             // Anywhere in the folded name; the trigram index (pg_trgm) finds terms of three
             // characters and more without reading every row.
-            filter.add("search_key LIKE $ ESCAPE '\\'", "%" + Self.escapedForLike(search) + "%")
+            filter.add("search_key LIKE $ ESCAPE '\\'", Self.likePattern(term))
         }
         let descending = sort == .newestFirst
         let column = sort == .name ? "sort_key" : "created_at"
@@ -46,12 +50,38 @@ extension PostgresCatalog {
         let cursorValue = sort == .name
             ? "sort_key"
             : "(extract(epoch FROM created_at) * 1000000)::bigint::text"
-        let query = filter.query(
-            select: "SELECT \(UtensilColumns.list), \(cursorValue) FROM utensils",
-            order: "ORDER BY \(column) \(direction), id \(direction)", limit: limit + 1,
-            idsFirst: search.map { !$0.isEmpty } ?? false)
+        let select = "SELECT \(UtensilColumns.list), \(cursorValue) FROM utensils"
+        let order = "ORDER BY \(column) \(direction), id \(direction)"
+        let rows: [(UtensilRecord, String)]
+        if let term, searchPlanned {
+            rows = try await searchPage(term, filter: filter, select: select, column: column, order: order, limit: limit)
+        } else {
+            rows = try await page(filter.query(select: select, order: order, limit: limit + 1, idsFirst: term != nil))
+        }
+        var next: String?
+        if rows.count > limit, case let (last, value)? = rows.prefix(limit).last {
+            next = PostgresListCursor.encode(value: value, id: last.id)
+        }
+        return CatalogPage(utensils: rows.prefix(limit).map(\.0), next: next)
+    }
+
+    /// The first `limit + 1` matches of `term` after the filter's cursor: the walk of the
+    /// listing order, bounded by ``searchPlan``, and when that does not fill the page, every
+    /// match gathered and sorted.
+    private func searchPage(
+        _ term: String, filter: PostgresFilter, select: String, column: String, order: String, limit: Int
+    ) async throws(CatalogError) -> [(UtensilRecord, String)] {
+        let walked = try await page(filter.walkQuery(
+            select: select, column: column, order: order, walkAtMost: searchPlan.walkAtMost, term: term, limit: limit + 1))
+        if walked.count > limit { return walked }
+        return try await page(filter.gatherQuery(
+            select: select, column: column, order: order, pattern: Self.likePattern(term), limit: limit + 1))
+    }
+
+    /// The rows of a listing query: each utensil with its cursor value (the last column).
+    private func page(_ query: PostgresQuery) async throws(CatalogError) -> [(UtensilRecord, String)] {
         let logger = logger
-        let rows = try await read { connection in
+        return try await read { connection in
             var rows: [(UtensilRecord, String)] = []
             for try await row in try await connection.query(query, logger: logger) {
                 let cells = row.makeRandomAccess()
@@ -59,11 +89,6 @@ extension PostgresCatalog {
             }
             return rows
         }
-        var next: String?
-        if rows.count > limit, case let (last, value)? = rows.prefix(limit).last {
-            next = PostgresListCursor.encode(value: value, id: last.id)
-        }
-        return CatalogPage(utensils: rows.prefix(limit).map(\.0), next: next)
     }
 
     public func trashed(before: Date?) async throws(CatalogError) -> [UtensilRecord] {
@@ -76,6 +101,9 @@ extension PostgresCatalog {
         return try await all(
             "SELECT \(unescaped: UtensilColumns.list) FROM utensils WHERE trashed_at IS NOT NULL ORDER BY trashed_at, id")
     }
+
+    /// A LIKE pattern (with `\` as the escape) matching `term` anywhere in a text.
+    static func likePattern(_ term: String) -> String { "%" + escapedForLike(term) + "%" }
 
     /// `text` for a LIKE pattern with `\` as the escape: `%`, `_` and `\` match themselves.
     static func escapedForLike(_ text: String) -> String {
@@ -122,6 +150,35 @@ struct PostgresFilter {
             return PostgresQuery(unsafeSQL: "\(select) WHERE id IN (SELECT id FROM utensils\(page)) \(order)", binds: bindings)
         }
         return PostgresQuery(unsafeSQL: select + page, binds: bindings)
+    }
+
+    /// The first `limit` rows, in `order`, whose `search_key` holds `term`, among the first
+    /// `walkAtMost` rows the conditions select in that order (an index-only walk of the listing
+    /// index, which carries `search_key`); then only those rows are read whole.
+    func walkQuery(select: String, column: String, order: String, walkAtMost: Int, term: String, limit: Int) -> PostgresQuery {
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        var bindings = bindings
+        bindings.append(walkAtMost)
+        let walked = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT $\(bindings.count)"
+        bindings.append(term)
+        let test = "strpos(search_key, $\(bindings.count)) > 0"
+        bindings.append(limit)
+        let ids = "SELECT id FROM (\(walked)) AS walked WHERE \(test) \(order) LIMIT $\(bindings.count)"
+        return PostgresQuery(unsafeSQL: "\(select) WHERE id IN (\(ids)) \(order)", binds: bindings)
+    }
+
+    /// The first `limit` rows, in `order`, of every row the conditions select whose
+    /// `search_key` is LIKE `pattern`: all of them found first (through the trigram index) and
+    /// sorted, then only the page's rows read whole.
+    func gatherQuery(select: String, column: String, order: String, pattern: String, limit: Int) -> PostgresQuery {
+        var gathering = self
+        gathering.add("search_key LIKE $ ESCAPE '\\'", pattern)
+        let whereClause = " WHERE " + gathering.conditions.joined(separator: " AND ")
+        var bindings = gathering.bindings
+        bindings.append(limit)
+        let matches = "WITH matches AS MATERIALIZED (SELECT id, \(column) FROM utensils\(whereClause))"
+        let ids = "SELECT id FROM matches \(order) LIMIT $\(bindings.count)"
+        return PostgresQuery(unsafeSQL: "\(matches) \(select) WHERE id IN (\(ids)) \(order)", binds: bindings)
     }
 }
 

@@ -20,6 +20,7 @@ public struct PostgresCatalog: CatalogBackend {
     let logger: Logger
     let snapshotWriter: any CatalogSnapshotWriter
     let leaseDeadline: PostgresLeaseDeadline
+    let searchPlan: PostgresSearchPlan
 
     /// - Parameters:
     ///   - client: the pool of connections to the migrated catalog database.
@@ -27,8 +28,13 @@ public struct PostgresCatalog: CatalogBackend {
     ///     `SQLiteSnapshotWriter`: only that target touches SQLite).
     ///   - leaseSeconds: how long a call waits for a connection before the catalog counts as
     ///     unavailable (see ``PostgresLeaseDeadline``).
-    public init(client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10) {
+    ///   - searchPlan: when a search walks the listing order and when it gathers its matches.
+    public init(
+        client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10,
+        searchPlan: PostgresSearchPlan = .standard
+    ) {
         self.client = client
+        self.searchPlan = searchPlan
         self.snapshotWriter = snapshotWriter
         self.logger = logger
         self.leaseDeadline = PostgresLeaseDeadline(seconds: leaseSeconds)

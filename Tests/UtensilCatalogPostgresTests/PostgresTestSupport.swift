@@ -26,6 +26,7 @@ extension PostgresServer {
     /// running until `body` returns. `group` is the task group the pool runs in, for tasks of
     /// the test's own (cancelled with it).
     func withRunningCatalog(
+        searchPlan: PostgresSearchPlan = .standard,
         _ body: (PostgresCatalogSettings, PostgresCatalog, inout ThrowingTaskGroup<Void, any Error>) async throws -> Void
     ) async throws {
         let settings = settings()
@@ -34,7 +35,8 @@ extension PostgresServer {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger)
+            let catalog = PostgresCatalog(
+                client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: quietLogger, searchPlan: searchPlan)
             try await body(settings, catalog, &group)
         }
     }
