@@ -5,12 +5,11 @@ import UtensilCatalogPostgres
 import UtensilCore
 import UtensilTestSupport
 
-/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: by walking the
-/// listing order, or, when the walk gives up, by gathering the matches through the trigram
-/// index and sorting them.
+/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: a bounded
+/// gathering of its matches, a bounded walk of the listing order, or every match gathered.
 @Suite struct PostgresSearchPlanTests {
     /// Small enough for a few hundred rows to cross the bound.
-    static let plan = PostgresSearchPlan(walkAtMost: 300)
+    static let plan = PostgresSearchPlan(gatherBelow: 50, walkAtMost: 300)
 
     static func record(_ name: String, at date: Date) throws -> UtensilRecord {
         let name = try UtensilName(validating: name)
@@ -23,8 +22,9 @@ import UtensilTestSupport
 
     /// Every term, both sorts, page by page through the cursors: "pan" is in every name (the
     /// walk fills each page), "copper" in one in ten (a page of 70 needs a walk of 700: every
-    /// page is gathered), "whisk" only in names that sort after 400 others (gathered when
-    /// sorted by name, walked when newest first).
+    /// match is gathered, and the last pages' are fewer than 50), "whisk" only in names that
+    /// sort after 1,300 others (gathered when sorted by name, walked when newest first),
+    /// "whisk 11" in 11 names (the first gathering is all of them).
     @Test func walkedAndGatheredPagesAreTheSame() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
@@ -43,7 +43,7 @@ import UtensilTestSupport
                 let refusals = try await catalog.insert(batch: Array(rows[batch..<min(batch + 200, rows.count)]))
                 #expect(refusals.allSatisfy { $0 == nil })
             }
-            for term in ["pan", "copper", "whisk"] {
+            for term in ["pan", "copper", "whisk", "whisk 11"] {
                 let matching = rows.filter { $0.searchKey.contains(term) }
                 for sort in [ListSort.name, .newestFirst] {
                     let expected = matching.sorted { a, b in
