@@ -57,7 +57,7 @@ extension PostgresCatalog {
             rows = try await searchPage(term, filter: filter, columns: columns, column: column, order: order, limit: limit)
         } else {
             rows = try await page(filter.query(
-                select: "SELECT \(columns) FROM utensils", order: order, limit: limit + 1, idsFirst: term != nil)).rows
+                select: "SELECT \(columns) FROM utensils", order: order, limit: limit + 1, idsFirst: term != nil))
         }
         var next: String?
         if rows.count > limit, case let (last, value)? = rows.prefix(limit).last {
@@ -66,36 +66,30 @@ extension PostgresCatalog {
         return CatalogPage(utensils: rows.prefix(limit).map(\.0), next: next)
     }
 
-    /// The first `limit + 1` matches of `term` after the filter's cursor, the cheap ways
-    /// first (``PostgresSearchPlan``): a bounded gathering, a bounded walk, then every match.
+    /// The first `limit + 1` matches of `term` after the filter's cursor (``PostgresSearchPlan``):
+    /// a bounded walk of the listing order, and when that does not fill the page, every match
+    /// gathered and sorted.
     private func searchPage(
         _ term: String, filter: PostgresFilter, columns: String, column: String, order: String, limit: Int
     ) async throws(CatalogError) -> [(UtensilRecord, String)] {
-        let pattern = Self.likePattern(term)
-        let first = try await page(filter.gatherQuery(
-            columns: columns, column: column, order: order, pattern: pattern, atMost: searchPlan.gatherBelow + 1,
-            limit: limit + 1))
-        if first.gathered <= searchPlan.gatherBelow { return first.rows }
         let walked = try await page(filter.walkQuery(
             columns: columns, column: column, order: order, walkAtMost: searchPlan.walkAtMost, term: term, limit: limit + 1))
-        if walked.rows.count > limit { return walked.rows }
+        if walked.count > limit { return walked }
         return try await page(filter.gatherQuery(
-            columns: columns, column: column, order: order, pattern: pattern, atMost: nil, limit: limit + 1)).rows
+            columns: columns, column: column, order: order, pattern: Self.likePattern(term), limit: limit + 1))
     }
 
     /// The rows of a listing query: each utensil with its cursor value (the column after the
-    /// utensil's), and the matches gathered (the next column, when there is one; 0 without rows).
-    private func page(_ query: PostgresQuery) async throws(CatalogError) -> (rows: [(UtensilRecord, String)], gathered: Int) {
+    /// utensil's).
+    private func page(_ query: PostgresQuery) async throws(CatalogError) -> [(UtensilRecord, String)] {
         let logger = logger
         return try await read { connection in
             var rows: [(UtensilRecord, String)] = []
-            var gathered = 0
             for try await row in try await connection.query(query, logger: logger) {
                 let cells = row.makeRandomAccess()
                 rows.append((try UtensilColumns.record(cells), try cells[UtensilColumns.count].decode(String.self)))
-                if cells.count > UtensilColumns.count + 1 { gathered = try cells[UtensilColumns.count + 1].decode(Int.self) }
             }
-            return (rows, gathered)
+            return rows
         }
     }
 
@@ -175,26 +169,19 @@ struct PostgresFilter {
         return PostgresQuery(unsafeSQL: "SELECT \(columns) FROM utensils WHERE id IN (\(ids)) \(order)", binds: bindings)
     }
 
-    /// The first `limit` rows, in `order`, of the rows the conditions select whose
-    /// `search_key` is LIKE `pattern`, found first (through the trigram index) and sorted,
-    /// at most `atMost` of them (all when nil); then only the page's rows are read whole. The
-    /// last column is how many were found (counted up to `atMost`).
-    func gatherQuery(columns: String, column: String, order: String, pattern: String, atMost: Int?, limit: Int) -> PostgresQuery {
+    /// The first `limit` rows, in `order`, of every row the conditions select whose
+    /// `search_key` is LIKE `pattern`: all of them found first (through the trigram index) and
+    /// sorted, then only the page's rows read whole.
+    func gatherQuery(columns: String, column: String, order: String, pattern: String, limit: Int) -> PostgresQuery {
         var gathering = self
         gathering.add("search_key LIKE $ ESCAPE '\\'", pattern)
         let whereClause = " WHERE " + gathering.conditions.joined(separator: " AND ")
         var bindings = gathering.bindings
-        // The LIMIT, or OFFSET 0, keeps the planner from walking the listing index for it.
-        var bound = "OFFSET 0"
-        if let atMost {
-            bindings.append(atMost)
-            bound = "LIMIT $\(bindings.count)"
-        }
-        let matches = "SELECT id, \(column) FROM utensils\(whereClause) \(bound)"
         bindings.append(limit)
-        let page = "SELECT id, count(*) OVER () AS gathered FROM (\(matches)) AS matches \(order) LIMIT $\(bindings.count)"
-        return PostgresQuery(
-            unsafeSQL: "SELECT \(columns), gathered FROM utensils JOIN (\(page)) AS page USING (id) \(order)", binds: bindings)
+        // OFFSET 0 keeps the planner from walking the listing index for the matches.
+        let matches = "SELECT id, \(column) FROM utensils\(whereClause) OFFSET 0"
+        let ids = "SELECT id FROM (\(matches)) AS matches \(order) LIMIT $\(bindings.count)"
+        return PostgresQuery(unsafeSQL: "SELECT \(columns) FROM utensils WHERE id IN (\(ids)) \(order)", binds: bindings)
     }
 }
 

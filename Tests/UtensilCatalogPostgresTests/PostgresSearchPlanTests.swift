@@ -5,11 +5,12 @@ import UtensilCatalogPostgres
 import UtensilCore
 import UtensilTestSupport
 
-/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: a bounded
-/// gathering of its matches, a bounded walk of the listing order, or every match gathered.
+/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: by walking the
+/// listing order, or, when the walk gives up, by gathering every match through the trigram
+/// index and sorting them.
 @Suite struct PostgresSearchPlanTests {
     /// Small enough for a few hundred rows to cross the bound.
-    static let plan = PostgresSearchPlan(gatherBelow: 50, walkAtMost: 300)
+    static let plan = PostgresSearchPlan(walkAtMost: 300)
 
     static func record(_ name: String, at date: Date) throws -> UtensilRecord {
         let name = try UtensilName(validating: name)
@@ -22,9 +23,8 @@ import UtensilTestSupport
 
     /// Every term, both sorts, page by page through the cursors: "pan" is in every name (the
     /// walk fills each page), "copper" in one in ten (a page of 70 needs a walk of 700: every
-    /// match is gathered, and the last pages' are fewer than 50), "whisk" only in names that
-    /// sort after 1,300 others (gathered when sorted by name, walked when newest first),
-    /// "whisk 11" in 11 names (the first gathering is all of them).
+    /// page is gathered), "whisk" only in names that sort after 1,300 others (gathered when
+    /// sorted by name, walked when newest first), "whisk 11" in 11 names (gathered).
     @Test func walkedAndGatheredPagesAreTheSame() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
