@@ -68,15 +68,13 @@ extension PostgresCatalog {
 
     /// The first `limit + 1` matches of `term` after the filter's cursor (``PostgresSearchPlan``):
     /// a bounded walk of the listing order, and when that does not fill the page, every match
-    /// gathered and sorted.
+    /// gathered and sorted; one statement.
     private func searchPage(
         _ term: String, filter: PostgresFilter, columns: String, column: String, order: String, limit: Int
     ) async throws(CatalogError) -> [(UtensilRecord, String)] {
-        let walked = try await page(filter.walkQuery(
-            columns: columns, column: column, order: order, walkAtMost: searchPlan.walkAtMost, term: term, limit: limit + 1))
-        if walked.count > limit { return walked }
-        return try await page(filter.gatherQuery(
-            columns: columns, column: column, order: order, pattern: Self.likePattern(term), limit: limit + 1))
+        try await page(filter.searchQuery(
+            columns: columns, column: column, order: order, term: term, walkAtMost: searchPlan.walkAtMost,
+            limit: limit + 1))
     }
 
     /// The rows of a listing query: each utensil with its cursor value (the column after the
@@ -154,34 +152,36 @@ struct PostgresFilter {
         return PostgresQuery(unsafeSQL: select + page, binds: bindings)
     }
 
-    /// The first `limit` rows, in `order`, whose `search_key` holds `term`, among the first
-    /// `walkAtMost` rows the conditions select in that order (an index-only walk of the listing
-    /// index, which carries `search_key`); then only those rows are read whole.
-    func walkQuery(columns: String, column: String, order: String, walkAtMost: Int, term: String, limit: Int) -> PostgresQuery {
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    /// The first `limit` rows, in `order`, that the conditions select and whose `search_key`
+    /// holds `term`, found the way ``PostgresSearchPlan`` says, in one statement:
+    /// - `walked`: the matches among the first `walkAtMost` rows the conditions select in that
+    ///   order (an index-only walk of the listing index, which carries `search_key`);
+    /// - when they are fewer than `limit`, every match instead, found through the trigram index
+    ///   (LIKE) and sorted (OFFSET 0 keeps the planner from walking the listing index for them);
+    ///   the condition on `walked`'s count is a one-time filter, so that part does not run at
+    ///   all when the walk filled the page;
+    /// - then only the page's rows are read whole.
+    func searchQuery(columns: String, column: String, order: String, term: String, walkAtMost: Int, limit: Int) -> PostgresQuery {
+        let whereClause = " WHERE " + conditions.joined(separator: " AND ")
         var bindings = bindings
         bindings.append(walkAtMost)
-        let walked = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT $\(bindings.count)"
+        let walk = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT $\(bindings.count)"
         bindings.append(term)
         let test = "strpos(search_key, $\(bindings.count)) > 0"
         bindings.append(limit)
-        let ids = "SELECT id FROM (\(walked)) AS walked WHERE \(test) \(order) LIMIT $\(bindings.count)"
-        return PostgresQuery(unsafeSQL: "SELECT \(columns) FROM utensils WHERE id IN (\(ids)) \(order)", binds: bindings)
-    }
-
-    /// The first `limit` rows, in `order`, of every row the conditions select whose
-    /// `search_key` is LIKE `pattern`: all of them found first (through the trigram index) and
-    /// sorted, then only the page's rows read whole.
-    func gatherQuery(columns: String, column: String, order: String, pattern: String, limit: Int) -> PostgresQuery {
-        var gathering = self
-        gathering.add("search_key LIKE $ ESCAPE '\\'", pattern)
-        let whereClause = " WHERE " + gathering.conditions.joined(separator: " AND ")
-        var bindings = gathering.bindings
-        bindings.append(limit)
-        // OFFSET 0 keeps the planner from walking the listing index for the matches.
-        let matches = "SELECT id, \(column) FROM utensils\(whereClause) OFFSET 0"
-        let ids = "SELECT id FROM (\(matches)) AS matches \(order) LIMIT $\(bindings.count)"
-        return PostgresQuery(unsafeSQL: "SELECT \(columns) FROM utensils WHERE id IN (\(ids)) \(order)", binds: bindings)
+        let pageSize = "$\(bindings.count)"
+        bindings.append(PostgresCatalog.likePattern(term))
+        let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE $\(bindings.count) ESCAPE '\\' OFFSET 0"
+        let sql = """
+            WITH walked AS (SELECT id FROM (\(walk)) AS walk WHERE \(test) \(order) LIMIT \(pageSize)) \
+            SELECT \(columns) FROM utensils WHERE id IN (
+                SELECT id FROM walked WHERE (SELECT count(*) FROM walked) >= \(pageSize)
+                UNION ALL
+                SELECT id FROM (SELECT id FROM (\(matches)) AS matches \(order) LIMIT \(pageSize)) AS gathered
+                WHERE (SELECT count(*) FROM walked) < \(pageSize)
+            ) \(order)
+            """
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 }
 
