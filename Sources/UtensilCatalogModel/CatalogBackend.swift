@@ -63,6 +63,13 @@ public protocol CatalogBackend: CatalogHostRegistry, CatalogDuties, CatalogLoadi
     func utensil(sha256: String) async throws(CatalogError) -> UtensilRecord?
     /// Utensils (not in the trash) with this name key, newest first.
     func utensils(nameKey: String) async throws(CatalogError) -> [UtensilRecord]
+    /// Before a drop is read, in one call: the claim of it (when `claim` is given: as
+    /// ``CatalogDuties/claimDuty(_:for:now:until:)``), and, whether or not it was claimed, the
+    /// utensil from the same file (``utensil(sameFileAs:)``) and the file's decoder crashes
+    /// (``decoderCrashes(sourceKey:)``), both by `fileIdentity`.
+    func lookUp(drop fileIdentity: String, claiming claim: DutyClaim?) async throws(CatalogError) -> DropLookup
+    /// ``utensil(nameKey:)`` and ``utensil(sha256:)`` in one call.
+    func duplicates(nameKey: String, sha256: String) async throws(CatalogError) -> DuplicateCandidates
 
     // MARK: Listing
 

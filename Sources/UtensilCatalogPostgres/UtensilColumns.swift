@@ -15,16 +15,19 @@ enum UtensilColumns {
     static let qualified = list.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }
         .joined(separator: ", ")
 
-    static func record(_ row: PostgresRandomAccessRow) throws -> UtensilRecord {
-        UtensilRecord(
-            id: try row[0].decode(UUID.self), name: try row[1].decode(String.self), nameKey: try row[2].decode(String.self),
-            searchKey: try row[3].decode(String.self), fileExtension: try row[4].decode(String.self),
-            createdAt: try row[5].decode(Date.self), width: try row[6].decode(Int.self), height: try row[7].decode(Int.self),
-            bytes: try row[8].decode(Int.self), sha256: try row[9].decode(String.self),
-            sourceKey: try row[10].decode(String?.self), nameClaim: try row[11].decode(String?.self),
-            contentClaim: try row[12].decode(String?.self), category: try row[13].decode(String?.self),
-            addedBy: try row[14].decode(String?.self), updatedAt: try row[15].decode(Date?.self),
-            trashedAt: try row[16].decode(Date?.self), host: try row[17].decode(String?.self))
+    /// The record in `row`'s columns from `first` on (``list``'s, in order).
+    static func record(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> UtensilRecord {
+        let f = first
+        return UtensilRecord(
+            id: try row[f].decode(UUID.self), name: try row[f + 1].decode(String.self),
+            nameKey: try row[f + 2].decode(String.self), searchKey: try row[f + 3].decode(String.self),
+            fileExtension: try row[f + 4].decode(String.self), createdAt: try row[f + 5].decode(Date.self),
+            width: try row[f + 6].decode(Int.self), height: try row[f + 7].decode(Int.self),
+            bytes: try row[f + 8].decode(Int.self), sha256: try row[f + 9].decode(String.self),
+            sourceKey: try row[f + 10].decode(String?.self), nameClaim: try row[f + 11].decode(String?.self),
+            contentClaim: try row[f + 12].decode(String?.self), category: try row[f + 13].decode(String?.self),
+            addedBy: try row[f + 14].decode(String?.self), updatedAt: try row[f + 15].decode(Date?.self),
+            trashedAt: try row[f + 16].decode(Date?.self), host: try row[f + 17].decode(String?.self))
     }
 }
 

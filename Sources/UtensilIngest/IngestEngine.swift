@@ -136,9 +136,13 @@ public final class IngestEngine: Sendable {
         let sourceKey = Self.sourceKey(versionKey, at: drop.inboxPath)
         faults.reached(.opened)
 
-        // 1b. Other hosts may watch this inbox too (a shared catalog): the drop is claimed before
-        //    a byte of it is read, and a drop another host holds is left to that host.
-        if settings.sharesStateFolder, !(try catalogCall({ try store.claimDrop(sourceKey: sourceKey) })) {
+        // 1b. What the catalog knows of the drop, in one call. Other hosts may watch this inbox
+        //    too (a shared catalog): the drop is claimed before a byte of it is read, and a drop
+        //    another host holds is left to that host.
+        let known = try catalogCall({
+            try store.lookUp(drop: sourceKey, fileIdentity: versionKey, claim: settings.sharesStateFolder)
+        })
+        guard known.claimed else {
             throw Failure.transient(TransientFailure(
                 .takenByAnotherHost, "another host sharing the catalog is ingesting \(drop); it is looked at again later"))
         }
@@ -148,7 +152,7 @@ public final class IngestEngine: Sendable {
         //    scheduler looks at it again). Another name for a file already ingested (a hard
         //    link) is a new drop: it goes on, under the duplicate rules. One look-up answers
         //    both for a new file (a committed drop is the same file too).
-        if let sameFile = try catalogCall({ try store.utensil(sameFileAs: versionKey) }) {
+        if let sameFile = known.sameFile {
             let committed: UtensilRecord? = sameFile.sourceKey == sourceKey
                 ? sameFile : try catalogCall({ try store.utensil(committedFrom: sourceKey) })
             if let committed {
@@ -240,7 +244,7 @@ public final class IngestEngine: Sendable {
         }
 
         // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
-        if try catalogCall({ try store.decoderCrashes(fileIdentity: versionKey) }) >= 2 {
+        if known.decoderCrashes >= 2 {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,

@@ -13,19 +13,18 @@ extension UtensilStore {
         try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sourceKey: sourceKey) }
     }
 
-    /// A utensil ingested from the same file (device, inode, size, mtime) under another inbox
-    /// path: a hard link.
-    func utensil(sameFileAs fileIdentity: String) throws(CatalogError) -> UtensilRecord? {
-        try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sameFileAs: fileIdentity) }
-    }
-
-    /// Takes the drop with this source key for this host, when other hosts may watch the same
-    /// inbox: a lease of ``dropClaimLease`` in the catalog's duties (`drop:KEY`), renewed by
-    /// each attempt of this host. False while another host holds it: that host is ingesting it.
-    func claimDrop(sourceKey: String, now: Date = Date()) throws(CatalogError) -> Bool {
-        let host = settings.hostName
+    /// What the catalog says of a drop before it is read, in one call: the utensil ingested from
+    /// the same file (device, inode, size, mtime: a hard link, or this very drop committed
+    /// before a crash), how often the file crashed the decoder, and, with `claim` (other hosts
+    /// may watch the same inbox), whether this host holds the drop: a lease of
+    /// ``dropClaimLease`` in the catalog's duties (`drop:KEY`), renewed by each attempt of this
+    /// host. Not claimed while another host holds it: that host is ingesting it.
+    func lookUp(drop sourceKey: String, fileIdentity: String, claim: Bool, now: Date = Date()) throws(CatalogError) -> DropLookup {
+        let claim = claim
+            ? DutyClaim(duty: "drop:" + sourceKey, host: settings.hostName, now: now, until: now.addingTimeInterval(Self.dropClaimLease))
+            : nil
         return try CatalogAwait.run { [catalog] () async throws(CatalogError) in
-            try await catalog.claimDuty("drop:" + sourceKey, for: host, now: now, until: now.addingTimeInterval(Self.dropClaimLease))
+            try await catalog.lookUp(drop: fileIdentity, claiming: claim)
         }
     }
 
@@ -33,29 +32,19 @@ extension UtensilStore {
     /// catalog) before another host may take it: far longer than one attempt at a drop takes.
     static let dropClaimLease: TimeInterval = 120
 
-    /// How many times decoding the file with this identity crashed utensild.
-    func decoderCrashes(fileIdentity: String) throws(CatalogError) -> Int {
-        try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.decoderCrashes(sourceKey: fileIdentity) }
-    }
-
     /// The duplicate rules in force (`duplicate_names`, `duplicate_content`) applied to a new
     /// photo named `name` with content `sha256`. The catalog enforces them again at the commit,
     /// through the claims this returns.
     func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
         let settings = settings
-        return try CatalogAwait.run { [catalog, settings] () async throws(CatalogError) -> Admission in
-            if settings.rejectDuplicateNames, let existing = try await catalog.utensil(nameKey: name.uniquenessKey) {
-                return .nameTaken(by: existing)
-            }
-            if settings.rejectDuplicateContent, let existing = try await catalog.utensil(sha256: sha256) {
-                return .contentTaken(by: existing)
-            }
-            let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
-            if settings.replaceDuplicateNames, let existing = try await catalog.utensil(nameKey: name.uniquenessKey) {
-                return .replaces(existing, claims)
-            }
-            return .new(claims)
+        let candidates = try CatalogAwait.run { [catalog] () async throws(CatalogError) in
+            try await catalog.duplicates(nameKey: name.uniquenessKey, sha256: sha256)
         }
+        if settings.rejectDuplicateNames, let existing = candidates.byName { return .nameTaken(by: existing) }
+        if settings.rejectDuplicateContent, let existing = candidates.byContent { return .contentTaken(by: existing) }
+        let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
+        if settings.replaceDuplicateNames, let existing = candidates.byName { return .replaces(existing, claims) }
+        return .new(claims)
     }
 }
 
