@@ -44,11 +44,10 @@ extension PostgresCatalog {
     /// the order the engine's own checks go (this very drop already in, then the name, then
     /// the photo); unavailable (the caller tries again) when its holder went away meanwhile.
     static func whyRefused(_ record: UtensilRecord, on connection: PostgresConnection, logger: Logger) async throws -> CatalogError {
-        if let sourceKey = record.sourceKey,
-           try await value(Int.self, "SELECT 1 FROM utensils WHERE source_key = \(sourceKey)", on: connection, logger: logger) != nil {
-            return .alreadyIngested
-        }
-        for claim in [PostgresFailure.Claim.name, .content] where (claim == .name ? record.nameClaim : record.contentClaim) != nil {
+        let claims: [(PostgresFailure.Claim, String?)] = [
+            (.source, record.sourceKey), (.name, record.nameClaim), (.content, record.contentClaim),
+        ]
+        for (claim, key) in claims where key != nil {
             let refusal = try await refusal(claim, of: record, on: connection, logger: logger)
             if case .unavailable = refusal { continue }
             return refusal

@@ -106,7 +106,10 @@ extension PostgresCatalog {
                 return .duplicateContent(existing: existing)
             }
         case .source:
-            return .alreadyIngested
+            let query: PostgresQuery = "SELECT name FROM utensils WHERE source_key = \(record.sourceKey) AND id <> \(id)"
+            if try await value(String.self, query, on: connection, logger: logger) != nil {
+                return .alreadyIngested
+            }
         }
         // The holder went away between the refusal and the look-up: the caller tries again.
         return .unavailable(code: -1, detail: "PostgreSQL: the utensil holding the \(claim.rawValue) claim changed meanwhile")
