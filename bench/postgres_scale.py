@@ -24,13 +24,12 @@ there, and neither the list nor the pages read a photo (`check` would report eve
 is not measured here; its SQLite row is).
 """
 
-import http.client
 import json
 import os
 import subprocess
 import time
 
-from run import Daemon, free_port, log, percentile, scale_queries  # noqa: E402
+from run import Daemon, TimedGet, free_port, log, percentile, scale_queries  # noqa: E402
 
 GOALS = {"ready_s": 3.0, "query_p99_ms": 50.0, "gallery_p99_ms": 50.0}
 STARTS = 3
@@ -84,16 +83,7 @@ def drop_caches():
 def pages(port):
     """`GET /` (the gallery's first page) and `GET /api/v1/utensils?limit=50`, each once untimed
     and then PAGE_REPEATS times on one kept-alive connection."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-    def get(path):
-        started = time.monotonic()
-        connection.request("GET", path)
-        response = connection.getresponse()
-        body = response.read()
-        if response.status != 200:
-            raise SystemExit(f"bench: GET {path} answered {response.status}")
-        return (time.monotonic() - started) * 1000, body
+    get = TimedGet(port)
 
     result = {}
     for kind, path in [("gallery", "/"), ("api", "/api/v1/utensils?limit=50")]:
@@ -104,7 +94,7 @@ def pages(port):
         times = [get(path)[0] for _ in range(PAGE_REPEATS)]
         result[kind] = dict(first_ms=round(first, 1), samples=len(times), p50_ms=round(percentile(times, 50), 2),
                             p99_ms=round(percentile(times, 99), 2))
-    connection.close()
+    get.close()
     return result
 
 

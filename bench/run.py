@@ -690,23 +690,33 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def gallery(daemon, port, profile):
-    """The web gallery over the scale catalog (issue 14): the first page (50 thumbnails, newest
-    first) request to reply on one kept-alive connection, `scale_repeats` × 10 times after one
-    untimed first request; then `wrk` (two threads, 16 connections, `web_seconds`) on that page
-    and on one thumbnail, streamed from the file system, and the daemon's RSS after both."""
-    import http.client
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+class TimedGet:
+    """GET requests to the daemon's web listener on one kept-alive connection; each call returns
+    (milliseconds from request to the whole reply, body), and any status but 200 ends the bench."""
 
-    def get(path):
+    def __init__(self, port):
+        import http.client
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def __call__(self, path):
         started = time.monotonic()
-        connection.request("GET", path)
-        response = connection.getresponse()
+        self.connection.request("GET", path)
+        response = self.connection.getresponse()
         body = response.read()
         if response.status != 200:
             raise SystemExit(f"bench: GET {path} answered {response.status}")
         return (time.monotonic() - started) * 1000, body
 
+    def close(self):
+        self.connection.close()
+
+
+def gallery(daemon, port, profile):
+    """The web gallery over the scale catalog (issue 14): the first page (50 thumbnails, newest
+    first) request to reply on one kept-alive connection, `scale_repeats` × 10 times after one
+    untimed first request; then `wrk` (two threads, 16 connections, `web_seconds`) on that page
+    and on one thumbnail, streamed from the file system, and the daemon's RSS after both."""
+    get = TimedGet(port)
     first, page = get("/")
     cards = page.count(b'class="card"')
     if cards != 50:
@@ -715,7 +725,7 @@ def gallery(daemon, port, profile):
     _, listing = get("/api/v1/utensils?limit=1")
     thumbnail = f"/thumbnails/{json.loads(listing)['utensils'][0]['id']}.jpeg"
     get(thumbnail)
-    connection.close()
+    get.close()
     rss_before = daemon.status("VmRSS") / 1024
 
     def wrk(path):
