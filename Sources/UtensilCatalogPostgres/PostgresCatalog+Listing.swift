@@ -66,15 +66,45 @@ extension PostgresCatalog {
         return CatalogPage(utensils: rows.prefix(limit).map(\.0), next: next)
     }
 
-    /// The first `limit + 1` matches of `term` after the filter's cursor (``PostgresSearchPlan``):
-    /// a bounded walk of the listing order, and when that does not fill the page, every match
-    /// gathered and sorted; one statement.
+    /// The first `limit + 1` matches of `term` after the filter's cursor, found the way
+    /// ``PostgresSearchPlan`` says: a short walk of the listing order; else, when a sample says
+    /// the term is rare enough, every match gathered and sorted; else a longer walk, and every
+    /// match gathered when that does not fill the page either.
     private func searchPage(
         _ term: String, filter: PostgresFilter, columns: String, column: String, order: String, limit: Int
     ) async throws(CatalogError) -> [(UtensilRecord, String)] {
-        try await page(filter.searchQuery(
-            columns: columns, column: column, order: order, term: term, walkAtMost: searchPlan.walkAtMost,
+        let plan = searchPlan
+        let walked = try await page(filter.searchQuery(
+            columns: columns, column: column, order: order, term: term, walkAtMost: plan.walkFirst, thenGather: false,
             limit: limit + 1))
+        if walked.count > limit { return walked }
+        if try await estimatedMatches(of: term, sampling: plan.sampleSize) < plan.gatherBelow {
+            return try await page(filter.searchQuery(
+                columns: columns, column: column, order: order, term: term, walkAtMost: 0, thenGather: true,
+                limit: limit + 1))
+        }
+        return try await page(filter.searchQuery(
+            columns: columns, column: column, order: order, term: term, walkAtMost: plan.walkAtMost, thenGather: true,
+            limit: limit + 1))
+    }
+
+    /// How many utensils (not in the trash) hold `term`, estimated from a random sample of
+    /// about `sampleSize` of them (`TABLESAMPLE SYSTEM`: whole pages of the table, so a few
+    /// milliseconds whatever its size); the count itself when there are no more than that.
+    func estimatedMatches(of term: String, sampling sampleSize: Int) async throws(CatalogError) -> Int {
+        let logger = logger
+        return try await read { connection in
+            let query: PostgresQuery = """
+                SELECT count(*) FILTER (WHERE strpos(search_key, \(term)) > 0), count(*), (SELECT utensils FROM utensil_count)
+                FROM utensils TABLESAMPLE SYSTEM (least(100, \(sampleSize) * 100.0 / greatest((SELECT utensils FROM utensil_count), 1)))
+                WHERE trashed_at IS NULL
+                """
+            var estimate = Int.max
+            for try await (hits, sampled, total) in try await connection.query(query, logger: logger).decode((Int, Int, Int).self) {
+                estimate = sampled == 0 ? total : Int((Double(hits) / Double(sampled) * Double(total)).rounded(.up))
+            }
+            return estimate
+        }
     }
 
     /// The rows of a listing query: each utensil with its cursor value (the column after the
@@ -153,15 +183,17 @@ struct PostgresFilter {
     }
 
     /// The first `limit` rows, in `order`, that the conditions select and whose `search_key`
-    /// holds `term`, found the way ``PostgresSearchPlan`` says, in one statement:
+    /// holds `term`, in one statement:
     /// - `walked`: the matches among the first `walkAtMost` rows the conditions select in that
     ///   order (an index-only walk of the listing index, which carries `search_key`);
-    /// - when they are fewer than `limit`, every match instead, found through the trigram index
-    ///   (LIKE) and sorted (OFFSET 0 keeps the planner from walking the listing index for them);
-    ///   the condition on `walked`'s count is a one-time filter, so that part does not run at
-    ///   all when the walk filled the page;
+    /// - with `thenGather`, when they are fewer than `limit`, every match instead, found through
+    ///   the trigram index (LIKE) and sorted (OFFSET 0 keeps the planner from walking the
+    ///   listing index for them); the condition on `walked`'s count is a one-time filter, so
+    ///   that part does not run at all when the walk filled the page;
     /// - then only the page's rows are read whole.
-    func searchQuery(columns: String, column: String, order: String, term: String, walkAtMost: Int, limit: Int) -> PostgresQuery {
+    func searchQuery(
+        columns: String, column: String, order: String, term: String, walkAtMost: Int, thenGather: Bool, limit: Int
+    ) -> PostgresQuery {
         let whereClause = " WHERE " + conditions.joined(separator: " AND ")
         var bindings = bindings
         bindings.append(walkAtMost)
@@ -170,15 +202,21 @@ struct PostgresFilter {
         let test = "strpos(search_key, $\(bindings.count)) > 0"
         bindings.append(limit)
         let pageSize = "$\(bindings.count)"
-        bindings.append(PostgresCatalog.likePattern(term))
-        let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE $\(bindings.count) ESCAPE '\\' OFFSET 0"
-        let sql = """
-            WITH walked AS (SELECT id FROM (\(walk)) AS walk WHERE \(test) \(order) LIMIT \(pageSize)) \
-            SELECT \(columns) FROM utensils WHERE id IN (
-                SELECT id FROM walked WHERE (SELECT count(*) FROM walked) >= \(pageSize)
+        var gathered = ""
+        if thenGather {
+            bindings.append(PostgresCatalog.likePattern(term))
+            let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE $\(bindings.count) ESCAPE '\\' OFFSET 0"
+            gathered = """
                 UNION ALL
                 SELECT id FROM (SELECT id FROM (\(matches)) AS matches \(order) LIMIT \(pageSize)) AS gathered
                 WHERE (SELECT count(*) FROM walked) < \(pageSize)
+                """
+        }
+        let sql = """
+            WITH walked AS (SELECT id FROM (\(walk)) AS walk WHERE \(test) \(order) LIMIT \(pageSize)) \
+            SELECT \(columns) FROM utensils WHERE id IN (
+                SELECT id FROM walked WHERE \(thenGather ? "(SELECT count(*) FROM walked) >= \(pageSize)" : "true")
+                \(gathered)
             ) \(order)
             """
         return PostgresQuery(unsafeSQL: sql, binds: bindings)

@@ -5,12 +5,13 @@ import UtensilCatalogPostgres
 import UtensilCore
 import UtensilTestSupport
 
-/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: by walking the
-/// listing order, or, when the walk gives up, by gathering every match through the trigram
-/// index and sorting them.
+/// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: by a short walk
+/// of the listing order, by gathering every match through the trigram index and sorting them,
+/// or by a longer walk and then, when that gives up, gathering.
 @Suite struct PostgresSearchPlanTests {
-    /// Small enough for a few hundred rows to cross the bound.
-    static let plan = PostgresSearchPlan(walkAtMost: 300)
+    /// Small enough for a few hundred rows to cross each bound; the sample is the whole table,
+    /// so that the way each search takes is known.
+    static let plan = PostgresSearchPlan(walkFirst: 100, sampleSize: 100_000, gatherBelow: 100, walkAtMost: 300)
 
     static func record(_ name: String, at date: Date) throws -> UtensilRecord {
         let name = try UtensilName(validating: name)
@@ -21,10 +22,12 @@ import UtensilTestSupport
             nameClaim: name.uniquenessKey, contentClaim: sha)
     }
 
-    /// Every term, both sorts, page by page through the cursors: "pan" is in every name (the
-    /// walk fills each page), "copper" in one in ten (a page of 70 needs a walk of 700: every
-    /// page is gathered), "whisk" only in names that sort after 1,300 others (gathered when
-    /// sorted by name, walked when newest first), "whisk 11" in 11 names (gathered).
+    /// Every term, both sorts, page by page through the cursors: "pan" is in 900 names (the
+    /// short walk fills each page), "copper" in 90 (rare enough: gathered), "corer" in 400 that
+    /// all sort before the pans and are the oldest (by name the short walk fills every page;
+    /// newest first they come last, too common to gather at once: the longer walk gives up
+    /// and they are gathered), "whisk" in 120 names that sort after 1,300 others
+    /// (gathered when sorted by name, walked when newest first), "whisk 11" in 11 (gathered).
     @Test func walkedAndGatheredPagesAreTheSame() async throws {
         let server = try PostgresServer()
         defer { server.remove() }
@@ -43,7 +46,7 @@ import UtensilTestSupport
                 let refusals = try await catalog.insert(batch: Array(rows[batch..<min(batch + 200, rows.count)]))
                 #expect(refusals.allSatisfy { $0 == nil })
             }
-            for term in ["pan", "copper", "whisk", "whisk 11"] {
+            for term in ["pan", "copper", "corer", "whisk", "whisk 11"] {
                 let matching = rows.filter { $0.searchKey.contains(term) }
                 for sort in [ListSort.name, .newestFirst] {
                     let expected = matching.sorted { a, b in
