@@ -180,7 +180,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="folder with utensild, utensilctl and utensil-bench")
     parser.add_argument("--corpus", required=True)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--drops", type=int, default=40)
     parser.add_argument("--scale-rows", type=int, default=0, help="utensils of the scale rows (0: none)")
     parser.add_argument("--only", choices=["scale"], help="the scale rows alone")

@@ -91,13 +91,16 @@ extension PostgresCatalog {
     /// How many utensils (not in the trash) hold `term`, estimated from a random sample of
     /// about `sampleSize` of them (`TABLESAMPLE SYSTEM`: whole pages of the table, so a few
     /// milliseconds whatever its size); the count itself when there are no more than that.
+    /// The sample is the same pages from one search to the next (`REPEATABLE`, while the table
+    /// keeps its size), so that they stay in the cache: pages chosen afresh each time are read
+    /// from the disk each time.
     func estimatedMatches(of term: String, sampling sampleSize: Int) async throws(CatalogError) -> Int {
         let logger = logger
         return try await read { connection in
             let query: PostgresQuery = """
                 SELECT count(*) FILTER (WHERE strpos(search_key, \(term)) > 0), count(*), (SELECT utensils FROM utensil_count)
                 FROM utensils TABLESAMPLE SYSTEM (least(100, \(sampleSize) * 100.0 / greatest((SELECT utensils FROM utensil_count), 1)))
-                WHERE trashed_at IS NULL
+                REPEATABLE (0) WHERE trashed_at IS NULL
                 """
             var estimate = Int.max
             for try await (hits, sampled, total) in try await connection.query(query, logger: logger).decode((Int, Int, Int).self) {
