@@ -16,7 +16,7 @@
 #                     time from a drop on one host to its event on another sharing the catalog,
 #                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
 #                     the gallery's first page) (bench/postgres.py; a PostgreSQL 15 of its own;
-#                     ~4 minutes; BENCH_SCALE=1m loads 1,000,000 rows, ~5 minutes more).
+#                     ~6 minutes, five rounds of the burst each; BENCH_SCALE=1m loads 1,000,000 rows, ~5 minutes more).
 #                     make bench-postgres-scale runs the scale rows alone.
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
