@@ -52,14 +52,10 @@ struct SameFileKeys: Sendable {
 
     /// The crash count, then the utensil's columns (NULL when there is none), from parameter `first` on.
     static func selection(first: Int) -> String {
-        let (identity, from, to) = ("$\(first)", "$\(first + 1)", "$\(first + 2)")
-        return """
-            coalesce((SELECT crashes FROM decoder_crashes WHERE source_key = \(identity)), 0), \(UtensilColumns.qualified)
-            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
-                SELECT \(UtensilColumns.list) FROM utensils
-                WHERE source_key = \(identity) OR (source_key > \(from) AND source_key < \(to)) LIMIT 1
-            ) AS u ON true
-            """
+        """
+        coalesce((SELECT crashes FROM decoder_crashes WHERE source_key = $\(first)), 0), \(UtensilColumns.qualified)
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (\(PostgresLookupSQL.sameFile(first: first))) AS u ON true
+        """
     }
 
     func append(to bindings: inout PostgresBindings) {
@@ -90,18 +86,11 @@ struct DropLookupStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> DropLookup { try SameFileKeys.lookup(row) }
 }
 
-/// ``PostgresCatalog/lookUp(drop:claiming:)`` with a claim: the row is taken when it is new,
-/// already this host's, or its lease ran out (as ``PostgresCatalog/claimDuty(_:for:now:until:)``).
+/// ``PostgresCatalog/lookUp(drop:claiming:)`` with a claim: the statement of
+/// ``PostgresCatalog/claimDuty(_:for:now:until:)`` in a data-modifying WITH.
 struct ClaimedDropLookup: PostgresPreparedStatement {
-    static let sql = """
-        WITH claim AS (
-            INSERT INTO duties (name, holder, until)
-            SELECT $1, $2, $3 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous
-            ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-            WHERE duties.holder = excluded.holder OR duties.until < $4
-            RETURNING holder)
-        SELECT (SELECT count(*) FROM claim) > 0,
-        """ + " " + SameFileKeys.selection(first: 5)
+    static let sql = "WITH claim AS (\(PostgresLookupSQL.claim(first: 1))) SELECT (SELECT count(*) FROM claim) > 0, "
+        + SameFileKeys.selection(first: 5)
     let claim: DutyClaim
     let sameFile: SameFileKeys
 
@@ -122,13 +111,9 @@ struct ClaimedDropLookup: PostgresPreparedStatement {
 /// the one the name finds.
 struct DuplicatesStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT true, \(UtensilColumns.list) FROM (
-            SELECT \(UtensilColumns.list) FROM utensils WHERE name_key = $1 AND trashed_at IS NULL
-            ORDER BY name_claim IS NULL, created_at LIMIT 1) AS by_name
+        SELECT true, \(UtensilColumns.list) FROM (\(PostgresLookupSQL.byName(first: 1))) AS by_name
         UNION ALL
-        SELECT false, \(UtensilColumns.list) FROM (
-            SELECT \(UtensilColumns.list) FROM utensils WHERE sha256 = $2
-            ORDER BY content_claim IS NULL LIMIT 1) AS by_content
+        SELECT false, \(UtensilColumns.list) FROM (\(PostgresLookupSQL.byContent(first: 2))) AS by_content
         """
     let nameKey: String
     let sha256: String

@@ -13,26 +13,22 @@ extension PostgresCatalog {
         try await first("SELECT \(unescaped: UtensilColumns.list) FROM utensils WHERE source_key = \(sourceKey)")
     }
 
-    /// The source key is the identity alone, or the identity, `@` and more: "@" is followed by
-    /// "A" in ASCII, and `source_key` compares bytewise (`COLLATE "C"`).
     public func utensil(sameFileAs fileIdentity: String) async throws(CatalogError) -> UtensilRecord? {
-        let from = fileIdentity + "@", to = fileIdentity + "A"
-        return try await first("""
-            SELECT \(unescaped: UtensilColumns.list) FROM utensils
-            WHERE source_key = \(fileIdentity) OR (source_key > \(from) AND source_key < \(to)) LIMIT 1
-            """)
+        var bindings = PostgresBindings()
+        SameFileKeys(fileIdentity).append(to: &bindings)
+        return try await first(PostgresQuery(unsafeSQL: PostgresLookupSQL.sameFile(first: 1), binds: bindings))
     }
 
     public func utensil(nameKey: String) async throws(CatalogError) -> UtensilRecord? {
-        try await first("""
-            SELECT \(unescaped: UtensilColumns.list) FROM utensils
-            WHERE name_key = \(nameKey) AND trashed_at IS NULL ORDER BY name_claim IS NULL, created_at LIMIT 1
-            """)
+        var bindings = PostgresBindings()
+        bindings.append(nameKey)
+        return try await first(PostgresQuery(unsafeSQL: PostgresLookupSQL.byName(first: 1), binds: bindings))
     }
 
     public func utensil(sha256: String) async throws(CatalogError) -> UtensilRecord? {
-        try await first(
-            "SELECT \(unescaped: UtensilColumns.list) FROM utensils WHERE sha256 = \(sha256) ORDER BY content_claim IS NULL LIMIT 1")
+        var bindings = PostgresBindings()
+        bindings.append(sha256)
+        return try await first(PostgresQuery(unsafeSQL: PostgresLookupSQL.byContent(first: 1), binds: bindings))
     }
 
     public func utensils(nameKey: String) async throws(CatalogError) -> [UtensilRecord] {
