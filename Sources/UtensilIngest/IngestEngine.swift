@@ -218,10 +218,17 @@ public final class IngestEngine: Sendable {
         let format = bytes.withUnsafeBytes { ThumbnailMaker.sniff($0) }
         try checkFormat(format, fileExtension: fileExtension, read: status)
 
-        // 6. Duplicate policy (SQLite enforces it again at commit, through UNIQUE claims). With
-        //    `duplicate_names = "replace"` a utensil of that name gets this photo instead.
+        // 6. Duplicate policy (the catalog enforces it again at commit, through UNIQUE claims).
+        //    With `duplicate_names = "replace"` a utensil of that name gets this photo instead.
+        //    A catalog on a server is asked now and answers while the photo decodes (step 7),
+        //    so that the worker's core does not idle for the round trip; a duplicate then costs
+        //    a decode. One in the daemon's own process (SQLite) has answered already: a
+        //    duplicate is rejected before it is decoded.
+        let admission = store.beginAdmission(name: name, sha256: sha256)
+        let quarantined = known.decoderCrashes >= 2
+        let decoded = admission.isAnswered || quarantined ? nil : decode(bytes, drop: drop, key: versionKey, maker: maker)
         let replacing: UtensilRecord?, claims: Claims
-        switch try catalogCall({ try store.admission(name: name, sha256: sha256) }) {
+        switch try catalogCall({ try admission.result() }) {
         case .nameTaken(let existing):
             throw Failure.rejected(Self.duplicateName(existing.name), bytes: status.size, read: status)
         case .contentTaken(let existing):
@@ -243,8 +250,9 @@ public final class IngestEngine: Sendable {
             heldReplacement = replacing.id
         }
 
-        // 7. Decode and make the thumbnail and the preview; a drop that crashed the decoder twice is quarantined.
-        if known.decoderCrashes >= 2 {
+        // 7. Decode and make the thumbnail and the preview (unless done meanwhile, above); a
+        //    drop that crashed the decoder twice is quarantined.
+        if quarantined {
             throw Failure.rejected(
                 Rejection(
                     .decoderCrash,
@@ -252,14 +260,10 @@ public final class IngestEngine: Sendable {
                 ), bytes: status.size, read: status)
         }
         let thumbnail: Thumbnail
-        do {
-            thumbnail = try DecoderCrashGuard.decoding(key: versionKey) {
-                faults.decoding(drop.fileName.lossyString)
-                return try bytes.withUnsafeBytes { raw in
-                    Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
-                }.get()
-            }
-        } catch let error as ImageCodecError {
+        switch decoded ?? decode(bytes, drop: drop, key: versionKey, maker: maker) {
+        case .success(let made):
+            thumbnail = made
+        case .failure(let error):
             throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size, read: status)
         }
 
@@ -282,6 +286,17 @@ public final class IngestEngine: Sendable {
         heldReplacement = nil  // Released by ``commit(_:)``.
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, pending: pending, started: started))
+    }
+
+    /// Step 7's decode: the thumbnail and the preview made from `bytes`, under the decoder
+    /// crash guard (a crash is counted against `key` before the process dies).
+    private func decode(_ bytes: [UInt8], drop: Drop, key: String, maker: ThumbnailMaker) -> Result<Thumbnail, ImageCodecError> {
+        DecoderCrashGuard.decoding(key: key) {
+            faults.decoding(drop.fileName.lossyString)
+            return bytes.withUnsafeBytes { raw in
+                Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+            }
+        }
     }
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Runs one call of the async ``CatalogBackend`` from synchronous code, on the calling
-/// thread: the bridge between the store and the ingest engine, whose operations run on
-/// threads of their own (file I/O, fsync), and the catalog seam, which is async.
+/// Runs calls of the async ``CatalogBackend`` from synchronous code, on the calling thread:
+/// the bridge between the store and the ingest engine, whose operations run on threads of
+/// their own (file I/O, fsync), and the catalog seam, which is async.
 ///
-/// The call runs as a task whose executor is the calling thread itself: the thread blocks
+/// A call runs as a task whose executor is the calling thread itself: the thread blocks
 /// until the call is done, running every piece of it that becomes ready (the first, and each
 /// one after a suspension, such as a network reply of a remote catalog) as it comes. So a
 /// backend that answers at once (SQLite) runs exactly where a direct call ran, with no thread
@@ -14,6 +14,14 @@ import Foundation
 enum CatalogAwait {
     /// Runs `call` to completion on this thread and returns what it returned or threw.
     static func run<T: Sendable, E: Error>(_ call: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {
+        try start(call).result()
+    }
+
+    /// Runs `call` on this thread until it first waits (a remote catalog: once its request is
+    /// sent) and returns; ``CatalogCallInFlight/result()`` runs the rest on this thread. The
+    /// thread is free meanwhile for other work, such as decoding while the server answers. A
+    /// call that never waits (SQLite) is finished when this returns.
+    static func start<T: Sendable, E: Error>(_ call: @escaping @Sendable () async throws(E) -> T) -> CatalogCallInFlight<T, E> {
         let thread = ThisThreadExecutor<Result<T, E>>()
         Task(executorPreference: thread) {
             do throws(E) {
@@ -22,7 +30,34 @@ enum CatalogAwait {
                 thread.finish(.failure(error))
             }
         }
-        return try thread.runUntilFinished().get()
+        thread.runReadyJobs()
+        return CatalogCallInFlight(thread)
+    }
+}
+
+/// A catalog call begun by ``CatalogAwait/start(_:)`` on this thread. Its answer is only
+/// taken in by this thread, in ``result()``; one never asked for is waited for when the
+/// handle goes away, so that no call is left half done.
+final class CatalogCallInFlight<T: Sendable, E: Error> {
+    private let thread: ThisThreadExecutor<Result<T, E>>
+    private var outcome: Result<T, E>?
+
+    fileprivate init(_ thread: ThisThreadExecutor<Result<T, E>>) {
+        self.thread = thread
+    }
+
+    /// Whether the call had finished by the time ``CatalogAwait/start(_:)`` returned (its
+    /// backend never waited), so that ``result()`` will not block.
+    var isAnswered: Bool { outcome != nil || thread.isFinished }
+
+    /// Runs the rest of the call on this thread, waiting for it as needed; what it returned or threw.
+    func result() throws(E) -> T {
+        if outcome == nil { outcome = thread.runUntilFinished() }
+        return try outcome!.get()
+    }
+
+    deinit {
+        if outcome == nil { _ = thread.runUntilFinished() }
     }
 }
 
@@ -54,6 +89,25 @@ private final class ThisThreadExecutor<Outcome: Sendable>: TaskExecutor, @unchec
         condition.lock()
         self.outcome = outcome
         condition.signal()
+        condition.unlock()
+    }
+
+    /// Whether the task has finished.
+    var isFinished: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return outcome != nil
+    }
+
+    /// Runs the jobs enqueued so far, and those they enqueue at once, without waiting for more.
+    func runReadyJobs() {
+        condition.lock()
+        while outcome == nil, !jobs.isEmpty {
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            condition.lock()
+        }
         condition.unlock()
     }
 

@@ -36,10 +36,37 @@ extension UtensilStore {
     /// photo named `name` with content `sha256`. The catalog enforces them again at the commit,
     /// through the claims this returns.
     func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
-        let settings = settings
-        let candidates = try CatalogAwait.run { [catalog] () async throws(CatalogError) in
+        try beginAdmission(name: name, sha256: sha256).result()
+    }
+
+    /// ``admission(name:sha256:)`` begun on this thread: the catalog is asked now, and the
+    /// answer taken in by ``PendingAdmission/result()``. A catalog on a server answers while
+    /// the thread does other work (the drop's decode); one in the daemon's own process
+    /// (SQLite) has answered by the time this returns.
+    func beginAdmission(name: UtensilName, sha256: String) -> PendingAdmission {
+        let call = CatalogAwait.start { [catalog] () async throws(CatalogError) in
             try await catalog.duplicates(nameKey: name.uniquenessKey, sha256: sha256)
         }
+        return PendingAdmission(call: call, settings: settings)
+    }
+}
+
+/// An ``UtensilStore/admission(name:sha256:)`` under way (``UtensilStore/beginAdmission(name:sha256:)``).
+final class PendingAdmission {
+    private let call: CatalogCallInFlight<DuplicateCandidates, CatalogError>
+    private let settings: IngestSettings
+
+    fileprivate init(call: CatalogCallInFlight<DuplicateCandidates, CatalogError>, settings: IngestSettings) {
+        self.call = call
+        self.settings = settings
+    }
+
+    /// Whether the catalog has answered already, so that ``result()`` will not wait.
+    var isAnswered: Bool { call.isAnswered }
+
+    /// What the duplicate rules make of the photo, once the catalog has answered.
+    func result() throws(CatalogError) -> Admission {
+        let candidates = try call.result()
         if settings.rejectDuplicateNames, let existing = candidates.byName { return .nameTaken(by: existing) }
         if settings.rejectDuplicateContent, let existing = candidates.byContent { return .contentTaken(by: existing) }
         let claims = Claims(name: settings.claimsNames, content: settings.rejectDuplicateContent)
