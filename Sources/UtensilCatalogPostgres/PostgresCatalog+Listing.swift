@@ -74,18 +74,16 @@ extension PostgresCatalog {
         _ term: String, filter: PostgresFilter, columns: String, column: String, order: String, limit: Int
     ) async throws(CatalogError) -> [(UtensilRecord, String)] {
         let plan = searchPlan
-        let walked = try await page(filter.searchQuery(
-            columns: columns, column: column, order: order, term: term, walkAtMost: plan.walkFirst, thenGather: false,
-            limit: limit + 1))
+        func search(_ reach: PostgresFilter.SearchReach) async throws(CatalogError) -> [(UtensilRecord, String)] {
+            try await page(filter.searchQuery(
+                columns: columns, column: column, order: order, term: term, reach: reach, limit: limit + 1))
+        }
+        let walked = try await search(.walk(plan.walkFirst))
         if walked.count > limit { return walked }
         if try await estimatedMatches(of: term, sampling: plan.sampleSize) < plan.gatherBelow {
-            return try await page(filter.searchQuery(
-                columns: columns, column: column, order: order, term: term, walkAtMost: 0, thenGather: true,
-                limit: limit + 1))
+            return try await search(.gather)
         }
-        return try await page(filter.searchQuery(
-            columns: columns, column: column, order: order, term: term, walkAtMost: plan.walkAtMost, thenGather: true,
-            limit: limit + 1))
+        return try await search(.walkThenGather(plan.walkAtMost))
     }
 
     /// How many utensils (not in the trash) hold `term`, estimated from a random sample of
@@ -185,44 +183,58 @@ struct PostgresFilter {
         return PostgresQuery(unsafeSQL: select + page, binds: bindings)
     }
 
+    /// How a search statement looks for a page's matches (``searchQuery(columns:column:order:term:reach:limit:)``).
+    enum SearchReach: Equatable {
+        /// Among the first `n` rows the conditions select in the listing order (an index-only
+        /// walk of the listing index, which carries `search_key`).
+        case walk(Int)
+        /// As ``walk(_:)``, and when that finds fewer than the page, every match instead
+        /// (as ``gather``).
+        case walkThenGather(Int)
+        /// Every match, found through the trigram index (LIKE), then sorted.
+        case gather
+    }
+
     /// The first `limit` rows, in `order`, that the conditions select and whose `search_key`
-    /// holds `term`, in one statement:
-    /// - `walked`: the matches among the first `walkAtMost` rows the conditions select in that
-    ///   order (an index-only walk of the listing index, which carries `search_key`);
-    /// - with `thenGather`, when they are fewer than `limit`, every match instead, found through
-    ///   the trigram index (LIKE) and sorted (OFFSET 0 keeps the planner from walking the
-    ///   listing index for them); the condition on `walked`'s count is a one-time filter, so
-    ///   that part does not run at all when the walk filled the page;
-    /// - then only the page's rows are read whole.
-    func searchQuery(
-        columns: String, column: String, order: String, term: String, walkAtMost: Int, thenGather: Bool, limit: Int
-    ) -> PostgresQuery {
+    /// holds `term`, found as `reach` says, in one statement. Gathering is fenced with
+    /// OFFSET 0 (which keeps the planner from walking the listing index for it); after a walk
+    /// its condition on the walk's count is a one-time filter, so that it does not run at all
+    /// when the walk filled the page. Only the page's rows are then read whole.
+    func searchQuery(columns: String, column: String, order: String, term: String, reach: SearchReach, limit: Int) -> PostgresQuery {
         let whereClause = " WHERE " + conditions.joined(separator: " AND ")
         var bindings = bindings
-        bindings.append(walkAtMost)
-        let walk = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT $\(bindings.count)"
-        bindings.append(term)
-        let test = "strpos(search_key, $\(bindings.count)) > 0"
-        bindings.append(limit)
-        let pageSize = "$\(bindings.count)"
-        var gathered = ""
-        if thenGather {
-            bindings.append(PostgresCatalog.likePattern(term))
-            let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE $\(bindings.count) ESCAPE '\\' OFFSET 0"
-            gathered = """
-                UNION ALL
-                SELECT id FROM (SELECT id FROM (\(matches)) AS matches \(order) LIMIT \(pageSize)) AS gathered
-                WHERE (SELECT count(*) FROM walked) < \(pageSize)
-                """
+        func bound<Value: PostgresNonThrowingEncodable>(_ value: Value) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
         }
-        let sql = """
-            WITH walked AS (SELECT id FROM (\(walk)) AS walk WHERE \(test) \(order) LIMIT \(pageSize)) \
-            SELECT \(columns) FROM utensils WHERE id IN (
-                SELECT id FROM walked WHERE \(thenGather ? "(SELECT count(*) FROM walked) >= \(pageSize)" : "true")
-                \(gathered)
-            ) \(order)
-            """
-        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+        let pageSize = bound(limit)
+        func walk(_ entries: Int) -> String {
+            let walk = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT \(bound(entries))"
+            return "SELECT id FROM (\(walk)) AS walk WHERE strpos(search_key, \(bound(term))) > 0 \(order) LIMIT \(pageSize)"
+        }
+        func gather() -> String {
+            let pattern = bound(PostgresCatalog.likePattern(term))
+            let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE \(pattern) ESCAPE '\\' OFFSET 0"
+            return "SELECT id FROM (SELECT id FROM (\(matches)) AS matches \(order) LIMIT \(pageSize)) AS gathered"
+        }
+        let walked: String?, ids: String
+        switch reach {
+        case .walk(let entries):
+            walked = walk(entries)
+            ids = "SELECT id FROM walked"
+        case .walkThenGather(let entries):
+            walked = walk(entries)
+            ids = """
+                SELECT id FROM walked WHERE (SELECT count(*) FROM walked) >= \(pageSize)
+                UNION ALL
+                \(gather()) WHERE (SELECT count(*) FROM walked) < \(pageSize)
+                """
+        case .gather:
+            walked = nil
+            ids = gather()
+        }
+        let with = walked.map { "WITH walked AS (\($0)) " } ?? ""
+        return PostgresQuery(unsafeSQL: "\(with)SELECT \(columns) FROM utensils WHERE id IN (\(ids)) \(order)", binds: bindings)
     }
 }
 
