@@ -209,8 +209,8 @@ struct PostgresFilter {
         }
         let pageSize = bound(limit)
         func walk(_ entries: Int) -> String {
-            let walk = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT \(bound(entries))"
-            return "SELECT id FROM (\(walk)) AS walk WHERE strpos(search_key, \(bound(term))) > 0 \(order) LIMIT \(pageSize)"
+            let listing = "SELECT id, \(column), search_key FROM utensils\(whereClause) \(order) LIMIT \(bound(entries))"
+            return "SELECT id FROM (\(listing)) AS walk WHERE strpos(search_key, \(bound(term))) > 0 \(order) LIMIT \(pageSize)"
         }
         func gather() -> String {
             let pattern = bound(PostgresCatalog.likePattern(term))

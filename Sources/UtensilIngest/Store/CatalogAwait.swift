@@ -102,13 +102,19 @@ private final class ThisThreadExecutor<Outcome: Sendable>: TaskExecutor, @unchec
     /// Runs the jobs enqueued so far, and those they enqueue at once, without waiting for more.
     func runReadyJobs() {
         condition.lock()
+        runQueuedJobs()
+        condition.unlock()
+    }
+
+    /// Runs queued jobs until none is left or the task has finished; called, and returns,
+    /// with `condition` locked (it is unlocked while each job runs).
+    private func runQueuedJobs() {
         while outcome == nil, !jobs.isEmpty {
             let job = jobs.removeFirst()
             condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
             condition.lock()
         }
-        condition.unlock()
     }
 
     /// Runs the jobs as they come until the task has finished; returns its outcome.
@@ -127,12 +133,9 @@ private final class ThisThreadExecutor<Outcome: Sendable>: TaskExecutor, @unchec
             }
             if jobs.isEmpty {
                 condition.wait()
-                continue
+            } else {
+                runQueuedJobs()
             }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-            condition.lock()
         }
     }
 }
