@@ -228,6 +228,11 @@ actor DropScheduler {
 
     // MARK: Workers
 
+    /// Whether no worker holds a drop or a thumbnail to make again, and none of the latter waits.
+    var workersAreIdle: Bool {
+        counters.inFlight == 0 && rethumbHead >= rethumbQueue.count
+    }
+
     /// The next drop to ingest, or else the next thumbnail to make again; nil once the scheduler stops.
     func take() async -> Work? {
         if stopping { return nil }

@@ -59,7 +59,6 @@ public struct UtensilDaemon: Sendable {
     /// Opens the catalog (reconciling what a crash left in flight), binds the control socket,
     /// starts watching and queues the start-up scan, then returns the daemon's services.
     public func makeServiceGroup() async throws -> ServiceGroup {
-        MemoryBudget.returnLargeAllocationsToTheSystem()
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
@@ -205,7 +204,9 @@ public struct UtensilDaemon: Sendable {
     /// One ingest worker: takes a settled drop and prepares it (read, hash, decode, write) on a
     /// blocking thread, then hands it to the group committer and takes the next drop at once;
     /// each outcome is reported once its commit is durable. While no drop is ready it makes
-    /// the thumbnails `rethumb` queued, one at a time.
+    /// the thumbnails `rethumb` queued, one at a time. The last work done before the workers
+    /// go idle gives the memory the photos freed back to the system (see
+    /// ``MemoryBudget/keepFreedMemoryUntilReturned()``).
     static func runWorker(
         scheduler: DropScheduler, engine: IngestEngine, pool: BlockingPool, committer: GroupCommitter,
         events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing, metrics: DaemonMetrics? = nil
@@ -224,6 +225,7 @@ public struct UtensilDaemon: Sendable {
                         }
                         handler.thumbnailCache.remove(id)
                         await rethumbing.finished(id, error)
+                        await returnFreedMemoryIfIdle(scheduler, pool)
                     }
                     continue
                 }
@@ -238,15 +240,24 @@ public struct UtensilDaemon: Sendable {
                 case .finished(let outcome):
                     metrics?.record(outcome, after: ContinuousClock.now - started)
                     await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
+                    await returnFreedMemoryIfIdle(scheduler, pool)
                 case .readyToCommit(let prepared):
                     commits.addTask {
                         let outcome = await committer.commit(prepared)
                         metrics?.record(outcome, after: ContinuousClock.now - started)
                         await report(job, outcome, scheduler: scheduler, events: events, handler: handler)
+                        await returnFreedMemoryIfIdle(scheduler, pool)
                     }
                 }
             }
         }
+    }
+
+    /// Once no worker holds a drop (the burst is over, or a single drop is done), the memory
+    /// the photos freed goes back to the system, on a blocking thread.
+    private static func returnFreedMemoryIfIdle(_ scheduler: DropScheduler, _ pool: BlockingPool) async {
+        guard await scheduler.workersAreIdle else { return }
+        await pool.run { MemoryBudget.returnFreeMemoryToTheSystem() }
     }
 
     static func report(

@@ -24,14 +24,16 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
         self.bytes = bytes
     }
 
-    /// For a long-running process: memory that held a photo goes back to the system when the
-    /// photo is done with, so that the daemon's footprint at rest does not keep a burst's peak.
-    public static func returnLargeAllocationsToTheSystem() {
-        utensil_return_large_allocations()
+    /// For a long-running process: memory freed by one photo is kept for the next (a burst
+    /// reuses its buffers instead of faulting in fresh pages for each photo) until
+    /// ``returnFreeMemoryToTheSystem()`` gives it back, which the daemon does whenever its
+    /// ingest workers go idle: its footprint at rest does not keep a burst's peak.
+    public static func keepFreedMemoryUntilReturned() {
+        utensil_keep_freed_memory_until_trimmed()
     }
 
-    /// Gives the system back the free pages of many small allocations (after start-up
-    /// reconciliation and `check`, which hold an entry per file for a moment).
+    /// Gives the system back the free pages of glibc's heaps: when the ingest workers go idle,
+    /// and after start-up reconciliation and `check`, which hold an entry per file for a moment.
     public static func returnFreeMemoryToTheSystem() {
         utensil_return_free_memory()
     }
