@@ -1,13 +1,16 @@
 # Benchmarks (issue 6; docs/PERFORMANCE.md).
 #
-#   make bench        the full run (about 10 minutes on two cores): builds the release binaries,
-#                     builds the photo corpus once from Debian packages (bench/corpus/, git-ignored),
-#                     prints the table and writes it as JSON to bench/results/
+#   make bench        the full run (about 10 minutes on two cores): builds the release binaries
+#                     as installed (make install-build's: the Swift runtime linked in, in
+#                     .build-static/), builds the photo corpus once from Debian packages
+#                     (bench/corpus/, git-ignored), prints the table and writes it as JSON to
+#                     bench/results/; BENCH_SHARED=1 measures `swift build -c release`'s binaries
+#                     instead (.build/release: the Swift runtime shared, as `make run` runs it)
 #   make bench-smoke  a handful of photos through every phase with the debug binaries, checking
 #                     only that each phase runs and yields numbers (make test runs it; ~1 minute)
 #   make bench-memory the memory rows alone (idle RSS fresh and after work, by mapping; the PNG
 #                     burst's peak) with the JPEG burst and single-drop latency beside them (~3 min);
-#                     BENCH_STATIC=1 for the binaries as installed (the Swift runtime linked in)
+#                     BENCH_SHARED=1 as for make bench
 #   BENCH_SCALE=1m    the scale rows (start, memory, list/search/categories through the socket,
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
@@ -31,24 +34,28 @@ BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
 
+# What make bench, bench-scale and bench-memory measure: the daemon as installed (the binaries
+# of make install-build and the Debian package, built into .build-static), or with
+# BENCH_SHARED=1 those of `swift build -c release` (.build/release).
+ifeq ($(BENCH_SHARED),1)
+BENCH_BUILD  = $(SWIFT) build -c release
+BENCH_BIN    = $(CURDIR)/.build/release
+else
+BENCH_BUILD  = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
+BENCH_BIN    = $(STATIC_BIN)
+endif
+
 bench: bench-deps
-	$(SWIFT) build -c release
-	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS)
+	$(BENCH_BUILD)
+	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS)
 
 bench-scale: bench-deps
-	$(SWIFT) build -c release
-	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS) --only scale
+	$(BENCH_BUILD)
+	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS) --only scale
 
-# BENCH_STATIC=1 measures the binaries as installed (make install-build: the Swift runtime linked
-# in, built into .build-static) instead of .build/release.
 bench-memory: bench-deps
-ifeq ($(BENCH_STATIC),1)
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
-	$(BENCH_RUN) --bin $(STATIC_BIN) --corpus $(CURDIR)/bench/corpus --profile full --only memory
-else
-	$(SWIFT) build -c release
-	$(BENCH_RUN) --bin $(CURDIR)/.build/release --corpus $(CURDIR)/bench/corpus --profile full --only memory
-endif
+	$(BENCH_BUILD)
+	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --only memory
 
 bench-postgres: bench-deps
 	@scripts/ensure-packages $(POSTGRES_PACKAGES)

@@ -222,7 +222,7 @@ int utensil_start_writeback(int fd) {
 #include <malloc.h>
 
 void utensil_keep_freed_memory_until_trimmed(void) {
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 8 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
     mallopt(M_ARENA_MAX, 1);
 }

@@ -228,7 +228,8 @@ actor DropScheduler {
 
     // MARK: Workers
 
-    /// Whether no worker holds a drop or a thumbnail to make again, and none of the latter waits.
+    /// Whether no drop is in flight and no thumbnail waits to be made again (the last one taken
+    /// may still be being made: its worker asks again when it is done).
     var workersAreIdle: Bool {
         counters.inFlight == 0 && rethumbHead >= rethumbQueue.count
     }

@@ -60,6 +60,24 @@ struct DropSchedulerTests {
         #expect(rethumbs == ids)
     }
 
+    /// The moment the daemon gives a burst's freed memory back: no drop in flight, no thumbnail
+    /// waiting to be made again.
+    @Test func workersAreIdleOnlyOnceNothingIsInFlightOrQueuedToRethumb() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0)
+        #expect(await scheduler.workersAreIdle)
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let job = try await nextJob(scheduler)
+        #expect(await !scheduler.workersAreIdle, "a drop is in flight")
+        await scheduler.finish(job, .vanished)
+        #expect(await scheduler.workersAreIdle)
+        #expect(await scheduler.queueRethumbs([UUID()], backlog: 10))
+        #expect(await !scheduler.workersAreIdle, "a thumbnail waits to be made again")
+        _ = try #require(await scheduler.take())
+        #expect(await scheduler.workersAreIdle)
+    }
+
     @Test func aRethumbFeederWaitsUntilItsBacklogShrinks() async throws {
         let scheduler = DropScheduler(settleSeconds: 0)
         let fed = Task { await scheduler.queueRethumbs([UUID(), UUID(), UUID()], backlog: 2) }

@@ -47,12 +47,14 @@ int utensil_open_beneath(int dirfd, const char *path, int flags, unsigned int mo
 /// `SYNC_FILE_RANGE_WRITE`): a later `fsync` then has less to wait for. Only a hint.
 int utensil_start_writeback(int fd);
 
-/// Makes glibc keep freed memory in its heaps until `utensil_return_free_memory` gives it
-/// back: allocations up to 32 MiB come from the heaps (glibc's largest mmap threshold; larger
-/// ones still get their own mapping, returned when freed), and no heap is trimmed on `free`.
-/// A burst's photos then reuse one another's buffers instead of faulting in fresh zeroed pages
-/// for each (about 1,300 page faults, 3 ms of CPU, for a 12 MP JPEG); the daemon trims when its
-/// workers go idle, so that its footprint at rest does not keep a burst's peak.
+/// Makes glibc keep freed memory in its heap until `utensil_return_free_memory` gives it back:
+/// allocations up to 8 MiB (a phone photo's bytes, its decoded planes, its preview) come from
+/// the heap, which is not trimmed on `free`, and every thread shares the one heap (call it
+/// before other threads exist). A burst's photos then reuse one another's buffers instead of
+/// faulting in fresh zeroed pages for each (about 1,300 page faults, 3 ms of CPU, for a 12 MP
+/// JPEG); the daemon trims when its workers go idle, so that its footprint at rest does not
+/// keep a burst's peak. Larger allocations (a big PNG's pixels) still get their own mapping,
+/// returned when freed, so that they leave no holes in the heap.
 void utensil_keep_freed_memory_until_trimmed(void);
 
 /// Gives the kernel back every whole free page in glibc's heaps (malloc_trim): when the
