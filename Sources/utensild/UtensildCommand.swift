@@ -36,20 +36,11 @@ struct UtensildCommand: AsyncParsableCommand {
 
     /// The entry point: the process's memory policy is set first, on the main thread before any
     /// other thread exists (every thread then shares one malloc arena, which the daemon's idle
-    /// workers can trim whole: see ``MemoryBudget/keepFreedMemoryUntilReturned()``); then the
-    /// command line is parsed and run as ArgumentParser's own `main()` does.
+    /// workers can trim whole: see ``MemoryBudget/keepFreedMemoryUntilReturned()``); then
+    /// ArgumentParser parses the command line and runs the command.
     static func main() async {
         MemoryBudget.keepFreedMemoryUntilReturned()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 
     func run() async throws {
