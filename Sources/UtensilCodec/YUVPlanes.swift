@@ -41,24 +41,56 @@ struct YUV420Planes {
     /// columns, within `0..<chromaWidth`) only: each pixel the mean of a 2 × 2 block of luma
     /// with the chroma sample that covers it — the 2 × 2 area average of the full image (its
     /// chroma as coded), which is what a thumbnail's first reduction stage computes anyway.
+    /// Eight pixels at a time, with the integer arithmetic of ``halfResolutionPixel(_:row:)``,
+    /// bit for bit.
     func halfResolutionRow(_ row: Int, columns: Range<Int>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
-        let lumaWidth = self.lumaWidth
-        luma.withUnsafeBufferPointer { luma in
-            blue.withUnsafeBufferPointer { blue in
-                red.withUnsafeBufferPointer { red in
+        let lumaWidth = self.lumaWidth, chromaWidth = self.chromaWidth
+        luma.withUnsafeBytes { luma in
+            blue.withUnsafeBytes { blue in
+                red.withUnsafeBytes { red in
                     let top = 2 * row * lumaWidth, bottom = top + lumaWidth, chroma = row * chromaWidth
-                    var out = 0
-                    for x in columns {
-                        let sum = Int32(luma[top + 2 * x]) + Int32(luma[top + 2 * x + 1])
-                            + Int32(luma[bottom + 2 * x]) + Int32(luma[bottom + 2 * x + 1])
-                        Self.convert(
-                            luma4: sum, blue: Int32(blue[chroma + x]), red: Int32(red[chroma + x]),
-                            into: rgb, at: out)
+                    var x = columns.lowerBound, out = 0
+                    while x + 8 <= columns.upperBound {
+                        let upper = luma.loadUnaligned(fromByteOffset: top + 2 * x, as: SIMD16<UInt8>.self)
+                        let lower = luma.loadUnaligned(fromByteOffset: bottom + 2 * x, as: SIMD16<UInt8>.self)
+                        let sum = SIMD8<Int32>(truncatingIfNeeded: upper.evenHalf) &+ SIMD8<Int32>(truncatingIfNeeded: upper.oddHalf)
+                            &+ SIMD8<Int32>(truncatingIfNeeded: lower.evenHalf) &+ SIMD8<Int32>(truncatingIfNeeded: lower.oddHalf)
+                        let cb = SIMD8<Int32>(truncatingIfNeeded: blue.loadUnaligned(fromByteOffset: chroma + x, as: SIMD8<UInt8>.self)) &- 128
+                        let cr = SIMD8<Int32>(truncatingIfNeeded: red.loadUnaligned(fromByteOffset: chroma + x, as: SIMD8<UInt8>.self)) &- 128
+                        let y = sum &<< 14 &+ 32768
+                        let r = Self.clamp((y &+ 91_881 &* cr) &>> 16)
+                        let g = Self.clamp((y &- 22_554 &* cb &- 46_802 &* cr) &>> 16)
+                        let b = Self.clamp((y &+ 116_130 &* cb) &>> 16)
+                        for lane in 0..<8 {
+                            rgb[out] = r[lane]
+                            rgb[out + 1] = g[lane]
+                            rgb[out + 2] = b[lane]
+                            out += 3
+                        }
+                        x += 8
+                    }
+                    while x < columns.upperBound {
+                        (rgb[out], rgb[out + 1], rgb[out + 2]) = halfResolutionPixel(x, row: row)
                         out += 3
+                        x += 1
                     }
                 }
             }
         }
+    }
+
+    /// Pixel `x` of half-resolution row `row`, RGB8: the 2 × 2 luma block's sum with its chroma
+    /// sample, converted (see ``halfResolutionRow(_:columns:into:)``).
+    func halfResolutionPixel(_ x: Int, row: Int) -> (UInt8, UInt8, UInt8) {
+        let top = 2 * row * lumaWidth + 2 * x, bottom = top + lumaWidth, chroma = row * chromaWidth + x
+        let sum = Int32(luma[top]) + Int32(luma[top + 1]) + Int32(luma[bottom]) + Int32(luma[bottom + 1])
+        var pixel: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &pixel) { bytes in
+            bytes.withMemoryRebound(to: UInt8.self) { out in
+                Self.convert(luma4: sum, blue: Int32(blue[chroma]), red: Int32(red[chroma]), into: out, at: 0)
+            }
+        }
+        return pixel
     }
 
     /// The whole image as RGB8 at full size (each chroma sample for its 2 × 2 block), for
@@ -100,6 +132,11 @@ struct YUV420Planes {
     @inline(__always)
     private static func clamp(_ value: Int32) -> UInt8 {
         UInt8(truncatingIfNeeded: min(max(value, 0), 255))
+    }
+
+    @inline(__always)
+    private static func clamp(_ values: SIMD8<Int32>) -> SIMD8<UInt8> {
+        SIMD8<UInt8>(truncatingIfNeeded: values.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: 255)))
     }
 
     /// The image stood upright by `orientation`: each plane transformed alike. An odd side

@@ -137,6 +137,29 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
         #expect(upright.rgb() == expected)
     }
 
+    @Test("Half-resolution rows, eight pixels at a time, are bit for bit the pixel-by-pixel conversion")
+    func halfResolutionRowsMatchEachPixel() {
+        var planes = YUV420Planes(width: 45, height: 9)  // 23 half-resolution columns: two blocks of 8 and a tail
+        // Every luma value, scattered; chroma across its range and at both ends, so that every
+        // clamp is reached.
+        for index in planes.luma.indices { planes.luma[index] = UInt8((index * 73 + 19) % 256) }
+        for index in planes.blue.indices {
+            planes.blue[index] = index % 5 == 0 ? 0 : UInt8((index * 151 + 7) % 256)
+            planes.red[index] = index % 7 == 0 ? 255 : UInt8((index * 97 + 201) % 256)
+        }
+        for columns in [0..<planes.chromaWidth, 3..<20, 5..<13, 7..<8, 0..<0] {
+            for row in 0..<planes.chromaHeight {
+                var rgb = [UInt8](repeating: 0, count: columns.count * 3)
+                rgb.withUnsafeMutableBufferPointer { planes.halfResolutionRow(row, columns: columns, into: $0) }
+                let expected = columns.flatMap { x in
+                    let (r, g, b) = planes.halfResolutionPixel(x, row: row)
+                    return [r, g, b]
+                }
+                #expect(rgb == expected, "row \(row), columns \(columns)")
+            }
+        }
+    }
+
     @Test("A photo smaller than the long side keeps its size: never enlarged")
     func notEnlarged() throws {
         let preview = try #require(try made("small.jpg").preview)
