@@ -41,7 +41,7 @@ ifeq ($(BENCH_SHARED),1)
 BENCH_BUILD  = $(SWIFT) build -c release
 BENCH_BIN    = $(CURDIR)/.build/release
 else
-BENCH_BUILD  = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
+BENCH_BUILD  = $(STATIC_BUILD)
 BENCH_BIN    = $(STATIC_BIN)
 endif
 

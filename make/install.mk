@@ -30,6 +30,8 @@ FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 # release` (dynamically linked) over .build/. About 2.5 to 5 minutes cold on two cores.
 STATIC_SCRATCH := $(CURDIR)/.build-static
 STATIC_BIN     := $(STATIC_SCRATCH)/release
+# The build of those binaries (make bench measures the same ones: make/bench.mk).
+STATIC_BUILD    = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
 # GRDB also leaves GRDB_GRDB.resources beside the binaries: only Apple's privacy manifest, never
 # read at run time, so it is not installed (the system test runs the installed binaries without it).
 # Generated man pages and completions.
@@ -42,8 +44,8 @@ MAN_DATE       := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 install-build: deps
 	@# The whole package (no test code: test support is a test target), then the man-page tool,
 	@# which is a product of swift-argument-parser and so is built only when named.
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH) --product generate-manual
+	$(STATIC_BUILD)
+	$(STATIC_BUILD) --product generate-manual
 	@rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
 	$(STATIC_BIN)/generate-manual $(STATIC_BIN)/utensilctl --section 1 --date $(MAN_DATE) \
 		--authors 'utensild maintainers' --output-directory $(GENERATED)/man
