@@ -156,10 +156,16 @@ let package = Package(
             // lld with packed relative relocations (DT_RELR, glibc 2.36), so that the dynamic
             // loader reads a few kB of relocations instead of 1.6 MB (far more with the Swift
             // runtime linked in); and, with the runtime linked in (`--static-swift-stdlib`, as
-            // installed), no table of the packages' 34,000 symbols for the loader to search.
+            // installed), no table of the packages' 34,000 symbols for the loader to search; and
+            // the functions a daemon runs first and together, in packaging/utensild.order's order
+            // (make symbol-order writes it; it lays out only what was compiled with
+            // -function-sections, as make install-build compiles: docs/PERFORMANCE.md, "The
+            // binary's resident code").
             linkerSettings: [
                 .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/packaging/utensild.order",
+                     "-Xlinker", "--no-warn-symbol-ordering"],
                     .when(platforms: [.linux]))
             ]),
         // make bench's in-process figures (decode floor, engine CPU, search latency); not a product.

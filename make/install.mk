@@ -2,6 +2,8 @@
 #
 #   make install-build          release binaries with the Swift runtime linked in (--static-swift-stdlib,
 #                               so the target machine needs no Swift toolchain), man pages, completions
+#   make symbol-order           profiles those binaries (valgrind) and rewrites packaging/utensild.order,
+#                               the order their code is laid out in; commit the file it writes
 #   make install                installs them, the systemd units, the sysusers.d/tmpfiles.d snippets,
 #                               the journal catalog and /etc/utensild/utensild.toml (kept if present)
 #   make uninstall              removes what `make install` put there (never the data, and the
@@ -27,11 +29,16 @@ ZSHCOMPDIR  ?= $(DATADIR)/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,s
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 
 # The release build for installing: its own scratch folder, so that it never fights `make
-# release` (dynamically linked) over .build/. About 2.5 to 5 minutes cold on two cores.
+# release` (dynamically linked) over .build/. About 5 to 9 minutes cold on two cores.
 STATIC_SCRATCH := $(CURDIR)/.build-static
 STATIC_BIN     := $(STATIC_SCRATCH)/release
-# The build of those binaries (make bench measures the same ones: make/bench.mk).
-STATIC_BUILD    = $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_SCRATCH)
+# The build of those binaries (make bench measures the same ones: make/bench.mk). The code a
+# daemon runs is laid out first and together: every Swift function is compiled into a section of
+# its own, which utensild's link (Package.swift) places in the order CODE_ORDER gives (make
+# symbol-order writes it; docs/PERFORMANCE.md, "The binary's resident code"). The script builds
+# again what SwiftPM would not: objects of other compiler flags, utensild after a new order file.
+CODE_ORDER     := $(CURDIR)/packaging/utensild.order
+STATIC_BUILD    = SWIFT=$(SWIFT) scripts/build-installed $(STATIC_SCRATCH) $(CODE_ORDER)
 # GRDB also leaves GRDB_GRDB.resources beside the binaries: only Apple's privacy manifest, never
 # read at run time, so it is not installed (the system test runs the installed binaries without it).
 # Generated man pages and completions.
@@ -39,7 +46,7 @@ GENERATED      := $(STATIC_SCRATCH)/generated
 # Man pages carry the date of the last commit, so that two builds of one commit are identical.
 MAN_DATE       := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: install-build install uninstall
+.PHONY: install-build install uninstall symbol-order
 
 install-build: deps
 	@# The whole package (no test code: test support is a test target), then the man-page tool,
@@ -101,3 +108,11 @@ uninstall:
 		echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/utensild/utensild.toml was changed; left in place"; \
 	fi
 	@echo "uninstall: the data (/var/lib/utensild, the inbox, rejected/) and the utensil user are left in place"
+
+## The functions a daemon runs in its first minutes, in the order the linker lays them out
+## (scripts/symbol-order: valgrind's callgrind over the installed build and make bench's photos).
+symbol-order: install-build
+	@scripts/ensure-packages valgrind
+	/usr/bin/python3 $(CURDIR)/bench/corpus.py $(CURDIR)/bench/corpus --profile full
+	scripts/symbol-order $(STATIC_BIN) $(CURDIR)/bench/corpus $(CODE_ORDER)
+	$(STATIC_BUILD)

@@ -1,7 +1,8 @@
 # utensild under a real systemd (README: "Install on Debian", "Operate").
 #
 #   make lint          every Swift import declared in Package.swift (scripts/check-imports), no
-#                      fault hooks in the release binary, lintian on the .deb (no warnings),
+#                      fault hooks in the release binary, its code laid out by packaging/utensild.order
+#                      (scripts/check-code-layout), lintian on the .deb (no warnings),
 #                      systemd-analyze verify of the installed unit (clean) and its security
 #                      exposure (printed; at most 1.5)
 #   make system-test   installs the .deb into a minimal Debian 12 root (debootstrap, cached in
@@ -22,6 +23,8 @@ lint: deb
 	@# The fault hooks of the tests exist only in debug builds.
 	@! strings $(DEB_STAGE)/usr/bin/utensild | grep -e UTENSIL_FAULT -e utensil_crashguard_simulate -e original-written \
 		|| { echo "lint: the release utensild carries fault-injection hooks"; exit 1; }
+	@# The code a daemon runs laid out first (make/install.mk; the .deb's binary has no symbols).
+	scripts/check-code-layout $(STATIC_BIN)/utensild $(CODE_ORDER)
 	lintian --fail-on warning $(DEB_FILE)
 	scripts/lint-unit $(DEB_STAGE)
 
