@@ -111,7 +111,7 @@ uninstall:
 
 ## The functions a daemon runs in its first minutes, in the order the linker lays them out
 ## (scripts/symbol-order: valgrind's callgrind over the installed build and make bench's photos).
-symbol-order: install-build
+symbol-order: install-build bench-deps
 	@scripts/ensure-packages valgrind
 	/usr/bin/python3 $(CURDIR)/bench/corpus.py $(CURDIR)/bench/corpus --profile full
 	scripts/symbol-order $(STATIC_BIN) $(CURDIR)/bench/corpus $(CODE_ORDER)
