@@ -21,7 +21,7 @@ struct GalleryPage: Sendable {
         <form class="search" action="/" method="get" role="search">
         \(query.category.map { "<input type=\"hidden\" name=\"category\" value=\"\(HTML.escape($0))\">" } ?? "")
         \(query.favorites ? "<input type=\"hidden\" name=\"favorites\" value=\"1\">" : "")
-        <input type="search" name="search" value="\(HTML.escape(search))" placeholder="Search names" aria-label="Search names" maxlength="\(ListQuery.maximumSearchCharacters)">
+        <input type="search" name="search" value="\(HTML.escape(search))" placeholder="Search names" aria-label="Search names" maxlength="\(ListQuery.maximumSearchCodePoints)">
         <select name="sort" aria-label="Order">
         \(option(.newestFirst, "Newest first", sort))\(option(.name, "By name", sort))\(option(.created, "Oldest first", sort))
         </select>

@@ -6,11 +6,10 @@ import UtensilCore
 /// 500, default 50), `after` (a cursor from an earlier page's `next`) and `favorites` (`1` or
 /// `true`: only the signed-in user's favorites).
 struct ListQuery: Sendable, Equatable {
-    static let maximumSearchCharacters = 200
-    /// A character may hold any number of code points: the search is bounded in those and in
-    /// UTF-8 bytes too, so one 2,001-code-point "character" is refused like 201 letters.
-    static let maximumSearchScalars = 400
-    static let maximumSearchBytes = 1_024
+    /// The search is bounded in code points, as the OpenAPI document's `maxLength` counts them
+    /// (JSON Schema's rule), before white space is trimmed: a character may hold any number of
+    /// code points, so one 2,001-code-point "character" is refused like 201 letters.
+    static let maximumSearchCodePoints = 200
     static let maximumLimit = 500
     static let maximumCursorBytes = 512
 
@@ -32,13 +31,11 @@ struct ListQuery: Sendable, Equatable {
         guard let items = QueryItems(query) else {
             throw .badRequest("The query string is not valid percent-encoded UTF-8; encode it as a browser does.")
         }
-        let search = items["search"]?.trimmingCharacters(in: .whitespaces)
-        if let search, search.count > Self.maximumSearchCharacters || search.unicodeScalars.count > Self.maximumSearchScalars
-            || search.utf8.count > Self.maximumSearchBytes
-        {
+        if let search = items["search"], search.unicodeScalars.count > Self.maximumSearchCodePoints {
             throw .badRequest(
-                "The search text is longer than \(Self.maximumSearchCharacters) characters (\(Self.maximumSearchScalars) code points, \(Self.maximumSearchBytes) bytes); search for a shorter part of the name.")
+                "The search text is longer than \(Self.maximumSearchCodePoints) code points (an accent that combines with a letter counts as one); search for a shorter part of the name.")
         }
+        let search = items["search"]?.trimmingCharacters(in: .whitespaces)
         self.search = search?.isEmpty == false ? search : nil
         if let category = items["category"], !category.isEmpty {
             guard category.count <= 100 else {

@@ -63,7 +63,7 @@ enum OpenAPIDocument {
           {
             "name": "search",
             "in": "query",
-            "description": "Part of the name; case and accents do not decide. At most 200 characters (400 code points, 1,024 bytes).",
+            "description": "Part of the name; case and accents do not decide. At most 200 code points (a letter and a combining accent are two).",
             "schema": {
               "type": "string",
               "maxLength": 200

@@ -106,6 +106,11 @@ struct WebAPITests {
             // One character of 2,001 code points (an "e" and 2,000 combining accents): short in
             // characters, not in code points or bytes.
             "/api/v1/utensils?search=e" + String(repeating: "%CC%81", count: 2_000),
+            // 101 characters of two code points each: within 200 characters, not within the 200
+            // code points the OpenAPI document's maxLength allows (schemathesis found this).
+            "/api/v1/utensils?search=" + String(repeating: "e%CC%81", count: 101),
+            // 201 code points of which the last is a space that trimming would remove.
+            "/api/v1/utensils?search=" + String(repeating: "a", count: 200) + "+",
         ]
         for path in refused {
             let reply = try web.get(path)
@@ -113,6 +118,9 @@ struct WebAPITests {
             let error = try Self.json(reply)["error"] as? [String: Any]
             #expect((error?["message"] as? String)?.isEmpty == false, "\(path.prefix(80)): \(reply.text.prefix(200))")
         }
+        // The longest search the document allows is answered.
+        #expect(try web.get("/api/v1/utensils?search=" + String(repeating: "a", count: 200)).status == 200)
+        #expect(try web.get("/api/v1/utensils?search=" + String(repeating: "e%CC%81", count: 100)).status == 200)
         // A request line far beyond what any browser sends: refused, and the daemon lives on.
         let huge = try web.exchange(Data("GET /api/v1/utensils?search=\(String(repeating: "b", count: 200_000)) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         #expect((400..<500).contains(huge.status))
