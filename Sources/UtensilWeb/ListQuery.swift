@@ -31,11 +31,12 @@ struct ListQuery: Sendable, Equatable {
         guard let items = QueryItems(query) else {
             throw .badRequest("The query string is not valid percent-encoded UTF-8; encode it as a browser does.")
         }
-        if let search = items["search"], search.unicodeScalars.count > Self.maximumSearchCodePoints {
+        let rawSearch = items["search"]
+        if let rawSearch, rawSearch.unicodeScalars.count > Self.maximumSearchCodePoints {
             throw .badRequest(
-                "The search text is longer than \(Self.maximumSearchCodePoints) code points (an accent that combines with a letter counts as one); search for a shorter part of the name.")
+                "The search text is longer than \(Self.maximumSearchCodePoints) code points (a letter and a combining accent are two); search for a shorter part of the name.")
         }
-        let search = items["search"]?.trimmingCharacters(in: .whitespaces)
+        let search = rawSearch?.trimmingCharacters(in: .whitespaces)
         self.search = search?.isEmpty == false ? search : nil
         if let category = items["category"], !category.isEmpty {
             guard category.count <= 100 else {
