@@ -139,10 +139,12 @@ public struct UtensilDaemon: Sendable {
         if notifier != nil {
             services.append(.init(service: SystemdStatusService(reporter: reporter), serviceName: "systemd status"))
         }
-        // 7½. This host's heartbeat, beating until everything below has stopped: its last beat
-        //     says it stopped, with the final counts.
+        // 7½. This host's heartbeat, beating (on a shared catalog) until everything below has
+        //     stopped: its last beat says it stopped, with the final counts.
         services.append(.init(
-            service: HostHeartbeatService(heart: heart, logger: logger), serviceName: "host heartbeat"))
+            service: HostHeartbeatService(
+                heart: heart, interval: HostHeartbeatService.interval(sharesCatalog: changeFeed != nil), logger: logger),
+            serviceName: "host heartbeat"))
         // 7¼. Every host's events on every host (a shared catalog): this host's last events are
         //     sent once the workers have stopped.
         if let changeFeed {
