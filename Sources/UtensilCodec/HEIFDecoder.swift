@@ -19,6 +19,9 @@ struct HEIFDecoder {
     let format: SniffedFormat
     /// The preview's long side; 0 for none.
     var previewSide = 0
+    /// Whether an 8-bit 4:2:0 image large enough is made from its planes at half resolution
+    /// (``planarRenditions(of:preview:options:)``); false only to compare with the RGB path.
+    var readsPlanes = true
 
     /// `heif_init` once per process (reference counted by libheif, never undone), and the size
     /// guard in front of libheif's HEVC and AV1 decoders (both must be there: without the guard
@@ -97,6 +100,9 @@ struct HEIFDecoder {
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1
         options.pointee.strict_decoding = 1
+        if readsPlanes, let made = try planarRenditions(of: source, preview: preview, options: options) {
+            return made
+        }
         var image: OpaquePointer?
         try check(heif_decode_image(
             source, &image, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
@@ -118,6 +124,85 @@ struct HEIFDecoder {
         }
         return bitmap.renditions(
             square: CenterSquare(width: bitmap.width, height: bitmap.height), size: size, preview: preview)
+    }
+
+    /// The renditions of an 8-bit 4:2:0 image without alpha, coded as JFIF codes a JPEG
+    /// (BT.601, full range: what libheif assumes without a colour profile), made from its planes
+    /// at half resolution, as a 4:2:0 JPEG's are (``YUV420PlaneView``): libheif hands out the
+    /// decoder's planes as they are, and neither converts the whole image to RGB nor
+    /// upsamples its chroma; the resamplers read a quarter of the pixels. Nil (nothing decoded)
+    /// when the image is not such an image, or its half resolution does not cover the
+    /// preview and twice the thumbnail (a phone's 12 MP photo does; a photo under 3,200 pixels
+    /// wide does not): the RGB path makes those.
+    private func planarRenditions(
+        of source: OpaquePointer, preview: PreviewPlan?, options: UnsafeMutablePointer<heif_decoding_options>
+    ) throws(ImageCodecError) -> (square: [UInt8], preview: DecodedPreview?)? {
+        let width = Int(heif_image_handle_get_width(source)), height = Int(heif_image_handle_get_height(source))
+        let halfWidth = width / 2, halfHeight = height / 2
+        guard heif_image_handle_has_alpha_channel(source) == 0,
+            heif_image_handle_get_luma_bits_per_pixel(source) == 8,
+            heif_image_handle_get_chroma_bits_per_pixel(source) == 8,
+            min(halfWidth, halfHeight) >= 2 * size,
+            preview.map({ halfWidth >= $0.width && halfHeight >= $0.height }) ?? true,
+            Self.isCodedAsJFIF(source)
+        else { return nil }
+        var decoded: OpaquePointer?
+        let error = heif_decode_image(source, &decoded, heif_colorspace_YCbCr, heif_chroma_420, options)
+        if error.code == heif_error_Unsupported_feature, error.subcode == heif_suberror_Unsupported_color_conversion {
+            return nil  // Not coded as planes libheif can hand out (a monochrome image): the RGB path.
+        }
+        try check(error)
+        guard let image = decoded else { throw .corrupt(detail: "libheif returned no image") }
+        defer { heif_image_release(image) }
+        guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr, heif_image_get_chroma_format(image) == heif_chroma_420
+        else { throw .corrupt(detail: "libheif returned no 4:2:0 image") }
+
+        func plane(_ channel: heif_channel, width: Int, height: Int) -> (UnsafeRawBufferPointer, Int)? {
+            var stride: Int32 = 0
+            guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
+                Int(heif_image_get_width(image, channel)) >= width, Int(heif_image_get_height(image, channel)) >= height,
+                let base = heif_image_get_plane_readonly(image, channel, &stride), stride > 0
+            else { return nil }
+            let rows = Int(heif_image_get_height(image, channel))
+            return (UnsafeRawBufferPointer(start: base, count: Int(stride) * rows), Int(stride))
+        }
+        guard let luma = plane(heif_channel_Y, width: 2 * halfWidth, height: 2 * halfHeight),
+            let blue = plane(heif_channel_Cb, width: halfWidth, height: halfHeight),
+            let red = plane(heif_channel_Cr, width: halfWidth, height: halfHeight),
+            let view = YUV420PlaneView(
+                luma: luma.0, lumaStride: luma.1, blue: blue.0, blueStride: blue.1, red: red.0, redStride: red.1,
+                halfWidth: halfWidth, halfHeight: halfHeight)
+        else { throw .corrupt(detail: "libheif returned planes smaller than the image") }
+
+        var resampler = RenditionResamplers(
+            sourceWidth: halfWidth, sourceHeight: halfHeight,
+            square: CenterSquare(width: width, height: height).scaled(by: 0.5), size: size, preview: preview,
+            whole: SourceRect(x: 0, y: 0, width: Double(width) / 2, height: Double(height) / 2))
+        let columns = resampler.sourceColumns
+        var row = [UInt8](repeating: 0, count: columns.count * 3)
+        row.withUnsafeMutableBufferPointer { row in
+            for y in 0..<halfHeight where resampler.needs(row: y) {
+                view.halfResolutionRow(y, columns: columns, into: row)
+                resampler.add(row: UnsafeBufferPointer(row), y: y)
+            }
+        }
+        return resampler.finish()
+    }
+
+    /// Whether the image's samples are YCbCr as JFIF codes them, the conversion
+    /// ``YUV420PlaneView`` makes: BT.601 (or unspecified, which libheif takes as BT.601) at full
+    /// range, or no colour profile (libheif's default, the same). BT.709, a limited range or
+    /// RGB in the planes are left to libheif's own conversion.
+    private static func isCodedAsJFIF(_ source: OpaquePointer) -> Bool {
+        var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(source, &profile).code == heif_error_Ok, let profile else {
+            return true
+        }
+        defer { heif_nclx_color_profile_free(profile) }
+        let matrix = profile.pointee.matrix_coefficients
+        return profile.pointee.full_range_flag != 0
+            && [heif_matrix_coefficients_ITU_R_BT_601_6, heif_matrix_coefficients_ITU_R_BT_470_6_System_B_G,
+                heif_matrix_coefficients_unspecified].contains(matrix)
     }
 
     /// The file's own thumbnail of the primary image, if it is large enough to make ours from:

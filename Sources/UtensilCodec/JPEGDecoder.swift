@@ -218,10 +218,12 @@ struct JPEGDecoder {
             preview: nil)
         let columns = resampler.sourceColumns
         var row = [UInt8](repeating: 0, count: columns.count * 3)
-        row.withUnsafeMutableBufferPointer { row in
-            for y in 0..<planes.chromaHeight where resampler.needs(row: y) {
-                planes.halfResolutionRow(y, columns: columns, into: row)
-                resampler.add(row: UnsafeBufferPointer(row), y: y)
+        planes.withView { view in
+            row.withUnsafeMutableBufferPointer { row in
+                for y in 0..<view.halfHeight where resampler.needs(row: y) {
+                    view.halfResolutionRow(y, columns: columns, into: row)
+                    resampler.add(row: UnsafeBufferPointer(row), y: y)
+                }
             }
         }
         return DecodedSquare(

@@ -59,13 +59,19 @@ struct RenditionResamplers {
     ///   - square: the thumbnail's centre square, in source pixels.
     ///   - size: the thumbnail edge.
     ///   - preview: the preview's size, made from the whole source; nil for none.
-    init(sourceWidth: Int, sourceHeight: Int, square region: CenterSquare, size: Int, preview: PreviewPlan?) {
+    ///   - whole: the whole image in source pixels, when the source's own size rounds it (a
+    ///     half-resolution source of an odd-sized photo: half a pixel more); the source's size
+    ///     when nil.
+    init(
+        sourceWidth: Int, sourceHeight: Int, square region: CenterSquare, size: Int, preview: PreviewPlan?,
+        whole: SourceRect? = nil
+    ) {
         square = ThumbnailResampler(sourceWidth: sourceWidth, sourceHeight: sourceHeight, region: region, size: size)
         previewPlan = preview
         if let preview {
             let resampler = ThumbnailResampler(
                 sourceWidth: sourceWidth, sourceHeight: sourceHeight,
-                region: SourceRect(width: sourceWidth, height: sourceHeight), outputWidth: preview.width,
+                region: whole ?? SourceRect(width: sourceWidth, height: sourceHeight), outputWidth: preview.width,
                 outputHeight: preview.height)
             self.preview = resampler
             sourceColumns = min(square.sourceColumns.lowerBound, resampler.sourceColumns.lowerBound)

@@ -5,7 +5,7 @@
 /// Decoding into planes skips libjpeg's chroma upsampling and colour conversion, and encoding
 /// from them skips the encoder's conversion and chroma downsampling: a preview that is the
 /// decode itself is re-encoded without ever being RGB. The thumbnail reads the planes at half
-/// resolution (see ``halfResolutionRow(_:columns:into:)``).
+/// resolution (see ``YUV420PlaneView/halfResolutionRow(_:columns:into:)``).
 struct YUV420Planes {
     /// The image's size in pixels.
     let width: Int
@@ -37,60 +37,19 @@ struct YUV420Planes {
         ((width + 1) / 2) * ((height + 1) / 2) * 6
     }
 
-    /// One row of the image at half its width and height, RGB8, for `columns` (half-resolution
-    /// columns, within `0..<chromaWidth`) only: each pixel the mean of a 2 × 2 block of luma
-    /// with the chroma sample that covers it — the 2 × 2 area average of the full image (its
-    /// chroma as coded), which is what a thumbnail's first reduction stage computes anyway.
-    /// Eight pixels at a time, with the integer arithmetic of ``halfResolutionPixel(_:row:)``,
-    /// bit for bit.
-    func halfResolutionRow(_ row: Int, columns: Range<Int>, into rgb: UnsafeMutableBufferPointer<UInt8>) {
-        let lumaWidth = self.lumaWidth, chromaWidth = self.chromaWidth
+    /// The planes as a ``YUV420PlaneView`` (half resolution: ``chromaWidth`` × ``chromaHeight``,
+    /// the luma padded to even as libjpeg pads it), for the length of `body`.
+    func withView<Result>(_ body: (YUV420PlaneView) -> Result) -> Result {
         luma.withUnsafeBytes { luma in
             blue.withUnsafeBytes { blue in
                 red.withUnsafeBytes { red in
-                    let top = 2 * row * lumaWidth, bottom = top + lumaWidth, chroma = row * chromaWidth
-                    var x = columns.lowerBound, out = 0
-                    while x + 8 <= columns.upperBound {
-                        let upper = luma.loadUnaligned(fromByteOffset: top + 2 * x, as: SIMD16<UInt8>.self)
-                        let lower = luma.loadUnaligned(fromByteOffset: bottom + 2 * x, as: SIMD16<UInt8>.self)
-                        let sum = SIMD8<Int32>(truncatingIfNeeded: upper.evenHalf) &+ SIMD8<Int32>(truncatingIfNeeded: upper.oddHalf)
-                            &+ SIMD8<Int32>(truncatingIfNeeded: lower.evenHalf) &+ SIMD8<Int32>(truncatingIfNeeded: lower.oddHalf)
-                        let cb = SIMD8<Int32>(truncatingIfNeeded: blue.loadUnaligned(fromByteOffset: chroma + x, as: SIMD8<UInt8>.self)) &- 128
-                        let cr = SIMD8<Int32>(truncatingIfNeeded: red.loadUnaligned(fromByteOffset: chroma + x, as: SIMD8<UInt8>.self)) &- 128
-                        let y = sum &<< 14 &+ 32768
-                        let r = Self.clamp((y &+ 91_881 &* cr) &>> 16)
-                        let g = Self.clamp((y &- 22_554 &* cb &- 46_802 &* cr) &>> 16)
-                        let b = Self.clamp((y &+ 116_130 &* cb) &>> 16)
-                        for lane in 0..<8 {
-                            rgb[out] = r[lane]
-                            rgb[out + 1] = g[lane]
-                            rgb[out + 2] = b[lane]
-                            out += 3
-                        }
-                        x += 8
-                    }
-                    while x < columns.upperBound {
-                        (rgb[out], rgb[out + 1], rgb[out + 2]) = halfResolutionPixel(x, row: row)
-                        out += 3
-                        x += 1
-                    }
+                    let view = YUV420PlaneView(
+                        luma: luma, lumaStride: lumaWidth, blue: blue, blueStride: chromaWidth, red: red,
+                        redStride: chromaWidth, halfWidth: chromaWidth, halfHeight: chromaHeight)
+                    return body(view!)  // The planes are sized by their own initialiser.
                 }
             }
         }
-    }
-
-    /// Pixel `x` of half-resolution row `row`, RGB8: the 2 × 2 luma block's sum with its chroma
-    /// sample, converted (see ``halfResolutionRow(_:columns:into:)``).
-    func halfResolutionPixel(_ x: Int, row: Int) -> (UInt8, UInt8, UInt8) {
-        let top = 2 * row * lumaWidth + 2 * x, bottom = top + lumaWidth, chroma = row * chromaWidth + x
-        let sum = Int32(luma[top]) + Int32(luma[top + 1]) + Int32(luma[bottom]) + Int32(luma[bottom + 1])
-        var pixel: (UInt8, UInt8, UInt8) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &pixel) { bytes in
-            bytes.withMemoryRebound(to: UInt8.self) { out in
-                Self.convert(luma4: sum, blue: Int32(blue[chroma]), red: Int32(red[chroma]), into: out, at: 0)
-            }
-        }
-        return pixel
     }
 
     /// The whole image as RGB8 at full size (each chroma sample for its 2 × 2 block), for
@@ -105,7 +64,7 @@ struct YUV420Planes {
                         for y in 0..<height {
                             for x in 0..<width {
                                 let chroma = (y / 2) * chromaWidth + x / 2
-                                Self.convert(
+                                YUV420PlaneView.convert(
                                     luma4: Int32(luma[y * lumaWidth + x]) * 4, blue: Int32(blue[chroma]),
                                     red: Int32(red[chroma]), into: out, at: (y * width + x) * 3)
                             }
@@ -115,28 +74,6 @@ struct YUV420Planes {
             }
         }
         return pixels
-    }
-
-    /// JFIF's YCbCr → RGB in 16-bit fixed point, from four times the luma (a sum of four
-    /// samples) and one chroma pair; rounded, clamped to 0…255.
-    @inline(__always)
-    private static func convert(luma4: Int32, blue: Int32, red: Int32, into out: UnsafeMutableBufferPointer<UInt8>, at index: Int) {
-        // Luma × 65536, rounded to nearest (the 2 × 2 sum's own rounding included).
-        let y = luma4 << 14 + 32768
-        let cb = blue - 128, cr = red - 128
-        out[index] = clamp((y + 91_881 * cr) >> 16)  // 1.402
-        out[index + 1] = clamp((y - 22_554 * cb - 46_802 * cr) >> 16)  // 0.344136, 0.714136
-        out[index + 2] = clamp((y + 116_130 * cb) >> 16)  // 1.772
-    }
-
-    @inline(__always)
-    private static func clamp(_ value: Int32) -> UInt8 {
-        UInt8(truncatingIfNeeded: min(max(value, 0), 255))
-    }
-
-    @inline(__always)
-    private static func clamp(_ values: SIMD8<Int32>) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(truncatingIfNeeded: values.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: 255)))
     }
 
     /// The image stood upright by `orientation`: each plane transformed alike. An odd side

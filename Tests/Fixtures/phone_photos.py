@@ -113,7 +113,7 @@ def even(value):
 
 
 def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=None, thumbnail=None,
-               imir=None, clap=None, identity=False, depth=None, no_data=False):
+               imir=None, clap=None, identity=False, depth=None, no_data=False, nclx=None):
     """Writes `stored` (a PIL image as coded, before any rotation) as a HEIC file.
 
     irot: quarter turns anticlockwise that show the image (the `irot` property, 0 for none).
@@ -126,6 +126,8 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
     identity: the primary item is an `iden` derived image of the coded one (the transforms on it).
     depth: a PIL image stored as an auxiliary depth map (`auxC`, `auxl`) of the primary image.
     no_data: the primary item's data is missing (an `iloc` entry with no extent).
+    nclx: (colour primaries, transfer characteristics, matrix coefficients, full range) of a
+        `colr` box of type `nclx` on the primary image (H.273 code points; heif-enc writes none).
     (Image sequences are `write_heif_sequence`.)
     """
     width, height = stored.size
@@ -144,6 +146,10 @@ def write_heic(path, stored, quality=90, irot=0, exif_orientation=None, grid=Non
         return [(prop(b'hvcC', hvcc), True), (ispe(*image.size), False)], data
 
     transforms = []
+    if nclx:
+        primaries, transfer, matrix, full_range = nclx
+        colour = struct.pack('>4sHHHB', b'nclx', primaries, transfer, matrix, 0x80 if full_range else 0)
+        transforms.append((prop(b'colr', colour), False))
     if clap:
         numerators = [clap[0], 1, clap[1], 1, 0, 1, 0, 1]  # centred: offsets 0
         transforms.append((prop(b'clap', struct.pack('>8i', *numerators)), True))

@@ -147,17 +147,66 @@ run('/usr/bin/cwebp', '-lossless', 'portrait.png', '-o', 'portrait.webp')
             planes.blue[index] = index % 5 == 0 ? 0 : UInt8((index * 151 + 7) % 256)
             planes.red[index] = index % 7 == 0 ? 255 : UInt8((index * 97 + 201) % 256)
         }
-        for columns in [0..<planes.chromaWidth, 3..<20, 5..<13, 7..<8, 0..<0] {
-            for row in 0..<planes.chromaHeight {
-                var rgb = [UInt8](repeating: 0, count: columns.count * 3)
-                rgb.withUnsafeMutableBufferPointer { planes.halfResolutionRow(row, columns: columns, into: $0) }
-                let expected = columns.flatMap { x in
-                    let (r, g, b) = planes.halfResolutionPixel(x, row: row)
-                    return [r, g, b]
+        planes.withView { view in
+            for columns in [0..<planes.chromaWidth, 3..<20, 5..<13, 7..<8, 0..<0] {
+                for row in 0..<planes.chromaHeight {
+                    var rgb = [UInt8](repeating: 0, count: columns.count * 3)
+                    rgb.withUnsafeMutableBufferPointer { view.halfResolutionRow(row, columns: columns, into: $0) }
+                    let expected = columns.flatMap { x in
+                        let (r, g, b) = view.halfResolutionPixel(x, row: row)
+                        return [r, g, b]
+                    }
+                    #expect(rgb == expected, "row \(row), columns \(columns)")
                 }
-                #expect(rgb == expected, "row \(row), columns \(columns)")
             }
         }
+    }
+
+    @Test("Planes held elsewhere, rows padded and each plane with its own stride, read as packed planes do")
+    func stridedPlanesReadAsPackedOnes() throws {
+        var planes = YUV420Planes(width: 38, height: 10)
+        for index in planes.luma.indices { planes.luma[index] = UInt8((index * 31 + 5) % 256) }
+        for index in planes.blue.indices {
+            planes.blue[index] = UInt8((index * 59 + 3) % 256)
+            planes.red[index] = UInt8((index * 83 + 11) % 256)
+        }
+        // The same samples as libheif may hold them: rows padded to other strides.
+        func padded(_ plane: [UInt8], width: Int, height: Int, stride: Int) -> [UInt8] {
+            (0..<height).flatMap { row in plane[(row * width)..<(row * width + width)] + [UInt8](repeating: 0xEE, count: stride - width) }
+        }
+        let luma = padded(planes.luma, width: planes.lumaWidth, height: planes.lumaHeight, stride: 64)
+        let blue = padded(planes.blue, width: planes.chromaWidth, height: planes.chromaHeight, stride: 32)
+        let red = planes.red  // unpadded: its rows are its width apart
+        let expected: [[UInt8]] = planes.withView { view in
+            (0..<view.halfHeight).map { row in
+                var rgb = [UInt8](repeating: 0, count: view.halfWidth * 3)
+                rgb.withUnsafeMutableBufferPointer { view.halfResolutionRow(row, columns: 0..<view.halfWidth, into: $0) }
+                return rgb
+            }
+        }
+        let rows: [[UInt8]]? = luma.withUnsafeBytes { luma in
+            blue.withUnsafeBytes { blue in
+                red.withUnsafeBytes { red in
+                    #expect(YUV420PlaneView(
+                        luma: luma, lumaStride: 64, blue: blue, blueStride: 32, red: red, redStride: planes.chromaWidth,
+                        halfWidth: planes.chromaWidth + 1, halfHeight: planes.chromaHeight) == nil,
+                        "a half-resolution size the planes do not hold is refused (the red plane's rows are 19 wide)")
+                    #expect(YUV420PlaneView(
+                        luma: luma, lumaStride: 64, blue: blue, blueStride: 32, red: red, redStride: planes.chromaWidth,
+                        halfWidth: planes.chromaWidth, halfHeight: planes.chromaHeight + 1) == nil)
+                    guard let view = YUV420PlaneView(
+                        luma: luma, lumaStride: 64, blue: blue, blueStride: 32, red: red, redStride: planes.chromaWidth,
+                        halfWidth: planes.chromaWidth, halfHeight: planes.chromaHeight)
+                    else { return nil }
+                    return (0..<view.halfHeight).map { row in
+                        var rgb = [UInt8](repeating: 0, count: view.halfWidth * 3)
+                        rgb.withUnsafeMutableBufferPointer { view.halfResolutionRow(row, columns: 0..<view.halfWidth, into: $0) }
+                        return rgb
+                    }
+                }
+            }
+        }
+        #expect(try #require(rows, "the padded planes hold the half-resolution image") == expected)
     }
 
     @Test("A photo smaller than the long side keeps its size: never enlarged")
