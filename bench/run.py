@@ -113,9 +113,18 @@ class Daemon:
              "--log-level", "warning", "--web-listen", web_listen, *extra],
             stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
         self.pid = self.process.pid
-        if not self.ready.wait(120):
+        deadline = started + 120
+        while not self.ready.wait(0.2):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                break
+        if not self.ready.is_set():
+            exited = self.process.poll()
             self.stop()
-            raise SystemExit(f"bench: utensild did not become ready; see {root}/utensild.log")
+            # The bench's folder is removed when it ends: what the daemon said goes with the error.
+            with open(os.path.join(root, "utensild.log"), "rb") as log:
+                said = log.read()[-4000:].decode(errors="replace")
+            how = f"exited with status {exited}" if exited is not None else "was not ready after 120 s"
+            raise SystemExit(f"bench: utensild {how}; the end of its log:\n{said}")
         self.ready_seconds = time.monotonic() - started
 
     def _drain_notify(self):
