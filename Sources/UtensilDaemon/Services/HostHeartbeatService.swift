@@ -25,20 +25,18 @@ struct HostHeartbeatService: Service {
     }
 
     func run() async {
-        // Whether the latest beat failed, so that a failure is logged once.
-        var failing = false
-        await beat(failing: &failing)
-        if let interval {
-            failing = await cancelWhenGracefulShutdown { [failing] in
-                var failing = failing
-                while true {
-                    do { try await Task.sleep(for: interval) } catch { return failing }
-                    await beat(failing: &failing)
-                }
+        // Whether the latest beat failed, so that a failure is logged once. A beat under way
+        // when the shutdown comes is cancelled (a catalog that does not answer holds no stop).
+        var failing = await cancelWhenGracefulShutdown {
+            var failing = false
+            await beat(failing: &failing)
+            guard let interval else { return failing }
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return failing }
+                await beat(failing: &failing)
             }
-        } else {
-            try? await gracefulShutdown()
         }
+        if interval == nil { try? await gracefulShutdown() }
         await beat(stopping: true, failing: &failing)
     }
 
