@@ -20,6 +20,8 @@ heif.write_heic('bt601.heic', shown, nclx=(1, 13, 6, True))
 heif.write_heic('bt709.heic', shown, nclx=(1, 13, 1, True))
 heif.write_heic('limited.heic', shown, nclx=(1, 13, 6, False))
 heif.write_heic('odd-grid.heic', photo.resize((853, 641)), grid=(2, 2))
+heif.write_heic_displayed('turned.heic', shown, 1)  # stored sideways, as a phone's portrait photo
+heif.write_heic('cropped.heic', shown, clap=(802, 602))
 heif.write_heic('small.heic', photo.resize((600, 450)))
 """#)
     }
@@ -47,10 +49,13 @@ heif.write_heic('small.heic', photo.resize((600, 450)))
     }
 
     @Test("Made from the planes: the thumbnail and the preview are libheif's RGB path's within rounding, not its bits",
-          arguments: ["plain.heic", "bt601.heic", "odd-grid.heic"])
+          arguments: ["plain.heic", "bt601.heic", "odd-grid.heic", "turned.heic", "cropped.heic"])
     func fromPlanes(name: String) throws {
         let planar = try Self.decode(name, planes: true), rgb = try Self.decode(name, planes: false)
         #expect((planar.storedWidth, planar.storedHeight) == (rgb.storedWidth, rgb.storedHeight))
+        // As displayed: libheif turns (irot) and crops (clap) the planes as it does the RGB.
+        let shown = name == "cropped.heic" ? (802, 602) : name == "odd-grid.heic" ? (853, 641) : (850, 640)
+        #expect((planar.storedWidth, planar.storedHeight) == shown)
         let planarPreview = try #require(planar.preview), rgbPreview = try #require(rgb.preview)
         #expect((planarPreview.width, planarPreview.height) == (rgbPreview.width, rgbPreview.height))
         #expect(max(planarPreview.width, planarPreview.height) == Self.previewSide)
