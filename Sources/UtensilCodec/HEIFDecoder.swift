@@ -100,7 +100,7 @@ struct HEIFDecoder {
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1
         options.pointee.strict_decoding = 1
-        if readsPlanes, let made = try planarRenditions(of: source, preview: preview, options: options) {
+        if readsPlanes, !hasAlpha, let made = try planarRenditions(of: source, preview: preview, options: options) {
             return made
         }
         var image: OpaquePointer?
@@ -126,9 +126,9 @@ struct HEIFDecoder {
             square: CenterSquare(width: bitmap.width, height: bitmap.height), size: size, preview: preview)
     }
 
-    /// The renditions of an 8-bit 4:2:0 image without alpha, coded as JFIF codes a JPEG
-    /// (BT.601, full range: what libheif assumes without a colour profile), made from its planes
-    /// at half resolution, as a 4:2:0 JPEG's are (``YUV420PlaneView``): libheif hands out the
+    /// The renditions of an 8-bit 4:2:0 image without alpha (which the caller checks), coded as
+    /// JFIF codes a JPEG (BT.601, full range: what libheif assumes without a colour profile),
+    /// made from its planes at half resolution, as a 4:2:0 JPEG's are (``YUV420PlaneView``): libheif hands out the
     /// decoder's planes as they are, and neither converts the whole image to RGB nor
     /// upsamples its chroma; the resamplers read a quarter of the pixels. Nil (nothing decoded)
     /// when the image is not such an image, or its half resolution does not cover the
@@ -139,8 +139,7 @@ struct HEIFDecoder {
     ) throws(ImageCodecError) -> (square: [UInt8], preview: DecodedPreview?)? {
         let width = Int(heif_image_handle_get_width(source)), height = Int(heif_image_handle_get_height(source))
         let halfWidth = width / 2, halfHeight = height / 2
-        guard heif_image_handle_has_alpha_channel(source) == 0,
-            heif_image_handle_get_luma_bits_per_pixel(source) == 8,
+        guard heif_image_handle_get_luma_bits_per_pixel(source) == 8,
             heif_image_handle_get_chroma_bits_per_pixel(source) == 8,
             min(halfWidth, halfHeight) >= 2 * size,
             preview.map({ halfWidth >= $0.width && halfHeight >= $0.height }) ?? true,
@@ -159,11 +158,11 @@ struct HEIFDecoder {
 
         func plane(_ channel: heif_channel, width: Int, height: Int) -> (UnsafeRawBufferPointer, Int)? {
             var stride: Int32 = 0
+            let rows = Int(heif_image_get_height(image, channel))
             guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
-                Int(heif_image_get_width(image, channel)) >= width, Int(heif_image_get_height(image, channel)) >= height,
+                Int(heif_image_get_width(image, channel)) >= width, rows >= height,
                 let base = heif_image_get_plane_readonly(image, channel, &stride), stride > 0
             else { return nil }
-            let rows = Int(heif_image_get_height(image, channel))
             return (UnsafeRawBufferPointer(start: base, count: Int(stride) * rows), Int(stride))
         }
         guard let luma = plane(heif_channel_Y, width: 2 * halfWidth, height: 2 * halfHeight),
