@@ -261,11 +261,16 @@ struct PostgresListCursor {
         if sort == .name {
             value = .sortKey(String(parts[0]))
         } else {
-            guard let microseconds = Int64(parts[0]) else { return nil }
+            // Only a time PostgreSQL can hold (years 1 to 9999): a crafted one out of range
+            // would fail the query as if the catalog were down.
+            guard let microseconds = Int64(parts[0]), Self.representable.contains(microseconds) else { return nil }
             value = .microseconds(microseconds)
         }
         self.id = id
     }
+
+    /// Microseconds since 1970 from 0001-01-01 to 9999-12-31 (UTC).
+    static let representable: ClosedRange<Int64> = -62_135_596_800_000_000...253_402_300_799_999_999
 
     static func encode(value: String, id: UUID) -> String {
         Data((value + "\u{0}" + id.uuidString).utf8).base64EncodedString()

@@ -359,6 +359,21 @@ struct CatalogBackendContractTests {
                     try await catalog.list(search: nil, category: nil, addedBy: nil, favoriteOf: nil, sort: .name, limit: 3, after: foreign)
                 }
             }
+            // A cursor crafted in the catalogs' own form, with a value no utensil could have:
+            // a page or an invalid cursor, never an error that reads as an outage.
+            for value in ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "x", "1e308"] {
+                let crafted = Data((value + "\u{0}" + UUID().uuidString).utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: "")
+                for sort in ListSort.allCases {
+                    do {
+                        _ = try await catalog.list(
+                            search: nil, category: nil, addedBy: nil, favoriteOf: nil, sort: sort, limit: 3, after: crafted)
+                    } catch {
+                        #expect(error as? CatalogError == .invalidCursor, "a cursor holding \(value), sorted \(sort): \(error)")
+                    }
+                }
+            }
             let added = try await catalog.list(
                 search: nil, category: nil, addedBy: "carol", favoriteOf: nil, sort: .name, limit: 10, after: nil)
             #expect(added.utensils.isEmpty && added.next == nil)
