@@ -116,10 +116,14 @@ let package = Package(
         // The catalog seam (docs/ARCHITECTURE.md, "The catalog seam"): what the store asks of a
         // catalog, in its own value types; no database dependency.
         .target(name: "UtensilCatalogModel", dependencies: ["UtensilCore"]),
+        // sqlite3_db_config (variadic) for a connection to a file not trusted: a backup's catalog.
+        .systemLibrary(name: "CSQLiteGuard", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The SQLite backend (GRDB).
         .target(
             name: "UtensilCatalog",
-            dependencies: ["UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "UtensilCatalogModel", "UtensilCore", "CSQLiteGuard", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // The PostgreSQL catalog (several hosts, one catalog): the only code that touches
         // postgres-nio: its connection, check, schema migrations and PostgresCatalog.
         .target(

@@ -43,7 +43,7 @@ struct BackupStoreTests {
         #expect(summary.linked == filesPerUtensil && summary.copied == 0)
         let listed = try listing(destination)
         #expect(listed.files.map(\.path) == paths(of: kitchen.whisk).sorted())
-        #expect(try CatalogFile.inspect(path: destination.appendingPathComponent("utensils.sqlite").path).utensils.map(\.id) == [kitchen.whisk.id])
+        #expect(try CatalogFile.inspect(path: destination.appendingPathComponent("utensils.sqlite").path, rules: BackupRowRules()).utensils.map(\.id) == [kitchen.whisk.id])
     }
 
     @Test func onAnotherFileSystemTheFilesAreCopiedWithTheirChecksums() throws {

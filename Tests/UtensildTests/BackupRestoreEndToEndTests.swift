@@ -57,7 +57,7 @@ struct BackupRestoreEndToEndTests {
 
         // The backup holds one snapshot of the catalog and exactly its files, as backup.json lists them.
         let listed = try manifest(backup)
-        let snapshot = try CatalogFile.inspect(path: backup.appendingPathComponent("utensils.sqlite").path)
+        let snapshot = try CatalogFile.inspect(path: backup.appendingPathComponent("utensils.sqlite").path, rules: BackupRowRules())
         #expect((20...40).contains(snapshot.utensils.count))
         #expect(listed.counts.utensils + listed.counts.trash == snapshot.utensils.count)
         #expect(listed.counts.trash == 1)

@@ -8,19 +8,22 @@ import UtensilCore
 /// and state folder. The caller holds the ``StateLock`` (no daemon runs on the state folder).
 ///
 /// Nothing is installed until everything is verified: `backup.json` must be one this version
-/// reads; the catalog's bytes must match its checksum, pass `PRAGMA integrity_check`, be a
-/// schema this version knows and agree with the manifest's counts; every file of every
-/// utensil must be listed (an original with the catalog's own checksum) and its bytes match
-/// as they are copied. Files are copied into `.restoring-<folder>` folders beside their
-/// places and the catalog into `.restoring-utensils.sqlite`, all made durable; then the
-/// folders are renamed into place and the catalog last. A restore that fails removes what it
-/// wrote; one that is interrupted leaves `.restoring-*`, which the next restore removes.
+/// reads; the catalog's bytes must match its checksum, and the file is then read without
+/// trusting it (``CatalogFile/inspect(path:rules:)``: read-only and defensive, its schema
+/// exactly utensild's, never run; every row checked under ``BackupRowRules``, the rules a
+/// drop meets) and must agree with the manifest's counts; every file of every utensil must
+/// be listed (an original with the catalog's own checksum) and its bytes match as they are
+/// copied. No path is made from the catalog's values before its row passed. The backup's
+/// file itself is never installed: its rows go into a catalog this version makes with its
+/// own migrations. Files are copied into `.restoring-<folder>` folders beside their places
+/// and, with a SQLite catalog, the new catalog written as `.restoring-utensils.sqlite`, all
+/// made durable; then the folders are renamed into place and the catalog last. A restore
+/// that fails removes what it wrote; one that is interrupted leaves `.restoring-*`, which the
+/// next restore removes.
 ///
-/// With a SQLite catalog the file is installed as it is (migrated when the backup's schema is
-/// older). Into another backend (PostgreSQL), a copy of the file is migrated beside its place,
-/// its rows read (``Catalog/contents()``) and loaded into that catalog, which must be empty, in
-/// one transaction (``CatalogLoading/load(_:)``) once the folders are in place; if that
-/// fails, the folders are emptied again and nothing was installed.
+/// Into another backend (PostgreSQL) the same checked rows are loaded into that catalog,
+/// which must be empty, in one transaction (``CatalogLoading/load(_:)``) once the folders are
+/// in place; if that fails, the folders are emptied again and nothing was installed.
 public struct BackupRestore: Sendable {
     public let settings: IngestSettings
     let logger: Logger
@@ -41,8 +44,10 @@ public struct BackupRestore: Sendable {
         removeLeftovers(in: target.state)
         do throws(RestoreError) {
             let staged = try stage(target, progress: progress)
+            try writeCatalog(staged.contents.rows, in: target.state, owner: target.owner)
             try installFolders(in: target.state)
             try installCatalogFile(in: target.state, owner: target.owner)
+            removeLeftovers(in: target.state)
             return finished(staged, from: backupPath)
         } catch {
             removeLeftovers(in: target.state)
@@ -68,10 +73,9 @@ public struct BackupRestore: Sendable {
         removeLeftovers(in: target.state)
         do throws(RestoreError) {
             let staged = try stage(target, progress: progress)
-            let contents = try rows(of: staged, in: target.state)
             try installFolders(in: target.state)
             do throws(CatalogError) {
-                try await catalog.load(contents)
+                try await catalog.load(staged.contents.rows)
             } catch {
                 emptyFolders(in: target.state)
                 if case .notEmpty(let utensils) = error { throw .catalogNotEmpty(catalog: shownCatalog, utensils: utensils) }
@@ -197,21 +201,25 @@ public struct BackupRestore: Sendable {
     // MARK: Installing
 
     private static let catalogName = Array(BackupManifest.catalogFileName.utf8)
+    /// The catalog this restore writes, beside its place.
     private static let stagedCatalog = Array((restoringPrefix + BackupManifest.catalogFileName).utf8)
+    /// The backup's catalog, copied to be read (never installed).
+    private static let backupCatalogCopy = Array((restoringPrefix + "backup-" + BackupManifest.catalogFileName).utf8)
 
-    /// Verifies the backup while copying it beside its places: the catalog into
-    /// `.restoring-utensils.sqlite`, the files into `.restoring-<folder>` folders, all durable.
+    /// Verifies the backup while copying it beside its places: the catalog (to be read, every
+    /// row checked), the files into `.restoring-<folder>` folders, all durable.
     private func stage(_ target: Target, progress: (Int, Int) -> Void) throws(RestoreError) -> Staged {
         let (manifest, backup, state, owner) = (target.manifest, target.backup, target.state, target.owner)
         let shownManifest = backup.path.appending(BackupManifest.fileName).description
-        // The catalog: copied (and so read once) beside its place, then looked at there.
-        let (catalogName, stagedCatalog) = (Self.catalogName, Self.stagedCatalog)
-        try copy(catalogName, from: backup, to: stagedCatalog, in: state, expecting: manifest.catalog, owner: owner)
+        // The catalog: copied (and so read once, its checksum checked) beside its place, then
+        // read there without trusting it, before any path is made from what it holds.
+        let (catalogName, copied) = (Self.catalogName, Self.backupCatalogCopy)
+        try copy(catalogName, from: backup, to: copied, in: state, expecting: manifest.catalog, owner: owner)
         let contents: CatalogFile.Contents
         do {
-            contents = try CatalogFile.inspect(path: state.path.appending(stagedCatalog).description)
+            contents = try CatalogFile.inspect(path: state.path.appending(copied).description, rules: BackupRowRules())
         } catch {
-            throw .badCatalog(path: backup.path.appending(catalogName).description, problem: error.description)
+            throw .badCatalog(path: backup.path.appending(catalogName).description, problem: error)
         }
         let trash = contents.utensils.filter(\.trashed).count
         for (what, listed, found) in [
@@ -280,23 +288,23 @@ public struct BackupRestore: Sendable {
         try? state.sync()
     }
 
-    /// The staged catalog copy migrated to this version (opening it does) and read out whole,
-    /// for a catalog of another backend.
-    private func rows(of staged: Staged, in state: HeldFolder) throws(RestoreError) -> CatalogContents {
+    /// The checked rows as a new SQLite catalog beside its place (`.restoring-utensils.sqlite`),
+    /// made by this version's migrations, durable.
+    private func writeCatalog(_ rows: CatalogContents, in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
         let path = state.path.appending(Self.stagedCatalog).description
-        let contents: CatalogContents
         do {
-            contents = try Catalog(path: path).contents()
+            try SQLiteSnapshotWriter().writeSQLite(rows, to: path)
         } catch {
-            throw .badCatalog(path: path, problem: "it cannot be read after migrating it to this version (\(error))")
+            throw .catalogNotWritten(path: settings.catalogPath, problem: error.description)
         }
-        guard contents.utensils.map(\.id) == staged.contents.utensils.map(\.id) else {
-            throw .badCatalog(path: path, problem: "migrating it to this version changed its utensils")
+        if let owner {
+            guard Self.withCString(Self.stagedCatalog, { fchownat(state.descriptor, $0, owner.uid, owner.gid, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+                throw .fileSystem(SystemError("chown", state.path.appending(Self.stagedCatalog)))
+            }
         }
-        return contents
     }
 
-    /// The staged catalog into place as the state folder's SQLite catalog, migrated.
+    /// The written catalog into place as the state folder's SQLite catalog.
     private func installCatalogFile(in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
         let (catalogName, stagedCatalog) = (Self.catalogName, Self.stagedCatalog)
         try Self.fileSystem { () throws(SystemError) in
@@ -306,11 +314,11 @@ public struct BackupRestore: Sendable {
             try state.renameNoReplace(stagedCatalog, to: state, as: catalogName)
             try state.sync()
         }
-        // Opening it migrates it (an older backup) and puts it back in WAL mode.
+        // Opening it puts it in WAL mode, as the daemon keeps it.
         do {
             _ = try Catalog(path: settings.catalogPath).countAll()
         } catch {
-            throw .badCatalog(path: settings.catalogPath, problem: "it was installed but cannot be opened (\(error))")
+            throw .catalogNotWritten(path: settings.catalogPath, problem: "it was installed but cannot be opened (\(error))")
         }
         if let owner {
             for suffix in ["", "-wal", "-shm"] {

@@ -1,3 +1,5 @@
+import UtensilCatalog
+
 /// Why `utensild restore` installed nothing; each says in one sentence what is wrong and what
 /// to do. The first bad file is named.
 public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -11,8 +13,11 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingFile(String)
     /// A file's bytes differ from its checksum in `backup.json`.
     case damagedFile(String)
-    /// The backup's catalog is not a sound utensild catalog.
-    case badCatalog(path: String, problem: String)
+    /// The backup's catalog is not a sound utensild catalog: unreadable, another schema, or a
+    /// row that breaks the rules a drop meets (named).
+    case badCatalog(path: String, problem: CatalogFileProblem)
+    /// The new catalog could not be written or opened (a full disk, say).
+    case catalogNotWritten(path: String, problem: String)
     /// The catalog and `backup.json` disagree.
     case inconsistent(path: String, problem: String)
     /// The state folder or the catalog already holds utensils.
@@ -38,7 +43,9 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .damagedFile(let path):
             "\(path) is damaged: its bytes differ from its checksum in backup.json; restore from another backup."
         case .badCatalog(let path, let problem):
-            "\(path) cannot be restored: \(problem)."
+            "\(path) cannot be restored: \(problem); nothing was installed, so \(problem.advice)."
+        case .catalogNotWritten(let path, let problem):
+            "The catalog \(path) could not be written (\(problem)); nothing was installed, so mend that and restore again."
         case .inconsistent(let path, let problem):
             "\(path) does not match the backup's catalog (\(problem)); restore from another backup."
         case .notEmpty(let what):
