@@ -107,4 +107,45 @@ struct PostgresRestoreTests {
         #expect(other.files(in: other.originals).isEmpty && other.files(in: other.thumbnails).isEmpty)
         #expect(!other.files(in: other.state).contains { $0.hasPrefix(".restoring-") }, "\(other.files(in: other.state))")
     }
+
+    @Test func aTamperedBackupIsRefusedBeforeAnythingReachesPostgreSQL() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.path + "/photo-\($0).jpg", seed: 90 + $0) })
+        for (index, name) in ["Ladle.jpg", "Whisk.jpg"].enumerated() { try world.drop(name, photos[index]) }
+        let daemon = try RunningDaemon(world: world)
+        try daemon.waitForUtensils(2)
+        let backup = world.root.appendingPathComponent("backup")
+        let made = try Utensilctl.run(["backup", backup.path], socket: Self.socket(world))
+        #expect(made.status == 0, "\(made.errors)\n\(daemon.log)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
+
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let catalog = ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-2"]
+        let tampers: [(sql: String, sentence: String)] = [
+            ("UPDATE utensil SET id = 'not-a-uuid' WHERE id = (SELECT min(id) FROM utensil)",
+             "has the id \"not-a-uuid\", which is not a UUID"),
+            ("CREATE TRIGGER wipe AFTER INSERT ON utensil BEGIN DELETE FROM utensil; END",
+             "has a trigger named \"wipe\" that utensild's schema does not have"),
+        ]
+        for (index, tamper) in tampers.enumerated() {
+            let copy = try TamperedBackup.make(from: backup, tamper.sql, as: "tampered-\(index)")
+            let fresh = try TestWorld()
+            defer { fresh.remove() }
+            let refused = try UtensildProcess.run(UtensildProcess.arguments(for: fresh, extra: catalog) + ["restore", copy.path])
+            #expect(refused.status == 1, "\(refused.output)\(refused.errors)")
+            #expect(refused.errors.split(separator: "\n").count == 1, "\(refused.errors)")
+            #expect(refused.errors.contains(tamper.sentence) && refused.errors.contains("nothing was installed"), "\(refused.errors)")
+            #expect(try server.superuserSQL("SELECT count(*) FROM utensils", database: server.database) == "0")
+            #expect(fresh.files(in: fresh.originals).isEmpty && fresh.files(in: fresh.thumbnails).isEmpty, "\(fresh.files(in: fresh.originals))")
+            #expect(!fresh.files(in: fresh.state).contains { $0.hasPrefix(".restoring-") }, "\(fresh.files(in: fresh.state))")
+        }
+        // The backup as made loads.
+        let fresh = try TestWorld()
+        defer { fresh.remove() }
+        let restored = try UtensildProcess.run(UtensildProcess.arguments(for: fresh, extra: catalog) + ["restore", backup.path])
+        #expect(restored.status == 0, "\(restored.output)\(restored.errors)\n\(server.log)")
+        #expect(try server.superuserSQL("SELECT count(*) FROM utensils", database: server.database) == "2")
+    }
 }

@@ -28,35 +28,6 @@ struct HostileBackupRestoreTests {
         return backup
     }
 
-    /// Runs `sql` on `database` with the sqlite3 CLI.
-    private static func sqlite(_ database: URL, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database.path, sql]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "sqlite3 \(sql): \(said)")
-    }
-
-    /// A copy of `backup` whose catalog `sql` changed, its size and checksum in backup.json
-    /// made to match (as someone tampering with it would).
-    private static func tampered(_ backup: URL, _ sql: String, as name: String, in world: TestWorld) throws -> URL {
-        let copy = world.root.appendingPathComponent(name)
-        try FileManager.default.copyItem(at: backup, to: copy)
-        let catalog = copy.appendingPathComponent("utensils.sqlite")
-        try sqlite(catalog, sql)
-        let manifestURL = copy.appendingPathComponent("backup.json")
-        var manifest = try JSONDecoder().decode(BackupManifest.self, from: Data(contentsOf: manifestURL))
-        let bytes = try Data(contentsOf: catalog)
-        manifest.catalog.bytes = Int64(bytes.count)
-        manifest.catalog.sha256 = sha256Hex(bytes)
-        try JSONEncoder().encode(manifest).write(to: manifestURL)
-        return copy
-    }
-
     /// Whether nothing was installed in `world`: no catalog with a row, no file in a photo
     /// folder, nothing left half-way.
     private static func expectNothingInstalled(in world: TestWorld, _ what: String) throws {
@@ -102,7 +73,7 @@ struct HostileBackupRestoreTests {
              ["its table utensil does not have the columns utensild makes it with"]),
         ]
         for (index, tamper) in tampers.enumerated() {
-            let copy = try Self.tampered(backup, tamper.sql, as: "tampered-\(index)", in: world)
+            let copy = try TamperedBackup.make(from: backup, tamper.sql, as: "tampered-\(index)")
             let fresh = try TestWorld()
             defer { fresh.remove() }
             let refused = try UtensildProcess.run(UtensildProcess.arguments(for: fresh) + ["restore", copy.path])
