@@ -37,16 +37,21 @@ public struct UtensilDaemon: Sendable {
     /// How this host and the others sharing ``catalog`` tell each other of their changes; nil
     /// for a catalog of one host.
     let changeFeed: (any CatalogChangeFeed)?
+    /// The web gallery's bounds; nil: those for this process's descriptor limit (``WebLimits/current``).
+    let webLimits: WebLimits?
 
     /// - Parameters:
     ///   - catalog: a catalog already open (PostgreSQL: the caller runs its pool of
     ///     connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
     ///   - changeFeed: the shared catalog's feed of every host's changes (PostgreSQL), or nil.
+    ///   - webLimits: the gallery's bounds (tests pass small ones); nil: ``WebLimits/current``.
     public init(
         configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
         catalog: (any CatalogBackend)? = nil, changeFeed: (any CatalogChangeFeed)? = nil,
-        notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), onReady: @escaping @Sendable () -> Void = {}
+        notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), webLimits: WebLimits? = nil,
+        onReady: @escaping @Sendable () -> Void = {}
     ) {
+        self.webLimits = webLimits
         self.catalog = catalog
         self.changeFeed = changeFeed
         self.configuration = configuration
@@ -104,7 +109,7 @@ public struct UtensilDaemon: Sendable {
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
             audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart)
         let gallery = GalleryServer(
-            listen: configuration.webListen, extraHosts: configuration.webHosts,
+            listen: configuration.webListen, extraHosts: configuration.webHosts, limits: webLimits ?? .current,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(handler: handler, store: store, usersFile: configuration.webUsersFile),
             metrics: Self.galleryMetrics(metrics, scheduler: scheduler, store: store, memory: memory, pool: pool),

@@ -85,7 +85,8 @@ public struct InboxUploads: Sendable {
         // For `addedBy`: utensild trusts it only on files of its own user (``UserName``); a
         // file system without user attributes records utensild's user instead.
         _ = utensil_set_xattr(fd, UserName.uploaderAttribute, uploader)
-        return UploadFile(folder: folder, category: relative, temporary: temporary, name: name, fd: fd, identity: identity)
+        return UploadFile(
+            inbox: inbox, folder: folder, category: relative, temporary: temporary, name: name, fd: fd, identity: identity)
     }
 
     /// What is wrong with a file name for the inbox, as the end of a sentence; nil if nothing.
@@ -109,18 +110,34 @@ public struct InboxUploads: Sendable {
 
 /// One uploaded file on its way into the inbox: hidden while it is written, placed under its
 /// own name by ``place()``, removed by ``discard()`` (and by the next start if utensild dies).
+///
+/// Only while it is written does it hold descriptors (the file and its folder): ``finish()``
+/// closes both, so an upload of many files holds none for the files already written. The
+/// folder is opened again, beneath the inbox, to place or remove the file.
 public final class UploadFile {
-    let folder: HeldFolder
+    let inbox: FolderAnchor
     /// The category folder's name, or empty for the inbox itself.
     let category: [UInt8]
     let temporary: [UInt8]
     let name: [UInt8]
     /// The file utensild created: only this is put into place.
     let identity: FileIdentity
+    /// The folder it is written in, held until ``finish()``.
+    private var folder: HeldFolder?
+    private let folderIdentity: FileIdentity
+    private let folderPath: RawPath
     private var fd: Int32
+    /// The file as ``finish()`` left it: owned by utensild, its inode, size and change time.
+    private var finished: FileStatus?
 
-    init(folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32, identity: FileIdentity) {
+    init(
+        inbox: FolderAnchor, folder: HeldFolder, category: [UInt8], temporary: [UInt8], name: [UInt8], fd: Int32,
+        identity: FileIdentity
+    ) {
+        self.inbox = inbox
         self.folder = folder
+        folderIdentity = folder.identity
+        folderPath = folder.path
         self.category = category
         self.temporary = temporary
         self.name = name
@@ -134,20 +151,26 @@ public final class UploadFile {
 
     public func write(_ bytes: [UInt8]) throws(UploadRefusal) {
         do {
-            try FileOps.writeAll(fd, bytes, path: folder.path.appending(temporary))
+            try FileOps.writeAll(fd, bytes, path: folderPath.appending(temporary))
         } catch {
             throw .notWritten(shown, error)
         }
     }
 
-    /// The whole file arrived: flushes it to disk (it stays hidden until ``place()``). The file
-    /// stays open until it is placed, so that its inode cannot be freed and handed to a file
-    /// someone swaps in under the hidden name (which ``place()`` would take for the same file).
+    /// The whole file arrived: flushes it to disk and closes it and its folder (it stays
+    /// hidden until ``place()``). What it is now is kept: a file swapped in under the hidden
+    /// name later (even on the same inode number, freed and handed out again) differs in its
+    /// owner, size or change time, and ``place()`` refuses it.
     public func finish() throws(UploadRefusal) {
-        guard fsync(fd) == 0 else {
-            let error = SystemError("fsync", folder.path.appending(temporary))
+        defer {
             close(fd)
             fd = -1
+            folder = nil
+        }
+        do throws(SystemError) {
+            guard fsync(fd) == 0 else { throw SystemError("fsync", folderPath.appending(temporary)) }
+            finished = try FileOps.fstat(fd, path: folderPath.appending(temporary))
+        } catch {
             throw .notWritten(shown, error)
         }
     }
@@ -157,7 +180,9 @@ public final class UploadFile {
     /// A hidden name that no longer holds the file utensild wrote (a group member swapped it)
     /// is refused, not placed.
     public func place() throws(UploadRefusal) -> String {
-        guard let now = try? folder.status(of: temporary), now.kind == .regular, now.identity == identity else {
+        guard let folder = try? heldFolder(), let now = try? folder.status(of: temporary), now.kind == .regular,
+              now.identity == identity, finished.map({ $0 == now }) ?? true
+        else {
             throw .replaced(shown)
         }
         let dot = name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex
@@ -167,6 +192,7 @@ public final class UploadFile {
                 try folder.renameNoReplace(temporary, to: folder, as: candidate)
                 if fd >= 0 { close(fd) }
                 fd = -1
+                self.folder = nil
                 let relative = category.isEmpty ? candidate : category + [HeldFolder.slash] + candidate
                 return String(decoding: relative, as: UTF8.self)
             } catch where error.code == EEXIST {
@@ -180,11 +206,23 @@ public final class UploadFile {
         throw .notPlaced(shown)
     }
 
-    /// Removes the file (a cut-off or refused upload).
+    /// Removes the file (a cut-off or refused upload). If its folder is gone or was swapped,
+    /// the file is left to the next start's clean-up of upload leftovers.
     public func discard() {
         if fd >= 0 { close(fd) }
         fd = -1
-        try? folder.unlinkIfPresent(temporary)
+        try? heldFolder().unlinkIfPresent(temporary)
+        folder = nil
+    }
+
+    /// The folder the file was created in: the one held while it is written, else opened
+    /// again beneath the inbox and checked to be the same folder.
+    private func heldFolder() throws(SystemError) -> HeldFolder {
+        if let folder { return folder }
+        let root = try inbox.folder()
+        let reopened = try root.folder(category)
+        guard reopened.identity == folderIdentity else { throw SystemError("open", folderPath, code: ENOENT) }
+        return reopened
     }
 }
 

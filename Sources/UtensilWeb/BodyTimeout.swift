@@ -1,29 +1,42 @@
 import HummingbirdCore
 import NIOCore
 
-/// Closes a connection whose request body stops arriving: between a request head and its
-/// end, each part must follow the one before within `timeout`. (Before a head, Hummingbird's
-/// idle time-out applies; after the end, a reply such as the event stream may take as long as
-/// it likes.)
+/// Closes a connection whose request body has not arrived whole by its deadline: from a
+/// request head, the body must end within `deadline` (`uploadDeadline` for an upload),
+/// however many bytes it sends meanwhile, so a body trickled a byte at a time is cut like a
+/// silent one. (Before a head, Hummingbird's idle time-out applies; after the end, a reply
+/// such as the event stream may take as long as it likes.)
 final class BodyTimeout: ChannelInboundHandler, RemovableChannelHandler {
     /// Hummingbird's request part (NIOHTTPTypes' `HTTPRequestPart`).
     typealias InboundIn = HTTP1Channel.Value.InboundPart
     typealias InboundOut = HTTP1Channel.Value.InboundPart
 
-    let timeout: TimeAmount
+    /// The path whose bodies get `uploadDeadline`.
+    static let uploadPath = "/api/v1/uploads"
+
+    let deadline: TimeAmount
+    let uploadDeadline: TimeAmount
     private var pending: Scheduled<Void>?
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    init(deadline: TimeAmount, uploadDeadline: TimeAmount) {
+        self.deadline = deadline
+        self.uploadDeadline = uploadDeadline
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        pending?.cancel()
-        pending = nil
         switch unwrapInboundIn(data) {
-        case .head, .body:
+        case .head(let head):
+            pending?.cancel()
+            let path = head.path.map { $0.prefix { $0 != "?" } }
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            pending = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
-        case .end:
+            pending = context.eventLoop.scheduleTask(in: path == Self.uploadPath[...] ? uploadDeadline : deadline) {
+                loopBound.value.close(promise: nil)
+            }
+        case .body:
             break
+        case .end:
+            pending?.cancel()
+            pending = nil
         }
         context.fireChannelRead(data)
     }

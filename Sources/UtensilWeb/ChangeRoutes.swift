@@ -11,8 +11,10 @@ struct ChangeRoutes: Sendable {
     let access: Access
     let throttle: LoginThrottle
     let passwordChecks: PasswordChecks
-    /// Files per upload request at most.
-    static var maximumFilesPerUpload: Int { 100 }
+    /// Uploads in progress, per user and in all, and their ``UploadLimits``.
+    let uploads: UploadSlots
+    /// No upload opens a file while the daemon is short of descriptors.
+    let reserve: DescriptorReserve
 
     /// A restore whose name was taken while the utensil was in the trash.
     static let nameTakenOnRestore =
@@ -123,22 +125,26 @@ struct ChangeRoutes: Sendable {
         }
         router.post("/api/v1/uploads") { request, _ in
             let user = try access.requireUser(request)
-            return try JSONReply.response(["files": try await upload(request, user: user)])
+            return try await uploads.withSlot(for: user) {
+                try JSONReply.response(["files": try await upload(request, user: user)])
+            }
         }
     }
 
-    /// Streams a multipart body into the inbox, file by file.
+    /// Streams a multipart body into the inbox, file by file; each file is closed once written.
     func upload(_ request: Request, user: String) async throws -> [InboxUpload.Outcome] {
+        let filesPerRequest = uploads.limits.filesPerRequest
         guard let boundary = request.headers[.contentType].flatMap(MultipartParser.boundary(fromContentType:)),
               var parser = MultipartParser(boundary: boundary)
         else {
             throw WebProblem(.unsupportedMediaType, .badRequest, "Send the photos as multipart/form-data, as a browser's file upload does.")
         }
-        let limit = backend.maxFileBytes * Self.maximumFilesPerUpload + 1_000_000
+        let limit = backend.maxFileBytes * filesPerRequest + 1_000_000
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw WebProblem(.contentTooLarge, .requestTooLarge,
-                "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
+                "The upload is larger than \(filesPerRequest) files of max_file_bytes; send fewer or smaller photos.")
         }
+        guard reserve.allows("an upload") else { throw Self.shortOfDescriptors }
         var upload = InboxUpload(backend: backend, user: user)
         var category: String?
         var fieldName: String?
@@ -150,7 +156,7 @@ struct ChangeRoutes: Sendable {
                 received += chunk.readableBytes
                 guard received <= limit else {
                     throw WebProblem(.contentTooLarge, .requestTooLarge,
-                        "The upload is larger than \(Self.maximumFilesPerUpload) files of max_file_bytes; send fewer or smaller photos.")
+                        "The upload is larger than \(filesPerRequest) files of max_file_bytes; send fewer or smaller photos.")
                 }
                 for event in try parser.feed(chunk.readableBytesView) {
                     switch event {
@@ -158,10 +164,11 @@ struct ChangeRoutes: Sendable {
                         let disposition = headers["content-disposition"] ?? ""
                         if let fileName = MultipartParser.parameter("filename", in: disposition) {
                             files += 1
-                            guard files <= Self.maximumFilesPerUpload else {
+                            guard files <= filesPerRequest else {
                                 throw WebProblem(.contentTooLarge, .requestTooLarge,
-                                    "One upload takes at most \(Self.maximumFilesPerUpload) files; send the rest in another.")
+                                    "One upload takes at most \(filesPerRequest) files; send the rest in another.")
                             }
+                            guard reserve.allows("an upload's file") else { throw Self.shortOfDescriptors }
                             upload.begin(fileName: fileName, category: category)
                         } else {
                             fieldName = MultipartParser.parameter("name", in: disposition)
@@ -201,6 +208,14 @@ struct ChangeRoutes: Sendable {
             throw error
         }
         return upload.commit()
+    }
+
+    /// The `503` of an upload while the daemon is short of descriptors (``DescriptorReserve``).
+    static var shortOfDescriptors: WebProblem {
+        var problem = WebProblem(.serviceUnavailable, .busy,
+            "The daemon is short of file descriptors, so the gallery takes no upload now; try again in a minute.")
+        problem.headers[.retryAfter] = "60"
+        return problem
     }
 
     /// A 429 sign-in page saying `message`, with `Retry-After`.

@@ -7,8 +7,8 @@ import NIOPosix
 
 /// The gallery's listening socket, bounded (``WebLimits``): Hummingbird's own HTTP/1 channel
 /// and the router, fed from NIO's bootstrap so that every connection passes the
-/// ``ConnectionLimiter`` before a byte is read, idles at most `idleSeconds` between requests
-/// and sends a body without pausing for `bodySeconds`. The socket is bound here, or is one
+/// ``ConnectionLimiter`` and the ``DescriptorReserve`` before a byte is read, idles at most
+/// `idleSeconds` between requests and sends a body within its deadline (``BodyTimeout``). The socket is bound here, or is one
 /// systemd passed in (`utensild-web.socket`, so the service keeps `PrivateNetwork=yes`).
 enum GalleryListener {
     enum Endpoint: Sendable {
@@ -20,12 +20,14 @@ enum GalleryListener {
 
     /// Serves until cancelled; `onListening` gets the bound address.
     static func serve(
-        _ endpoint: Endpoint, router: Router<GalleryRequestContext>, limits: WebLimits, logger: Logger,
-        quietLogger: Logger, onListening: @Sendable (SocketAddress?) -> Void
+        _ endpoint: Endpoint, router: Router<GalleryRequestContext>, limits: WebLimits, reserve: DescriptorReserve,
+        logger: Logger, quietLogger: Logger, onListening: @Sendable (SocketAddress?) -> Void
     ) async throws {
         let responder = router.buildResponder()
         let configuration = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [BodyTimeout(timeout: .seconds(limits.bodySeconds))],
+            additionalChannelHandlers: [
+                BodyTimeout(deadline: .seconds(limits.bodySeconds), uploadDeadline: .seconds(limits.uploads.bodySeconds)),
+            ],
             idleTimeout: .seconds(limits.idleSeconds))
         let http = HTTP1Channel(responder: { request, responseWriter, channel in
             let context = GalleryRequestContext(source: .init(channel: channel, logger: quietLogger))
@@ -41,7 +43,7 @@ enum GalleryListener {
         }, configuration: configuration)
         let limiter = ConnectionLimiter(limits: limits, logger: logger)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<HTTP1Channel.Value?> = { channel in
-            guard limiter.admit(channel) else {
+            guard reserve.allows("new connections"), limiter.admit(channel) else {
                 channel.close(promise: nil)
                 return channel.eventLoop.makeSucceededFuture(nil)
             }

@@ -21,6 +21,8 @@ public struct GalleryServer: Sendable {
     let metrics: GalleryMetrics?
     /// bcrypt's own threads (``PasswordChecks``), started and stopped by ``run(onListening:)``.
     let passwordChecks = PasswordChecks()
+    /// The descriptors kept free of connections and uploads (``WebLimits/descriptorsKeptFree``).
+    let descriptorReserve: DescriptorReserve
 
     public init(
         listen: WebListen, extraHosts: [String] = [], limits: WebLimits = .current, activatedDescriptor: Int32? = nil,
@@ -33,6 +35,7 @@ public struct GalleryServer: Sendable {
         self.activatedDescriptor = activatedDescriptor
         self.backend = backend
         self.logger = logger
+        descriptorReserve = DescriptorReserve(kept: limits.descriptorsKeptFree, logger: logger)
         access = Access(sessions: Sessions(), usersFile: backend.usersFile)
     }
 
@@ -51,7 +54,10 @@ public struct GalleryServer: Sendable {
         APIRoutes(backend: backend, access: access).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         let throttle = LoginThrottle()
-        ChangeRoutes(backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
+        ChangeRoutes(
+            backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks,
+            uploads: UploadSlots(limits: limits.uploads), reserve: descriptorReserve
+        ).register(on: router)
         AccountRoutes(access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
         FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
         return router
@@ -86,7 +92,7 @@ public struct GalleryServer: Sendable {
             }
         }
         try await GalleryListener.serve(
-            endpoint, router: makeRouter(), limits: limits, logger: logger, quietLogger: quiet
+            endpoint, router: makeRouter(), limits: limits, reserve: descriptorReserve, logger: logger, quietLogger: quiet
         ) { [listen, activatedDescriptor] address in
             if activatedDescriptor != nil {
                 onListening(address.map { "\($0) (from systemd)" } ?? "the socket from systemd")

@@ -23,7 +23,7 @@ struct InboxUpload {
     let user: String
 
     private var current: (name: String, file: any UploadedFile, bytes: Int)?
-    /// Written and flushed, waiting for the end of the body.
+    /// Written, flushed and closed, waiting for the end of the body.
     private var written: [(index: Int, name: String, file: any UploadedFile)] = []
     private var outcomes: [(index: Int, outcome: Outcome)] = []
     private var files = 0

@@ -319,6 +319,9 @@ enum OpenAPIDocument {
           "415": {
             "$ref": "#/components/responses/BadRequest"
           },
+          "429": {
+            "$ref": "#/components/responses/TooManyUploads"
+          },
           "503": {
             "$ref": "#/components/responses/Busy"
           }
@@ -825,8 +828,18 @@ enum OpenAPIDocument {
           }
         }
       },
+      "TooManyUploads": {
+        "description": "The signed-in user has as many uploads in progress as the gallery takes from one user; retry after `Retry-After` seconds.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
       "Busy": {
-        "description": "The catalog is busy or unavailable; retry later.",
+        "description": "The catalog is busy or unavailable, or the gallery takes no more uploads or descriptors for now; retry later.",
         "content": {
           "application/json": {
             "schema": {

@@ -3,7 +3,8 @@
 /// ``place()``, owned by the daemon, never reached through a path built from the request.
 public protocol UploadedFile: AnyObject {
     func write(_ bytes: [UInt8]) throws(UploadRefused)
-    /// The part ended: flushes the file to disk; it stays hidden.
+    /// The part ended: flushes the file to disk and closes it, so that a finished file holds
+    /// no descriptor; it stays hidden.
     func finish() throws(UploadRefused)
     /// Renames it into place (never overwriting); returns where it is, relative to the inbox.
     func place() throws(UploadRefused) -> String

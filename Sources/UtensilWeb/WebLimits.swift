@@ -13,14 +13,26 @@ public struct WebLimits: Sendable, Equatable {
     /// A connection must send a complete request head within this long of connecting or of
     /// its previous response, or it is closed (idle and header time-out).
     public var idleSeconds: Int64
-    /// A request body that sends nothing for this long is cut off.
+    /// A request body (other than an upload's, ``UploadLimits/bodySeconds``) must arrive whole
+    /// within this long of its head, however it trickles, or its connection is closed.
     public var bodySeconds: Int64
+    /// Files per upload, uploads in progress per user and in all, and an upload's deadline.
+    public var uploads: UploadLimits
+    /// The gallery takes no new connection and opens no upload file while fewer than this
+    /// many descriptors are free under `RLIMIT_NOFILE` (it answers `503` instead): they stay
+    /// for the control socket, the watcher, the ingest and the catalog.
+    public var descriptorsKeptFree: Int
 
-    public init(connections: Int, connectionsPerAddress: Int, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60) {
+    public init(
+        connections: Int, connectionsPerAddress: Int, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60,
+        uploads: UploadLimits? = nil, descriptorsKeptFree: Int = reservedDescriptors
+    ) {
         self.connections = connections
         self.connectionsPerAddress = connectionsPerAddress
         self.idleSeconds = idleSeconds
         self.bodySeconds = bodySeconds
+        self.uploads = uploads ?? UploadLimits(inAll: max(2, connections / 2))
+        self.descriptorsKeptFree = descriptorsKeptFree
     }
 
     /// Descriptors kept out of the gallery's reach: every client the control socket admits
@@ -30,8 +42,9 @@ public struct WebLimits: Sendable, Equatable {
     public static let reservedDescriptors = ControlProtocol.maximumClients + 128
 
     /// The limits for this process's descriptor limit (`RLIMIT_NOFILE`, systemd's
-    /// `LimitNOFILE=`): each connection may also hold a file it sends, so the gallery gets
-    /// half of what the reserve leaves, between 8 and 512 connections; 64 per address.
+    /// `LimitNOFILE=`): an upload also holds the file it writes and its folder, so the gallery
+    /// gets half of what the reserve leaves, between 8 and 512 connections, and uploads in
+    /// progress are at most half the connections; 64 per address.
     public static func forDescriptorLimit(_ limit: Int) -> WebLimits {
         WebLimits(connections: min(512, max(8, (limit - reservedDescriptors) / 2)), connectionsPerAddress: 64)
     }
