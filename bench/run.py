@@ -36,10 +36,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
                  daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
-                 scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2, lying_side=16384),
+                 scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2, lying_side=16384,
+                 stalled_streams=32, stalled_followers=8, stalled_seconds=60),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
                   daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
-                  scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096),
+                  scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096,
+                  stalled_streams=8, stalled_followers=2, stalled_seconds=3),
 }
 
 # The targets of issue 6, as issue 26 raised them.
@@ -59,6 +61,8 @@ TARGETS = {
     "scale_check": 60.0,       # s, below
     # The target of issue 14: the gallery's first page (50 thumbnails) at 100,000 utensils.
     "gallery_p99": 50.0,       # ms, below
+    # Followers that never read while events flow: the daemon's peak RSS, at most.
+    "stalled_rss": 128.0,      # MB
 }
 
 # memory_budget's default (MiB): the decoding-bomb burst must peak below idle RSS plus this.
@@ -542,6 +546,80 @@ def bomb_burst(binaries, work, profile, lying=False):
         shutil.rmtree(bombs, ignore_errors=True)
 
 
+def stalled_readers(binaries, photo, work, profile):
+    """Followers that never read while events flow: `stalled_streams` gallery event streams
+    (TCP from four loopback addresses, as many as the gallery serves from them; receive
+    buffers of 2 KB) and `stalled_followers`
+    control-socket `events` followers subscribe and never read, while one control connection
+    renames a category back and forth as fast as the daemon answers for `stalled_seconds`
+    (each rename is an event for every follower). The daemon's RSS before, its peak (VmHWM)
+    and after the followers leave; how many streams were served and how many were cut off."""
+    port = free_port()
+    daemon = Daemon(binaries, os.path.join(work, "stalled"), web_listen=f"127.0.0.1:{port}")
+    try:
+        events = Events(daemon)
+        os.makedirs(os.path.join(daemon.inbox, "Pans"))
+        shutil.copyfile(photo, os.path.join(daemon.stage, "Pan.jpg"))
+        os.rename(os.path.join(daemon.stage, "Pan.jpg"), os.path.join(daemon.inbox, "Pans", "Pan.jpg"))
+        events.wait(1)
+        events.close()
+        rss_before = daemon.status("VmRSS") / 1024
+        descriptors_before = len(os.listdir(f"/proc/{daemon.pid}/fd"))
+        head = f"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        streams, served = [], 0
+        for index in range(profile["stalled_streams"]):
+            stream = socket.socket()
+            stream.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            stream.bind((f"127.0.0.{2 + index % 4}", 0))
+            stream.connect(("127.0.0.1", port))
+            stream.sendall(head)
+            stream.settimeout(10)
+            try:
+                served += stream.recv(64).startswith(b"HTTP/1.1 200")
+            except OSError:
+                pass
+            streams.append(stream)
+        followers = []
+        for _ in range(profile["stalled_followers"]):
+            follower = daemon.connect()
+            follower.sendall(b'{"v":1,"command":"events"}\n')
+            followers.append(follower)
+        renamer = daemon.connect()
+        reader = renamer.makefile("rb")
+        renames, names, ended = 0, ("Pans", "Pots"), time.monotonic() + profile["stalled_seconds"]
+        while time.monotonic() < ended:
+            old, new = names[renames % 2], names[(renames + 1) % 2]
+            renamer.sendall((json.dumps({"v": 1, "command": "category-rename", "category": old, "newName": new}) + "\n").encode())
+            if not json.loads(reader.readline()).get("ok"):
+                raise SystemExit("bench: a category rename failed")
+            renames += 1
+        peak = daemon.status("VmHWM") / 1024
+        # Cut off: the daemon closed them (what they hold is read, then the end); one that
+        # kept up with the kernel's buffers is still open when the deadline passes.
+        cut, deadline = 0, time.monotonic() + 20
+        for connection in streams + followers:
+            try:
+                while (left := deadline - time.monotonic()) > 0:
+                    connection.settimeout(left)
+                    if not connection.recv(1 << 16):
+                        cut += 1
+                        break
+            except OSError:
+                pass
+        for connection in streams + followers:
+            connection.close()
+        renamer.close()
+        deadline = time.monotonic() + 30
+        while len(os.listdir(f"/proc/{daemon.pid}/fd")) > descriptors_before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return dict(streams=len(streams), served_streams=served, followers=len(followers), renames=renames,
+                    events_per_second=round(renames / profile["stalled_seconds"], 1), cut_off=cut,
+                    rss_before_mb=round(rss_before, 1), peak_rss_mb=round(peak, 1),
+                    rss_after_mb=round(daemon.status("VmRSS") / 1024, 1))
+    finally:
+        daemon.stop()
+
+
 def search(binaries, bench, catalog, profile):
     """`list --search` through the catalog code in-process, then through the daemon's socket."""
     out = subprocess.run([bench, "search", "--catalog", catalog, "--rows", str(profile["search_rows"]),
@@ -898,6 +976,12 @@ def base_rows(results, verdict):
         h = results["hooks"]
         rows.append((f"single drop → committed, p50, on_ingest hook hung", f"no hook {h['none']['p50_ms']:.0f} ms",
                      f"{h['hung']['p50_ms']:.0f} ms", f"{h['hung']['p50_ms'] / h['none']['p50_ms']:.2f}×", "", ""))
+    if "stalled" in results:
+        st = results["stalled"]
+        rows.append((f"peak RSS, {st['streams']} event streams + {st['followers']} followers never reading",
+                     f"before {st['rss_before_mb']:.0f} MB", f"{st['peak_rss_mb']:.0f} MB",
+                     f"{st['renames']} events, {st['cut_off']} cut off; after {st['rss_after_mb']:.0f} MB",
+                     f"≤ {TARGETS['stalled_rss']:.0f} MB", verdict(st["peak_rss_mb"] <= TARGETS["stalled_rss"])))
     for name in ["progressive", "png24"]:
         if name in c:
             d = c[name]
@@ -957,6 +1041,7 @@ def check_numbers(results):
         "decoding-bomb burst peak RSS MB": results["bombs"]["peak_rss_mb"],
         "lying HEIF burst peak RSS MB": results["lying"]["peak_rss_mb"],
         "idle RSS MB": results["idle"]["rss_after_work_mb"],
+        "stalled followers peak RSS MB": results["stalled"]["peak_rss_mb"],
         "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
         "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
     })
@@ -1072,6 +1157,9 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     results["bombs"] = bomb_burst(binaries, work, profile)
     log(f"memory: a HEIC and an AVIF whose size box lies ({profile['lying_side']}² coded, 300² declared)")
     results["lying"] = bomb_burst(binaries, work, profile, lying=True)
+    log(f"memory: {profile['stalled_streams']} event streams and {profile['stalled_followers']} events followers "
+        f"that never read, {profile['stalled_seconds']} s of events")
+    results["stalled"] = stalled_readers(binaries, jpeg12[0], work, profile)
     log(f"search: list --search over {profile['search_rows']:,} utensils")
     catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
     results["search"] = search(binaries, bench, catalog, profile)

@@ -33,6 +33,14 @@ public enum ControlProtocol {
     /// for this long is closed. `events` subscribers are exempt once subscribed.
     public static let idleTimeoutSeconds = 60
 
+    /// The recommended limit on lines waiting for a follower (`events`, `backup`) that does
+    /// not read; one more and the follower is told it fell behind and is disconnected.
+    public static let maximumFollowerBacklog = 256
+
+    /// How long a follower that fell behind has to take the lines that wait for it before
+    /// the server closes the connection anyway.
+    public static let fellBehindGraceSeconds = 10
+
     /// Edge length of the raw RGB preview the server adds to `show --preview` replies.
     public static let previewEdge = 48
 }

@@ -10,10 +10,13 @@ import UtensilControlProtocol
 public enum ControlResponse: Sendable {
     /// Send this line and wait for the next request.
     case reply(String)
-    /// Send the lines `produce` yields until it returns or the client leaves (`events`,
+    /// Send the lines `produce` sends until it returns or the client leaves (`events`,
     /// `backup`). The server runs it in the connection's own task group and cancels it when
-    /// the client leaves (or the server shuts down): no task outlives its connection.
-    case stream(@Sendable (_ lines: AsyncStream<String>.Continuation) async -> Void)
+    /// the client leaves (or the server shuts down): no task outlives its connection. At
+    /// most `ControlProtocol.maximumFollowerBacklog` lines wait for a client that does not
+    /// read; past that it is told it fell behind and is disconnected (`send` then returns
+    /// false: stop producing).
+    case stream(@Sendable (_ lines: FollowerQueue<String>) async -> Void)
 }
 
 /// The control socket: a relay with no policy. It frames newline-delimited requests, reads
@@ -35,6 +38,8 @@ public struct ControlServer: Service {
     let maximumClientsPerUser: Int
     let reservedClients: Int
     let idleTimeout: TimeAmount
+    /// Lines that may wait for a follower (`events`, `backup`) that does not read.
+    let followerBacklog: Int
     let logger: Logger
     private let clients = ClientTable()
 
@@ -44,9 +49,11 @@ public struct ControlServer: Service {
         maximumClients: Int = ControlProtocol.maximumClients,
         maximumClientsPerUser: Int = ControlProtocol.maximumClientsPerUser,
         reservedClients: Int = ControlProtocol.reservedClients,
-        idleTimeout: TimeAmount = .seconds(Int64(ControlProtocol.idleTimeoutSeconds)), logger: Logger,
+        idleTimeout: TimeAmount = .seconds(Int64(ControlProtocol.idleTimeoutSeconds)),
+        followerBacklog: Int = ControlProtocol.maximumFollowerBacklog, logger: Logger,
         handler: @escaping Handler
     ) {
+        self.followerBacklog = followerBacklog
         self.socket = socket
         self.maximumLineBytes = maximumLineBytes
         self.maximumClients = maximumClients
@@ -130,8 +137,7 @@ public struct ControlServer: Service {
                             // A follower sends nothing more: no idle time-out, and its leaving
                             // (end of input) ends the stream.
                             try? await connection.channel.pipeline.removeHandler(name: Self.idleHandlerName).get()
-                            let closed = connection.channel.closeFuture
-                            try await Self.follow(produce, outbound: outbound, until: { try await closed.get() })
+                            try await Self.follow(produce, outbound: outbound, channel: connection.channel, backlog: followerBacklog)
                             return
                         }
                     }
@@ -147,32 +153,45 @@ public struct ControlServer: Service {
     /// The line of a problem the server answers itself.
     private static func line(_ problem: ControlError) -> String { LineFraming.line(.failure(problem)) }
 
-    /// Runs `produce` and writes the lines it yields until it has returned and every line is
-    /// written, or `clientLeft` returns (the connection closed); then cancels what is left.
+    /// Runs `produce` and writes the lines it sends until it has returned and every line is
+    /// written, or the client left (the connection closed); then cancels what is left. A
+    /// client that lets `backlog` lines wait has fallen behind: it is sent the lines that
+    /// wait and a `busy` line saying so, and is closed after `ControlProtocol.fellBehindGrace`
+    /// even if it never takes them.
     private static func follow(
-        _ produce: @escaping @Sendable (AsyncStream<String>.Continuation) async -> Void,
-        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, until clientLeft: @escaping @Sendable () async throws -> Void
+        _ produce: @escaping @Sendable (FollowerQueue<String>) async -> Void,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel, backlog: Int
     ) async throws {
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        // A client that reads nothing would hold the writes below for ever: once it has
+        // fallen behind, it has the grace to take what waits, then it is closed.
+        let lines = FollowerQueue<String>(limit: backlog) {
+            channel.eventLoop.scheduleTask(in: .seconds(Int64(ControlProtocol.fellBehindGraceSeconds))) {
+                channel.close(promise: nil)
+            }
+        }
+        let closed = channel.closeFuture
         // true: the exchange is over (every line written, or the client gone).
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await produce(continuation)
-                continuation.finish()
+                await produce(lines)
+                lines.finish()
                 return false
             }
             group.addTask {
-                for await line in lines {
+                for await line in lines.items {
                     try await outbound.write(ByteBuffer(string: line + "\n"))
+                }
+                if lines.fellBehind {
+                    try await outbound.write(ByteBuffer(string: Self.line(.fellBehind(limit: backlog)) + "\n"))
                 }
                 return true
             }
             group.addTask {
-                try await clientLeft()
+                try await closed.get()
                 return true
             }
             while let over = try await group.next(), !over {}
-            continuation.finish()
+            lines.finish()
             group.cancelAll()
         }
     }

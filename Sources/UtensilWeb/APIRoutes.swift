@@ -5,6 +5,7 @@ import UtensilControlProtocol
 struct APIRoutes: Sendable {
     let backend: any GalleryBackend
     let access: Access
+    let eventStreams: EventStreamSlots
 
     func register(on router: Router<GalleryRequestContext>) {
         router.get("/api/v1/utensils") { request, _ in
@@ -22,8 +23,9 @@ struct APIRoutes: Sendable {
         router.get("/api/v1/status") { _, _ in
             try JSONReply.response(try await backend.answer(.status, webUser: nil).payload())
         }
-        router.get("/api/v1/events") { _, _ in
-            EventStream(events: backend.followEvents()).response()
+        router.get("/api/v1/events") { _, context in
+            guard let ticket = eventStreams.take(from: context.remoteAddress) else { throw Self.tooManyEventStreams(eventStreams.limits) }
+            return EventStream(events: backend.followEvents(), connection: context.channel, ticket: ticket).response()
         }
         router.get("/api/v1/openapi.json") { _, _ in
             var headers = HTTPFields()
@@ -31,6 +33,15 @@ struct APIRoutes: Sendable {
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
+    }
+
+    /// The answer past ``WebLimits/eventStreams`` or ``WebLimits/eventStreamsPerAddress``.
+    static func tooManyEventStreams(_ limits: WebLimits) -> WebProblem {
+        var problem = WebProblem(
+            .serviceUnavailable, .busy,
+            "The gallery is serving as many live event streams as it allows (\(limits.eventStreamsPerAddress) from one address, \(limits.eventStreams) in all); close a gallery tab or try again in a minute.")
+        problem.headers[.retryAfter] = "60"
+        return problem
     }
 
     /// The utensil a path segment names, strictly by id, as `user` (nil: a visitor) sees it.

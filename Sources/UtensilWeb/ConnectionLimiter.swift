@@ -3,8 +3,11 @@ import NIOCore
 import Synchronization
 
 /// Admits the gallery's connections against ``WebLimits``: past the limit in all or from one
-/// address a new connection is closed at once, before any byte is read. What is turned away
-/// is logged once per burst, with a count, a second after the first.
+/// address a new connection is closed at once, before any byte is read. Once half the
+/// connections are open, an address may hold only a small share
+/// (``WebLimits/connectionsPerAddressWhenBusy``), so that the last slots stay for new
+/// visitors rather than going to the few addresses that filled the first half. What is
+/// turned away is logged once per burst, with a count, a second after the first.
 final class ConnectionLimiter: Sendable {
     let limits: WebLimits
     private let logger: Logger
@@ -30,7 +33,8 @@ final class ConnectionLimiter: Sendable {
         let address = channel.remoteAddress?.ipAddress
         let (admitted, report) = state.withLock { state -> (Bool, Bool) in
             let fromAddress = address.map { state.perAddress[$0, default: 0] } ?? 0
-            guard state.open < limits.connections, fromAddress < limits.connectionsPerAddress else {
+            let perAddress = state.open * 2 < limits.connections ? limits.connectionsPerAddress : limits.connectionsPerAddressWhenBusy
+            guard state.open < limits.connections, fromAddress < perAddress else {
                 state.shed += 1
                 state.shedAddresses.insert(address ?? "a Unix socket peer")
                 defer { state.reportPending = true }
@@ -70,6 +74,6 @@ final class ConnectionLimiter: Sendable {
             return (state.shed, state.shedAddresses.count)
         }
         logger.warning(
-            "The web gallery turned away \(shed) connection\(shed == 1 ? "" : "s") from \(addresses) address\(addresses == 1 ? "" : "es"): it holds at most \(limits.connections) in all and \(limits.connectionsPerAddress) from one address")
+            "The web gallery turned away \(shed) connection\(shed == 1 ? "" : "s") from \(addresses) address\(addresses == 1 ? "" : "es"): it holds at most \(limits.connections) in all and \(limits.connectionsPerAddress) from one address (\(limits.connectionsPerAddressWhenBusy) once half full)")
     }
 }

@@ -9,8 +9,9 @@ public protocol GalleryBackend: Sendable {
     /// is the signed-in user a change is made for.
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError>
 
-    /// Every ingest and rejection from now on, until the daemon stops.
-    func followEvents() -> AsyncStream<EventInfo>
+    /// Every ingest and rejection from now on, until the daemon stops or the follower falls
+    /// the queue's limit behind.
+    func followEvents() -> FollowerQueue<EventInfo>
 
     /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
     func thumbnailPath(id: String) -> String

@@ -51,7 +51,7 @@ public struct GalleryServer: Sendable {
             MetricsRoutes(metrics: metrics).register(on: router)
         }
         router.add(middleware: APIMethodCheck())
-        APIRoutes(backend: backend, access: access).register(on: router)
+        APIRoutes(backend: backend, access: access, eventStreams: EventStreamSlots(limits: limits)).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
         let throttle = LoginThrottle()
         ChangeRoutes(

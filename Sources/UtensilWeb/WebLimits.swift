@@ -1,15 +1,25 @@
 import Glibc
 import UtensilControlProtocol
 
-/// The gallery listener's bounds: how many connections in all and from one address, and how
-/// long a connection may idle or dribble a request. A stranger who reaches the listener can
-/// hold at most these, so the control socket, the watcher and the catalog keep descriptors.
+/// The gallery listener's bounds: how many connections in all and from one address, how
+/// many of them may be live event streams, and how long a connection may idle or dribble a
+/// request. A stranger who reaches the listener can hold at most these, so the control
+/// socket, the watcher and the catalog keep descriptors, and a few addresses cannot take
+/// every slot from a new visitor.
 public struct WebLimits: Sendable, Equatable {
     /// Open connections in all.
     public var connections: Int
     /// Open connections from one IP address (not counted on a Unix socket, whose one peer is
-    /// the reverse proxy).
+    /// the reverse proxy) while fewer than half of ``connections`` are open.
     public var connectionsPerAddress: Int
+    /// Open connections from one IP address once half of ``connections`` are open: the other
+    /// half is shared out in small portions, so that a few addresses cannot fill it.
+    public var connectionsPerAddressWhenBusy: Int
+    /// Live event streams (`GET /api/v1/events`, one per open gallery page) in all; each
+    /// holds its connection for as long as the page is open.
+    public var eventStreams: Int
+    /// Live event streams from one IP address.
+    public var eventStreamsPerAddress: Int
     /// A connection must send a complete request head within this long of connecting or of
     /// its previous response, or it is closed (idle and header time-out).
     public var idleSeconds: Int64
@@ -23,12 +33,18 @@ public struct WebLimits: Sendable, Equatable {
     /// for the control socket, the watcher, the ingest and the catalog.
     public var descriptorsKeptFree: Int
 
+    /// Limits with `connections` in all; the per-address share when busy and the event
+    /// streams' share follow from it unless given.
     public init(
-        connections: Int, connectionsPerAddress: Int, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60,
+        connections: Int, connectionsPerAddress: Int, connectionsPerAddressWhenBusy: Int? = nil,
+        eventStreams: Int? = nil, eventStreamsPerAddress: Int = 8, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60,
         uploads: UploadLimits? = nil, descriptorsKeptFree: Int = reservedDescriptors
     ) {
         self.connections = connections
         self.connectionsPerAddress = connectionsPerAddress
+        self.connectionsPerAddressWhenBusy = connectionsPerAddressWhenBusy ?? max(2, connections / 16)
+        self.eventStreams = eventStreams ?? max(1, connections / 2)
+        self.eventStreamsPerAddress = eventStreamsPerAddress
         self.idleSeconds = idleSeconds
         self.bodySeconds = bodySeconds
         self.uploads = uploads ?? UploadLimits(inAll: max(2, connections / 2))
@@ -44,7 +60,9 @@ public struct WebLimits: Sendable, Equatable {
     /// The limits for this process's descriptor limit (`RLIMIT_NOFILE`, systemd's
     /// `LimitNOFILE=`): an upload also holds the file it writes and its folder, so the gallery
     /// gets half of what the reserve leaves, between 8 and 512 connections, and uploads in
-    /// progress are at most half the connections; 64 per address.
+    /// progress are at most half the connections; 64 per address while
+    /// the listener is less than half full, a sixteenth of the connections after that; half
+    /// of the connections for event streams, 8 of them per address.
     public static func forDescriptorLimit(_ limit: Int) -> WebLimits {
         WebLimits(connections: min(512, max(8, (limit - reservedDescriptors) / 2)), connectionsPerAddress: 64)
     }

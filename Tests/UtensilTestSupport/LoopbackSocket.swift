@@ -16,10 +16,17 @@ public enum LoopbackSocket {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A stream socket connected to `destination:port`, from `source` (a loopback address) when given.
-    public static func connected(port: Int, from source: String? = nil, to destination: String = "127.0.0.1") throws -> Int32 {
+    /// A stream socket connected to `destination:port`, from `source` (a loopback address) when
+    /// given; with `receiveBuffer`, its receive buffer is that small (a reader that stalls
+    /// fills it at once, as a slow phone would).
+    public static func connected(
+        port: Int, from source: String? = nil, to destination: String = "127.0.0.1", receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
         let fd = try stream()
         do {
+            if var size = receiveBuffer {
+                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             if let source { try call("bind \(source)", on: fd, source, port: 0, bind) }
             try call("connect \(destination):\(port)", on: fd, destination, port: port, connect)
         } catch {

@@ -51,7 +51,11 @@ private struct RouteTableOnly: GalleryBackend {
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
         .failure(ControlError(.internal, "not served"))
     }
-    func followEvents() -> AsyncStream<EventInfo> { AsyncStream { $0.finish() } }
+    func followEvents() -> FollowerQueue<EventInfo> {
+        let queue = FollowerQueue<EventInfo>(limit: 1)
+        queue.finish()
+        return queue
+    }
     func thumbnailPath(id: String) -> String { "/nonexistent" }
     func previewPath(id: String) -> String { "/nonexistent" }
     var inbox: String { "/nonexistent" }

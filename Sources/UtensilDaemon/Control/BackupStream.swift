@@ -13,9 +13,10 @@ struct BackupStream: Sendable {
     let pool: BlockingPool
     let audit: ControlAudit
 
-    /// Runs the backup, yielding its lines into `continuation`; cancelled (the client left),
-    /// the backup stops and removes what it had written.
-    func run(for destination: BackupDestination, peer: PeerCredentials, into continuation: AsyncStream<String>.Continuation) async {
+    /// Runs the backup, sending its lines into `lines` (at most about a hundred: the queue's
+    /// bound is never reached); cancelled (the client left), the backup stops and removes
+    /// what it had written.
+    func run(for destination: BackupDestination, peer: PeerCredentials, into lines: FollowerQueue<String>) async {
         let request = BackupRequest(
             destination: destination.path,
             parentIdentity: destination.parentDevice.flatMap { device in
@@ -31,12 +32,12 @@ struct BackupStream: Sendable {
                     try store.backup(request, progress: { progress in
                         switch progress {
                         case .catalogWritten(let utensils):
-                            continuation.yield(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
+                            lines.send(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
                         case .files(let done, let total):
                             let percent = done * 100 / max(total, 1)
                             guard percent != lastPercent else { return }
                             lastPercent = percent
-                            continuation.yield(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
+                            lines.send(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
                         }
                     }, isCancelled: { cancelled.isSet })
                 }
@@ -49,12 +50,12 @@ struct BackupStream: Sendable {
             audit.filesChanged(
                 "Backed up \(summary.manifest.counts.utensils) utensils and \(summary.manifest.counts.trash) in the trash into \(summary.destination) (\(summary.linked) files linked, \(summary.copied) copied)",
                 for: .peer(peer))
-            continuation.yield(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
+            lines.send(LineFraming.line(.success(BackupInfo(summary), for: .backup)))
         case .failure(.cancelled):
             audit.filesChanged("A backup into \(destination.path) was cancelled: its client left", for: .peer(peer), level: .warning)
         case .failure(let error):
             audit.filesChanged("A backup into \(destination.path) failed: \(error)", for: .peer(peer), level: .warning)
-            continuation.yield(LineFraming.line(.failure(Self.controlError(error))))
+            lines.send(LineFraming.line(.failure(Self.controlError(error))))
         }
     }
 

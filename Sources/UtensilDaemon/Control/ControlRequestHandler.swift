@@ -45,10 +45,13 @@ struct ControlRequestHandler: Sendable {
             return .stream { lines in await backup.run(for: destination, peer: peer, into: lines) }
         }
         guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
-        let stream = events.follow()
+        let followed = events.follow()
         return .stream { lines in
-            lines.yield(LineFraming.line(.success(Subscription(), for: .events)))
-            for await event in stream { lines.yield(LineFraming.line(.event(event))) }
+            lines.send(LineFraming.line(.success(Subscription(), for: .events)))
+            for await event in followed.items {
+                guard lines.send(LineFraming.line(.event(event))) else { return }
+            }
+            if followed.fellBehind { lines.send(LineFraming.line(.failure(.fellBehind(limit: followed.limit)))) }
         }
     }
 

@@ -3,14 +3,17 @@ import Synchronization
 import UtensilControlProtocol
 
 /// Hands every ingest and rejection to the clients following `events`, and to the ingest
-/// hooks. Each follower has a small buffer of its own: one that never reads loses old events,
-/// and nobody waits for it (nor for a hook: ``HookRunner/submit(_:)`` only queues).
+/// hooks. Each follower has a bounded queue of its own (``followerBacklog`` events): one that
+/// falls that far behind is cut off (its queue ends, ``FollowerQueue/fellBehind``), and
+/// nobody waits for it (nor for a hook: ``HookRunner/submit(_:)`` only queues).
 ///
 /// With a shared catalog, this host's events are also queued for the other hosts
 /// (``outgoing``, sent by ``CatalogFeedService``), and theirs arrive through
 /// ``deliverRemote(_:)``: to the followers only, never to this host's hooks.
 final class EventBroadcaster: Sendable {
-    private let followers = Mutex<[UUID: AsyncStream<EventInfo>.Continuation]>([:])
+    private let followers = Mutex<[UUID: FollowerQueue<EventInfo>]>([:])
+    /// Events that may wait for one follower.
+    static let followerBacklog = 256
     private let hooks: HookRunner?
     /// This host's `host_name`, stamped on each event it publishes.
     let host: String?
@@ -35,14 +38,16 @@ final class EventBroadcaster: Sendable {
         }
     }
 
-    func follow() -> AsyncStream<EventInfo> {
-        let (stream, continuation) = AsyncStream.makeStream(of: EventInfo.self, bufferingPolicy: .bufferingNewest(256))
+    /// A new follower: every event from now on, until it falls ``followerBacklog`` behind,
+    /// stops reading or the daemon stops.
+    func follow() -> FollowerQueue<EventInfo> {
+        let queue = FollowerQueue<EventInfo>(limit: Self.followerBacklog)
         let key = UUID()
-        continuation.onTermination = { [weak self] _ in
+        queue.onTermination { [weak self] in
             _ = self?.followers.withLock { $0.removeValue(forKey: key) }
         }
-        followers.withLock { $0[key] = continuation }
-        return stream
+        followers.withLock { $0[key] = queue }
+        return queue
     }
 
     /// A change on this host. `rejectedAs`: for a rejection, the file's name in the rejected
@@ -67,7 +72,7 @@ final class EventBroadcaster: Sendable {
     }
 
     private func deliver(_ event: EventInfo) {
-        for follower in followers.withLock({ Array($0.values) }) { follower.yield(event) }
+        for follower in followers.withLock({ Array($0.values) }) { follower.send(event) }
     }
 
     func finishAll() {

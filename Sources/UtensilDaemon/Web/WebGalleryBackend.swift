@@ -16,7 +16,7 @@ struct WebGalleryBackend: GalleryBackend {
         return await handler.reply(to: call.request, caller: .web(webUser)).result(as: Reply.self)
     }
 
-    func followEvents() -> AsyncStream<EventInfo> { handler.events.follow() }
+    func followEvents() -> FollowerQueue<EventInfo> { handler.events.follow() }
 
     func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
 

@@ -9,7 +9,8 @@ import UtensilTestSupport
 /// never finish their headers, parallel sign-in guesses from another address, uploads into a
 /// category folder that is a link to a folder outside (`Evil~`: a name the watcher ignores, so
 /// the link stays), a group member trying to rewrite every upload waiting in the inbox, and
-/// HEIC/AVIF files whose size boxes lie. Every photo of the burst and every accepted upload is one utensil (the upload's
+/// HEIC/AVIF files whose size boxes lie, and gallery pages and `events` followers that never
+/// read. Every photo of the burst and every accepted upload is one utensil (the upload's
 /// bytes, added by its web user), every lying file one `corrupt-image` rejection; nothing
 /// outside the daemon's folders is written; `utensilctl status` answers within 1 s throughout.
 @Suite("Stress: web adversary", .serialized)
@@ -55,6 +56,22 @@ struct StressWebAdversaryTests {
             held.append(fd)
         }
         defer { for fd in held { close(fd) } }
+        // Gallery pages and `events` followers that subscribe, then never read, with a
+        // receive buffer as small as the kernel allows: each is cut off, never buffered.
+        var stalled: [Int32] = []
+        defer { for fd in stalled { close(fd) } }
+        for _ in 0..<16 {
+            guard let fd = try? LoopbackSocket.connected(port: port, from: "127.0.0.4", receiveBuffer: 2048) else { continue }
+            let head = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+            _ = send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL))
+            stalled.append(fd)
+        }
+        var stalledFollowers: [RawControlClient] = []
+        for _ in 0..<4 {
+            let follower = try RawControlClient(path: Stress.socket(world))
+            follower.send(#"{"v":1,"command":"events"}"# + "\n")
+            stalledFollowers.append(follower)
+        }
 
         // The burst, and the lying files.
         let staged = try Stress.stage(burst, in: world.root.appendingPathComponent("staging"))
@@ -110,7 +127,7 @@ struct StressWebAdversaryTests {
         #expect(report.rejectionReasons["corrupt-image"] == lying.count)
         StressProfile.report(
             "web adversary",
-            "\(burst.count) drops and \(accepted.count) uploads beside \(held.count) idle or slow connections, 60 parallel guesses, linked categories, \(rewritesTried) rewrite attempts and \(lying.count) lying HEIF files, settled in \(Int(seconds)) s: "
+            "\(burst.count) drops and \(accepted.count) uploads beside \(held.count) idle or slow connections, 60 parallel guesses, linked categories, \(rewritesTried) rewrite attempts, \(lying.count) lying HEIF files and \(stalled.count + stalledFollowers.count) followers that never read, settled in \(Int(seconds)) s: "
                 + "\(report.census.utensils) utensils, \(report.census.rejections) rejections, status answered \(polled.answers) times (slowest \(String(format: "%.2f", polled.slowest)) s), nothing outside touched, 0 lost")
     }
 
