@@ -8,13 +8,13 @@ import UtensilWebUsers
 /// refused before anything else.
 struct Access: Sendable {
     let sessions: Sessions
-    let usersFile: String
+    let usersFile: TrustedUsersFile
 
     /// The signed-in user, or nil. A session whose user is gone from the users file, or whose
     /// line there changed since sign-in (a new password, a remove and add), ends here.
     func user(_ request: Request) -> String? {
         guard let token = request.cookies[Sessions.cookieName]?.value, let session = sessions.session(for: token) else { return nil }
-        let current = (try? WebUsersFile.read(usersFile))?.entry(named: session.user)?.hash
+        let current = usersFile.users?.entry(named: session.user)?.hash
         guard current == session.generation else {
             sessions.closeAll(of: session.user, unless: current)
             return nil

@@ -74,8 +74,9 @@ struct AccountRoutes: Sendable {
 
     /// Checks `old` and writes a new hash of `new` for `user` (bcrypt twice: on the
     /// password-check threads).
-    static func change(_ user: String, from old: String, to new: String, in path: String) -> PasswordChange {
-        guard let users = try? WebUsersFile.read(path), let entry = users.entry(named: user),
+    static func change(_ user: String, from old: String, to new: String, in file: TrustedUsersFile) -> PasswordChange {
+        let path = file.path
+        guard let users = file.users, let entry = users.entry(named: user),
             users.verify(user, password: old)
         else { return .wrongPassword }
         var changed = users

@@ -37,10 +37,14 @@ struct ChangeRoutes: Sendable {
             let usersFile = access.usersFile
             let generation: String?
             do {
-                generation = try await passwordChecks.run { () -> String? in
-                    guard let users = try? WebUsersFile.read(usersFile), users.verify(name, password: password) else { return nil }
-                    return users.entry(named: name)?.hash
-                }
+                generation = try await passwordChecks.run { () -> Result<String?, UntrustedUsersFile> in
+                    usersFile.read().map { users in users.verify(name, password: password) ? users.entry(named: name)?.hash : nil }
+                }.get()
+            } catch is UntrustedUsersFile {
+                throttle.succeeded(account: name, address: address)
+                return HTML.response(LoginPage(
+                    message: "Signing in is off until an administrator fixes the web users file (utensild's journal says how).",
+                    signedIn: nil).render(), status: .serviceUnavailable)
             } catch {
                 return Self.tooMany("Too many people are signing in at once; try again in a few seconds.", retryAfter: 5)
             }

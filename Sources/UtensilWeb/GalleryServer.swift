@@ -36,7 +36,7 @@ public struct GalleryServer: Sendable {
         self.backend = backend
         self.logger = logger
         descriptorReserve = DescriptorReserve(kept: limits.descriptorsKeptFree, logger: logger)
-        access = Access(sessions: Sessions(), usersFile: backend.usersFile)
+        access = Access(sessions: Sessions(), usersFile: TrustedUsersFile(path: backend.usersFile, logger: logger))
     }
 
     /// The router, separate from the listener so that tests can drive it directly.

@@ -218,3 +218,69 @@ public struct WebUsersFileError: Error, Sendable, Equatable, CustomStringConvert
         }
     }
 }
+
+extension WebUsersFile {
+    /// The file at `path` as utensild trusts it: only when nobody but root and `daemonUser`
+    /// can change it (its owner is one of them, its group and others may not write it, nor
+    /// replace it in its folder). Otherwise any member of the daemon's group could put their
+    /// own hash on another user's line and sign in as them. A missing file is an empty one.
+    public static func readTrusted(_ path: String, daemonUser: uid_t = geteuid()) throws(UntrustedUsersFile) -> WebUsersFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return WebUsersFile() }
+            throw UntrustedUsersFile(path: path, problem: .unreadable(errno))
+        }
+        defer { close(fd) }
+        var file = stat()
+        guard fstat(fd, &file) == 0 else { throw UntrustedUsersFile(path: path, problem: .unreadable(errno)) }
+        let trusted: Set<uid_t> = [0, daemonUser]
+        guard (file.st_mode & S_IFMT) == S_IFREG else { throw UntrustedUsersFile(path: path, problem: .unreadable(EINVAL)) }
+        guard trusted.contains(file.st_uid), file.st_mode & 0o022 == 0 else {
+            throw UntrustedUsersFile(path: path, problem: .fileWritableByOthers(mode: file.st_mode & 0o7777, owner: file.st_uid))
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        var parent = stat()
+        if stat(folder.isEmpty ? "." : folder, &parent) == 0,
+           !trusted.contains(parent.st_uid) || (parent.st_mode & 0o022 != 0 && parent.st_mode & S_ISVTX == 0)
+        {
+            throw UntrustedUsersFile(path: path, problem: .folderWritableByOthers(folder: folder, mode: parent.st_mode & 0o7777))
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            if count > 0 {
+                bytes += buffer[..<count]
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                throw UntrustedUsersFile(path: path, problem: .unreadable(errno))
+            }
+        }
+        return WebUsersFile(text: String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// Why utensild does not use the web users file: someone besides root and the daemon's user
+/// could change it, or it cannot be read. Sign-ins are refused until it is fixed.
+public struct UntrustedUsersFile: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Problem: Sendable, Equatable {
+        case fileWritableByOthers(mode: mode_t, owner: uid_t)
+        case folderWritableByOthers(folder: String, mode: mode_t)
+        case unreadable(Int32)
+    }
+
+    public var path: String
+    public var problem: Problem
+
+    public var description: String {
+        switch problem {
+        case .fileWritableByOthers(let mode, let owner):
+            "utensild does not use \(path) for sign-ins: users other than root and utensild's own may change it (owner uid \(owner), mode \(String(mode, radix: 8))), so they could sign in as anyone; make it the daemon's alone, e.g. sudo chown utensil:utensil \(path) && sudo chmod 0600 \(path)."
+        case .folderWritableByOthers(let folder, let mode):
+            "utensild does not use \(path) for sign-ins: its folder \(folder) (mode \(String(mode, radix: 8))) lets other users replace it; make the folder root's and not group- or world-writable, e.g. sudo chown root: \(folder) && sudo chmod go-w \(folder)."
+        case .unreadable(let code):
+            "utensild cannot read \(path) (\(String(cString: strerror(code)))); sign-ins are refused until it can: the daemon's user must be able to read it."
+        }
+    }
+}
