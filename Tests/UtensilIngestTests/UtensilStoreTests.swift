@@ -51,7 +51,10 @@ struct UtensilStoreTests {
         defer { kitchen.world.remove() }
         let store = kitchen.store
 
-        let trashed = try store.delete(id: kitchen.spoon.id, now: false)
+        guard case .trashed(let trashed) = try store.delete(id: kitchen.spoon.id, now: false) else {
+            Issue.record("delete without now did not trash")
+            return
+        }
         #expect(trashed.trashedAt != nil)
         #expect(kitchen.exists(kitchen.original(trashed)) && kitchen.exists(kitchen.thumbnail(trashed)))
         #expect(try store.trashed().map(\.id) == [kitchen.spoon.id])
@@ -69,7 +72,10 @@ struct UtensilStoreTests {
             #expect(error == .notFound("Old spoon is not in the trash; `utensilctl trash` lists what is."))
         }
 
-        let deleted = try store.delete(id: kitchen.whisk.id, now: true)
+        guard case .deletedForGood(let deleted) = try store.delete(id: kitchen.whisk.id, now: true) else {
+            Issue.record("delete --now did not delete for good")
+            return
+        }
         #expect(deleted.id == kitchen.whisk.id)
         #expect(!kitchen.exists(kitchen.original(deleted)) && !kitchen.exists(kitchen.thumbnail(deleted)))
         #expect(try await store.catalog.utensil(id: kitchen.whisk.id) == nil)

@@ -242,8 +242,16 @@ struct TrashEndToEndTests {
         let gone = try #require(json(try ctl(["delete", "--now", whisk, "--json"], socket)) as? [String: Any])
         #expect(!FileManager.default.fileExists(atPath: try #require(gone["original"] as? String)))
         #expect(!FileManager.default.fileExists(atPath: try #require(gone["thumbnail"] as? String)))
-        #expect(try ctl(["delete", "--now", santoku], socket).status == 0)
+        #expect(gone["purgeAt"] == nil && gone["trashedAt"] == nil)
+        // From the trash, it says what it did: deleted for good, not moved to the trash.
+        let fromTrash = try ctl(["delete", "--now", santoku], socket)
+        #expect(fromTrash.status == 0)
+        #expect(fromTrash.output.contains("for good") && !fromTrash.output.contains("trash"), "\(fromTrash.output)")
         #expect((json(try ctl(["trash", "--json"], socket)) as? [Any])?.isEmpty == true)
+        // Every permanent deletion is journalled, with who did it.
+        try daemon.waitUntil(seconds: 10, "the journal line of the deletion from the trash") {
+            daemon.log.contains("Deleted for good from the trash: utensil") && daemon.log.contains("Deleted for good: utensil Whisk")
+        }
 
         try InvariantChecker(world: world).verify(inputs: [images[0], images[3]], controlSocket: socket)
         #expect(try daemon.terminate() == 0)

@@ -206,11 +206,18 @@ struct ControlRequestHandler: Sendable {
     }
 
     private func delete(_ id: String, now: Bool, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        let deleted = try store.delete(id: try Self.uuid(id), now: now)
-        if deleted.trashedAt == nil { thumbnailCache.remove(deleted.id) }
-        let how = deleted.trashedAt == nil ? "Deleted" : "Moved to the trash"
-        audit.changed("\(how): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: caller)
-        return try info(deleted, for: caller)
+        switch try store.delete(id: try Self.uuid(id), now: now) {
+        case .trashed(let trashed):
+            audit.changed("Moved to the trash: utensil \(trashed.name) (\(trashed.id.uuidString))", trashed, for: caller)
+            return try info(trashed, for: caller)
+        case .deletedForGood(var deleted):
+            thumbnailCache.remove(deleted.id)
+            let from = deleted.trashedAt == nil ? "" : " from the trash"
+            audit.changed("Deleted for good\(from): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: caller)
+            // Gone from the trash too: the reply has no `trashedAt` (nor a purge date).
+            deleted.trashedAt = nil
+            return try info(deleted, for: caller)
+        }
     }
 
     private func restore(_ id: String, as newName: String?, for caller: Caller) throws(StoreError) -> UtensilInfo {

@@ -11,10 +11,18 @@ import UtensilCore
 /// files, nor a file without its row outside `staging/`. A file that cannot be removed is
 /// logged and reported to the caller, never passed over.
 extension UtensilStore {
+    /// What `delete` did.
+    public enum Deletion: Sendable, Equatable {
+        /// Moved to the trash: the utensil as it is now, with `trashedAt`.
+        case trashed(UtensilRecord)
+        /// Row and files removed for good: the utensil as it was (its `trashedAt` set when
+        /// it was taken from the trash).
+        case deletedForGood(UtensilRecord)
+    }
+
     /// `delete`: to the trash, or for good when `now` is set or `trash_days` is 0.
-    /// - Returns: the utensil as it is now (with `trashedAt` when trashed) or as it was.
     /// - Throws: ``StoreError/filesNotRemoved(_:)`` when the row is gone but a file stayed.
-    public func delete(id: UUID, now: Bool) throws(StoreError) -> UtensilRecord {
+    public func delete(id: UUID, now: Bool) throws(StoreError) -> Deletion {
         guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
@@ -28,11 +36,11 @@ extension UtensilStore {
                 throw .filesNotRemoved(
                     "\(deleted.name) was deleted for good, but not all its files could be removed (\(problems.map(\.description).joined(separator: "; "))); restarting utensild removes what is left, and `utensilctl check` lists it meanwhile.")
             }
-            return deleted
+            return .deletedForGood(deleted)
         }
         let trashed = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
         changes.announce()
-        return trashed
+        return .trashed(trashed)
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.

@@ -27,7 +27,9 @@ struct Delete: ParsableCommand {
     func run() throws {
         try Invocation.answer(.delete(id, now: now), globals, outer: root.globals) { deleted, _ in
             let name = TerminalText.escaped(deleted.name)
-            guard let purgeAt = deleted.purgeAt else { return ["Deleted \"\(name)\" (\(deleted.id))."] }
+            guard let purgeAt = deleted.purgeAt else {
+                return ["Deleted \"\(name)\" (\(deleted.id)) for good: its row, original and thumbnail are gone and cannot be restored."]
+            }
             return [
                 "Moved \"\(name)\" (\(deleted.id)) to the trash; it is purged on \(Formats.dateTime(purgeAt, in: .current)).",
                 "Undo with: utensilctl restore \(deleted.id)",
