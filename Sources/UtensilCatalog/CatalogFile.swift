@@ -102,8 +102,12 @@ private struct Schema {
     struct Object: Hashable, Comparable {
         var type: String
         var name: String
+        /// A trigger's or view's statement, white space collapsed (what it would run); nil for others.
+        var sql: String? = nil
 
-        static func < (left: Object, right: Object) -> Bool { (left.type, left.name) < (right.type, right.name) }
+        static func < (left: Object, right: Object) -> Bool {
+            (left.type, left.name, left.sql ?? "") < (right.type, right.name, right.sql ?? "")
+        }
     }
 
     /// The columns of a table as `PRAGMA table_info` lists them: "name type notnull pk" each.
@@ -136,6 +140,9 @@ private struct Schema {
     func check(_ db: Database) throws {
         let found = try Self.objects(in: db).filter { !($0.type == "table" && Self.statistics.contains($0.name)) }
         if let extra = found.subtracting(objects).sorted().first {
+            if objects.contains(where: { $0.type == extra.type && $0.name == extra.name }) {
+                throw CatalogFileProblem.unexpectedSchema("its \(extra.type) \(Quoted(extra.name)) is not the one utensild's schema has")
+            }
             throw CatalogFileProblem.unexpectedSchema(
                 "it has a \(extra.type) named \(Quoted(extra.name)) that utensild's schema does not have")
         }
@@ -149,11 +156,15 @@ private struct Schema {
 
     private static func objects(in db: Database) throws -> Set<Object> {
         var objects: Set<Object> = []
-        for row in try Row.fetchAll(db, sql: "SELECT type, name FROM main.sqlite_master") {
+        for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM main.sqlite_master") {
             guard case .string(let type) = (row[0] as DatabaseValue).storage, case .string(let name) = (row[1] as DatabaseValue).storage else {
                 throw CatalogFileProblem.unexpectedSchema("its schema lists an object without a name")
             }
-            objects.insert(Object(type: type, name: name))
+            var sql: String?
+            if type == "trigger" || type == "view", case .string(let text) = (row[2] as DatabaseValue).storage {
+                sql = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            }
+            objects.insert(Object(type: type, name: name, sql: sql))
         }
         return objects
     }

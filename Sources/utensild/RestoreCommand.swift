@@ -15,10 +15,13 @@ struct RestoreCommand: AsyncParsableCommand {
         abstract: "Load a backup made by `utensilctl backup` into the empty catalog and state folder.",
         discussion: """
             Stop utensild first (the state folder is locked while it runs). Every file of the \
-            backup is checked against backup.json and the catalog (SQLite's integrity check, a \
-            schema this version knows) before anything is installed; a damaged backup is \
-            refused, naming the first bad file. Run as root, what it installs belongs to the \
-            state folder's owner (the daemon's user).
+            backup is checked against backup.json and the catalog before anything is \
+            installed. The catalog is read without running anything in it (its schema must be \
+            utensild's) and every row checked under the rules a drop meets (UUID ids, photo \
+            extensions, names, categories, dates, sizes, checksums); its rows go into a \
+            catalog utensild makes itself. A damaged or tampered backup is refused, naming the \
+            first bad file or row. Run as root, what it installs belongs to the state folder's \
+            owner (the daemon's user).
 
             With catalog = "postgresql://…" the backup's rows go into that PostgreSQL \
             catalog, which must hold no utensil (the trash included), in one transaction; \
