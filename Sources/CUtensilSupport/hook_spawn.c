@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,9 +30,8 @@ int utensil_spawn_hook(const char *path, char *const argv[], char *const envp[],
         && (rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0
         && (rc = posix_spawnattr_setsigmask(&attributes, &none)) == 0
         && (rc = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
-        && (rc = posix_spawnattr_setpgroup(&attributes, 0)) == 0
         && (rc = posix_spawnattr_setflags(
-                &attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0) {
+                &attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) == 0) {
         rc = posix_spawn(&child, path, &actions, &attributes, argv, envp);
     }
     posix_spawnattr_destroy(&attributes);
@@ -50,4 +50,12 @@ int utensil_pipe_cloexec(int fds[2]) {
 
 int utensil_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}
+
+int utensil_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+int utensil_become_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }

@@ -188,7 +188,157 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0)
     }
 
+    /// A hook that ignores SIGTERM and tries to leave its process group (for the daemon's, or
+    /// a session of its own), with a child that does leave its session and ignores SIGTERM too.
+    static func stubborn(_ world: TestWorld, marker: URL) throws -> String {
+        try python(world, "stubborn.py", """
+            import os, signal, sys
+            name = os.environ["UTENSIL_NAME"]
+            if name.startswith("Later"):
+                open("\(marker.path)", "w").write(name)
+                sys.exit(0)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited through exec
+            left = []
+            try:
+                os.setpgid(0, os.getpgid(os.getppid()))
+                left.append("group")
+            except OSError:
+                pass
+            try:
+                os.setsid()
+                left.append("session")
+            except OSError:
+                pass
+            open("\(marker.path).left-" + name, "w").write(" ".join(left))
+            if os.fork() == 0:
+                os.setsid()
+                os.execv("/bin/sleep", ["sleep", "86396"])
+            os.execv("/bin/sleep", ["sleep", "86395"])
+            """)
+    }
+
+    @Test func aHookThatTriesToEscapeIsKilledAtItsLimitAndFreesItsPlace() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let marker = world.root.appendingPathComponent("later-ran")
+        let hook = try Self.stubborn(world, marker: marker)
+        let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hook, "--hook-timeout-seconds", "3"])
+        defer { daemon.kill() }
+        let photos = try TestImages.make((0..<5).map { TestImages.jpeg(world.root.appendingPathComponent("e\($0).jpg").path, seed: $0 + 1) })
+        for index in 0..<4 { try world.drop("Stubborn \(index).jpg", photos[index]) }
+        // Every place is taken by a stubborn hook before the next event comes.
+        try daemon.waitUntil("four stubborn hooks and their children to run") {
+            Self.processes(named: "sleep", argument: "86395").count == 4 && Self.processes(named: "sleep", argument: "86396").count == 4
+        }
+        try world.drop("Later.jpg", photos[4])
+        try daemon.waitUntil(seconds: 30, "the later hook to get a place") { FileManager.default.fileExists(atPath: marker.path) }
+        try daemon.waitUntil("the four stubborn hooks to be logged") {
+            Self.lines(daemon.log, containing: "ran longer than hook_timeout_seconds").count == 4
+        }
+        let stopped = Self.lines(daemon.log, containing: "ran longer than hook_timeout_seconds")
+        #expect(stopped.allSatisfy { $0.contains("HOOK_END=timeout") && $0.contains("SIGKILL") })
+        // A hook may leave neither its process group nor its session.
+        for index in 0..<4 {
+            let left = try String(contentsOf: world.root.appendingPathComponent("later-ran.left-Stubborn \(index)"), encoding: .utf8)
+            #expect(left == "")
+        }
+        try daemon.waitUntil(seconds: 10, "the stubborn hooks and their children to be gone") {
+            Self.processes(named: "sleep", argument: "86395").isEmpty && Self.processes(named: "sleep", argument: "86396").isEmpty
+                && Self.zombies(of: daemon.process.processIdentifier).isEmpty
+        }
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func whatAHookLeavesBehindIsKilledAndReaped() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let out = world.root.appendingPathComponent("pids")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        // A background child, and one made a daemon the classic way (fork, setsid, fork, the
+        // middle one exits at once): orphaned before anything could see it below the hook.
+        let hook = try Self.python(world, "leave.py", """
+            import os
+            background = os.fork()
+            if background == 0:
+                os.execv("/bin/sleep", ["sleep", "86394"])
+            reader, writer = os.pipe()
+            middle = os.fork()
+            if middle == 0:
+                os.setsid()
+                daemonized = os.fork()
+                if daemonized == 0:
+                    os.execv("/bin/sleep", ["sleep", "86393"])
+                os.write(writer, str(daemonized).encode())
+                os._exit(0)
+            os.close(writer)
+            daemonized = os.read(reader, 64).decode()
+            os.waitpid(middle, 0)
+            name = os.environ["UTENSIL_NAME"]
+            open("\(out.path)/" + name + ".tmp", "w").write(f"{background} {daemonized}")
+            os.rename("\(out.path)/" + name + ".tmp", "\(out.path)/" + name)
+            """)
+        let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hook])
+        defer { daemon.kill() }
+        let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.appendingPathComponent("l\($0).jpg").path, seed: $0 + 1) })
+        for index in 0..<2 { try world.drop("Leaver \(index).jpg", photos[index]) }
+        try daemon.waitUntil("both hooks to have run") {
+            (0..<2).allSatisfy { FileManager.default.fileExists(atPath: out.appendingPathComponent("Leaver \($0)").path) }
+        }
+        let pids = try (0..<2).flatMap { index in
+            try String(contentsOf: out.appendingPathComponent("Leaver \(index)"), encoding: .utf8).split(separator: " ").compactMap { Int32($0) }
+        }
+        #expect(pids.count == 4)
+        // Each one ended and reaped: not even a zombie has its pid.
+        try daemon.waitUntil(seconds: 10, "what the hooks left to be gone") {
+            pids.allSatisfy { !FileManager.default.fileExists(atPath: "/proc/\($0)") }
+                && Self.zombies(of: daemon.process.processIdentifier).isEmpty
+        }
+        #expect(Self.processes(named: "sleep", argument: "86394").isEmpty && Self.processes(named: "sleep", argument: "86393").isEmpty)
+        try daemon.waitUntil("both runs to be logged") { Self.lines(daemon.log, containing: "HOOK_END=\"exit 0\"").count == 2 }
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aStopEndsStubbornHooksWellWithinTheUnitsLimit() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let hook = try Self.stubborn(world, marker: world.root.appendingPathComponent("unused"))
+        let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hook, "--hook-timeout-seconds", "3600"])
+        defer { daemon.kill() }
+        let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.appendingPathComponent("s\($0).jpg").path, seed: $0 + 1) })
+        for index in 0..<2 { try world.drop("Stubborn \(index).jpg", photos[index]) }
+        try daemon.waitUntil("two stubborn hooks and their children to run") {
+            Self.processes(named: "sleep", argument: "86395").count == 2 && Self.processes(named: "sleep", argument: "86396").count == 2
+        }
+        let stopping = ContinuousClock.now
+        // SIGTERM ignored, SIGKILL two seconds later: the daemon is gone in a few seconds (the
+        // unit allows 30).
+        #expect(try daemon.terminate(seconds: 10) == 0)
+        let took = ContinuousClock.now - stopping
+        #expect(took < .seconds(6), "the stop took \(took)")
+        #expect(Self.lines(daemon.log, containing: "was stopped because utensild is stopping").count == 2)
+        #expect(Self.processes(named: "sleep", argument: "86395").isEmpty && Self.processes(named: "sleep", argument: "86396").isEmpty)
+    }
+
     // MARK: - Helpers
+
+    /// Writes `body` as an executable Python script `name` in the world's root.
+    static func python(_ world: TestWorld, _ name: String, _ body: String) throws -> String {
+        let path = world.root.appendingPathComponent(name).path
+        try ("#!/usr/bin/python3\n" + body + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// The children of `parent` that have exited and not been reaped.
+    static func zombies(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && fields[0] == "Z" && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
 
     static func environment(_ file: URL) throws -> [String: String] {
         var result: [String: String] = [:]

@@ -70,8 +70,9 @@ int utensil_set_xattr(int fd, const char *name, const char *value);
 long utensil_get_xattr(int fd, const char *name, void *buffer, unsigned long size);
 
 /// Starts the ingest hook `path` (no shell, no PATH search) with `argv` and `envp` (both
-/// NULL-terminated) as the leader of a new process group, so that it and its children can be
-/// stopped together: standard input from `input_fd`, standard output and error into
+/// NULL-terminated) as the leader of a new session, and so of a process group that it can never
+/// leave (a session leader may change neither), so that it and its children can be stopped
+/// together and told from the daemon's own children: standard input from `input_fd`, standard output and error into
 /// `output_fd`, every other descriptor closed, every signal at its default action and none
 /// blocked (the daemon ignores or blocks some). 0 with `*pid` set, or an errno value (also
 /// when the program cannot be executed).
@@ -86,5 +87,13 @@ int utensil_pipe_cloexec(int fds[2]);
 
 /// A descriptor that polls readable once process `pid` (a child) has exited. -1 with errno.
 int utensil_pidfd_open(int pid);
+
+/// `pidfd_send_signal(pidfd, signal, NULL, 0)`: signals exactly the process `pidfd` was opened
+/// for, never a later one given the same pid. 0 or -1 with errno (ESRCH once it has been reaped).
+int utensil_pidfd_send_signal(int pidfd, int signal);
+
+/// `prctl(PR_SET_CHILD_SUBREAPER, 1)`: a descendant whose parent exits is re-parented to this
+/// process instead of to init. 0 or -1 with errno.
+int utensil_become_subreaper(void);
 
 #endif

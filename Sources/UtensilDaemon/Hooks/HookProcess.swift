@@ -10,7 +10,7 @@ struct HookLaunch: Sendable {
     let input: [UInt8]
     /// Its whole environment, `NAME=value` each.
     let environment: [String]
-    /// How long it may run before SIGTERM goes to its process group.
+    /// How long it may run before SIGTERM goes to it, its process group and what it started.
     let timeout: Duration
     /// How long after SIGTERM SIGKILL follows.
     let grace: Duration
@@ -50,12 +50,20 @@ final class HookStopRequest: Sendable {
 }
 
 /// Starts a hook and supervises it to its end on the calling (dedicated, blocking) thread:
-/// `posix_spawn` in a new process group with every other descriptor closed, input from a
-/// memory file written beforehand, output read as it comes (kept up to a limit, the rest
-/// drained so the hook never blocks on a full pipe), SIGTERM to the group at the time limit
-/// and SIGKILL after the grace time.
+/// `posix_spawn` as the leader of a new session (so of a process group it cannot leave) with
+/// every other descriptor closed, input from a memory file written beforehand, output read as
+/// it comes (kept up to a limit, the rest drained so the hook never blocks on a full pipe).
+/// At the time limit (or shutdown) SIGTERM goes to the hook by its pid, to its process group
+/// and to every process it started (``HookReaper``), SIGKILL after the grace time; a hook
+/// still not gone a second after SIGKILL (uninterruptible sleep) is given up on, so that a
+/// run always ends. Once the hook has ended, what it left behind is stopped and reaped.
 enum HookProcess {
-    static func run(_ launch: HookLaunch, stop: HookStopRequest) -> HookRun {
+    /// How often the processes a running hook started are looked for.
+    static let trackingInterval = Duration.milliseconds(200)
+    /// How long after SIGKILL a hook that has not ended is waited for, and its leftovers.
+    static let killWait = Duration.seconds(1)
+
+    static func run(_ launch: HookLaunch, stop: HookStopRequest, reaper: HookReaper = .shared) -> HookRun {
         let started = ContinuousClock.now
         var run = HookRun(end: .couldNotStart(0), output: [], outputBytes: 0, duration: .zero)
 
@@ -72,8 +80,10 @@ enum HookProcess {
         defer { if reader >= 0 { close(reader) } }
 
         let pid: Int32
-        switch spawn(launch, input: input, output: ends[1]) {
-        case .success(let child): pid = child
+        let tracked: HookReaper.Run
+        switch reaper.start({ spawn(launch, input: input, output: ends[1]) }) {
+        case .success(let (run, child)):
+            (tracked, pid) = (run, child)
         case .failure(let failure):
             close(ends[1])
             return failed(failure.code, started)
@@ -84,16 +94,18 @@ enum HookProcess {
         defer { if exitWatch >= 0 { close(exitWatch) } }
         let deadline = started + launch.timeout
         var termSentAt: ContinuousClock.Instant?
-        var killed = false
+        var killedAt: ContinuousClock.Instant?
+        var lastTracked = started
         var stoppedForShutdown = false
+        var reaped = false
         var status: Int32 = 0
         var buffer = [UInt8](repeating: 0, count: 65536)
 
         while true {
             // Wait for output, the exit, or the next moment something must be decided.
             let now = ContinuousClock.now
-            var next = termSentAt.map { $0 + launch.grace } ?? deadline
-            if killed { next = now + .milliseconds(100) }
+            var next = min(termSentAt.map { $0 + launch.grace } ?? deadline, lastTracked + trackingInterval)
+            if killedAt != nil { next = now + .milliseconds(100) }
             let wait = min(max(next - now, .zero), .milliseconds(exitWatch >= 0 ? 200 : 50))
             var fds: [pollfd] = []
             if reader >= 0 { fds.append(pollfd(fd: reader, events: Int16(POLLIN), revents: 0)) }
@@ -105,6 +117,7 @@ enum HookProcess {
                 reader = -1
             }
             if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
                 // Whatever it wrote before exiting; a child it left behind may hold the pipe open.
                 if reader >= 0 { _ = drain(reader, into: &run, buffer: &buffer, limit: launch.outputLimit) }
                 break
@@ -112,20 +125,29 @@ enum HookProcess {
             let current = ContinuousClock.now
             if termSentAt == nil && (current >= deadline || stop.isRequested) {
                 stoppedForShutdown = current < deadline
-                kill(-pid, SIGTERM)
+                signal(SIGTERM, hook: pid, tracked, reaper)
                 termSentAt = current
-            } else if let sent = termSentAt, !killed, current >= sent + launch.grace {
-                kill(-pid, SIGKILL)
-                killed = true
+            } else if let sent = termSentAt, killedAt == nil, current >= sent + launch.grace {
+                signal(SIGKILL, hook: pid, tracked, reaper)
+                killedAt = current
+            } else if let killed = killedAt, current >= killed + killWait {
+                break
+            } else if current >= lastTracked + trackingInterval {
+                reaper.track()
+                lastTracked = current
             }
         }
-        if termSentAt != nil {
-            // It was told to stop: whatever of its group is left goes too.
-            kill(-pid, SIGKILL)
-        }
+        reaper.rootEnded(tracked)
+        // What it left: told to stop (SIGTERM, then SIGKILL) after a clean end; killed at once
+        // when it was itself stopped (those it had started were signalled with it).
+        reaper.finish(
+            tracked, first: termSentAt == nil ? SIGTERM : SIGKILL, grace: launch.grace,
+            limit: termSentAt == nil ? launch.grace + killWait : killWait)
         run.duration = ContinuousClock.now - started
         let signal = status & 0x7F
-        if termSentAt != nil && signal != 0 {
+        if !reaped {
+            run.end = stoppedForShutdown ? .stoppedAtShutdown : .timedOut(signal: SIGKILL)
+        } else if termSentAt != nil && signal != 0 {
             run.end = stoppedForShutdown ? .stoppedAtShutdown : .timedOut(signal: signal)
         } else if signal != 0 {
             run.end = .signaled(signal)
@@ -133,6 +155,14 @@ enum HookProcess {
             run.end = .exited((status >> 8) & 0xFF)
         }
         return run
+    }
+
+    /// `signal` to the hook by its pid (it cannot have been reaped: only this thread reaps
+    /// it), to its process group, and to every process it started that is known.
+    private static func signal(_ signal: Int32, hook pid: Int32, _ tracked: HookReaper.Run, _ reaper: HookReaper) {
+        kill(pid, signal)
+        kill(-pid, signal)
+        reaper.signal(tracked, signal)
     }
 
     /// Whole milliseconds (rounded up, so that a wait never spins).
