@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -129,8 +130,9 @@ let package = Package(
         .target(
             name: "UtensilCatalogPostgres",
             dependencies: [
-                "UtensilCatalogModel", "UtensilCore", "UtensilConfig",
+                "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilControlProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

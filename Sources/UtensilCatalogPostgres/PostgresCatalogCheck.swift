@@ -23,12 +23,43 @@ public enum PostgresCatalogCheck {
         return try result.get()
     }
 
-    /// One connection to the catalog's database, or the problem that prevents it.
+    /// One connection to the catalog's database, or the problem that prevents it. When
+    /// pg_hba.conf has no line for a connection without TLS (`sslmode=disable`), a second
+    /// connection with TLS finds out whether the server would let the role in that way
+    /// (`hostssl` lines): then the problem is ``PostgresCatalogProblem/tlsRequired(user:database:server:)``.
     public static func connect(_ settings: PostgresCatalogSettings, logger: Logger) async throws(PostgresCatalogProblem) -> PostgresConnection {
+        let problem: PostgresCatalogProblem
         do {
-            return try await PostgresConnection.connect(configuration: settings.connectionConfiguration, id: 1, logger: logger)
+            return try await PostgresConnection.connect(configuration: settings.connectionConfiguration(), id: 1, logger: logger)
         } catch {
-            throw PostgresCatalogProblem.classify(error, settings: settings)
+            problem = PostgresCatalogProblem.classify(error, settings: settings)
+        }
+        let url = settings.url
+        if case .noHostRule = problem, case .tcp = url.server, url.sslMode == .disable,
+           await passesHostRules(overTLS: settings, logger: logger) {
+            throw .tlsRequired(user: url.user, database: url.database, server: url.serverDescription)
+        }
+        throw problem
+    }
+
+    /// Whether a connection with TLS (`sslmode=require`, nothing verified: only pg_hba.conf's
+    /// verdict matters here) gets past pg_hba.conf; it is closed at once.
+    private static func passesHostRules(overTLS settings: PostgresCatalogSettings, logger: Logger) async -> Bool {
+        var probe = settings
+        probe.url.sslMode = .require
+        probe.url.sslRootCert = nil
+        do {
+            let connection = try await PostgresConnection.connect(configuration: probe.connectionConfiguration(), id: 2, logger: logger)
+            try? await connection.close()
+            return true
+        } catch {
+            switch PostgresCatalogProblem.classify(error, settings: probe) {
+            case .authenticationFailed, .passwordMissing, .authenticationUnsupported, .authenticationRefused, .roleMissing,
+                 .databaseMissing, .noRights:
+                return true
+            default:
+                return false
+            }
         }
     }
 
@@ -62,9 +93,9 @@ public enum PostgresCatalogCheck {
                 grant: PostgresCatalogProblem.grantAdvice(user: report.user, database: report.database))
         }
         let applied = try await PostgresMigrator.appliedNames(connection, logger: logger)
-        let known = Set(PostgresSchema.migrations.map(\.name))
-        let unknown = applied.filter { !known.contains($0) }.sorted()
-        guard unknown.isEmpty else { throw PostgresCatalogProblem.schemaNewer(migrations: unknown, database: report.database) }
+        if let newer = try await PostgresMigrator.newerSchema(applied: applied, connection, database: report.database, logger: logger) {
+            throw newer
+        }
         report.applied = PostgresSchema.migrations.map(\.name).filter(applied.contains)
         report.pending = PostgresSchema.migrations.map(\.name).filter { !applied.contains($0) }
         if let missing = try await missingRight(connection, report: report, logger: logger) {

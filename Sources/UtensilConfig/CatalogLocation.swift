@@ -13,10 +13,14 @@ public enum CatalogLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `"sqlite"` or a PostgreSQL URL (see ``PostgresURL``).
+    /// `"sqlite"` or a PostgreSQL URL (see ``PostgresURL``) whose `sslrootcert` file can be read.
     static func parse(_ text: String) throws(SettingProblem) -> CatalogLocation {
         if text == "sqlite" { return .sqlite }
-        if PostgresURL.hasScheme(text) { return .postgres(try PostgresURL.parse(text)) }
+        if PostgresURL.hasScheme(text) {
+            let url = try PostgresURL.parse(text)
+            if let rootCertificate = url.sslRootCert { try PostgresURL.checkRootCertificate(rootCertificate) }
+            return .postgres(url)
+        }
         throw SettingProblem(
             "is neither \"sqlite\" nor a PostgreSQL URL; give \"sqlite\", \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\"")
     }

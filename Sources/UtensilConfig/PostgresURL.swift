@@ -1,7 +1,10 @@
+import Glibc
+
 /// A PostgreSQL server, role and database, as `catalog` names them:
 /// `postgresql://USER@HOST:PORT/DB` (TCP; the port defaults to 5432) or
 /// `postgresql://USER@/DB?host=/run/postgresql` (the server's Unix socket in that folder;
-/// `&port=N` picks the socket `.s.PGSQL.N`).
+/// `&port=N` picks the socket `.s.PGSQL.N`), with libpq's `sslmode` and `sslrootcert`
+/// (see ``SSLMode``).
 ///
 /// It never holds a password: URLs end up in logs, in `--check-config` output and in shell
 /// histories, so a URL with one is refused and the password comes from `catalog_password_file`
@@ -15,6 +18,26 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         case unixSocket(directory: String)
     }
 
+    /// libpq's `sslmode`, as libpq reads it: whether the TCP connection is encrypted and what of
+    /// the server's certificate is verified. Over the Unix socket there is no TLS, whatever the
+    /// mode (libpq does the same).
+    public enum SSLMode: String, Sendable, Equatable, CaseIterable {
+        /// No TLS.
+        case disable
+        /// TLS when the server offers it, plain otherwise (libpq's default; utensild's too).
+        case prefer
+        /// TLS or no connection; the certificate is not verified (unless `sslrootcert` is given:
+        /// then as ``verifyCA``, as libpq does).
+        case require
+        /// TLS, the certificate signed by `sslrootcert`'s authority; its name is not checked.
+        case verifyCA = "verify-ca"
+        /// TLS, the certificate signed by `sslrootcert`'s authority and made out to the host
+        /// named in the URL (or its IP address).
+        case verifyFull = "verify-full"
+    }
+
+    /// `sslrootcert=system`: the system's trusted authorities instead of a file.
+    public static let systemRootCertificates = "system"
     public static let defaultPort = 5432
 
     /// The role to log in as.
@@ -23,12 +46,28 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The TCP port, or the number in the socket's name (`.s.PGSQL.5432`).
     public var port: Int
     public var database: String
+    /// `sslmode`; ``SSLMode/prefer`` when the URL gives none.
+    public var sslMode: SSLMode
+    /// `sslrootcert`: the PEM file of the authorities the server's certificate must be signed
+    /// by, ``systemRootCertificates`` for the system's, or nil when not given.
+    public var sslRootCert: String?
 
-    public init(user: String, server: Server, port: Int = PostgresURL.defaultPort, database: String) {
+    public init(
+        user: String, server: Server, port: Int = PostgresURL.defaultPort, database: String,
+        sslMode: SSLMode = .prefer, sslRootCert: String? = nil
+    ) {
         self.user = user
         self.server = server
         self.port = port
         self.database = database
+        self.sslMode = sslMode
+        self.sslRootCert = sslRootCert
+    }
+
+    /// Whether the connection is encrypted (or fails): sslmode require, verify-ca or verify-full over TCP.
+    public var requiresTLS: Bool {
+        guard case .tcp = server else { return false }
+        return sslMode != .disable && sslMode != .prefer
     }
 
     /// The socket file for a ``Server/unixSocket(directory:)`` server.
@@ -48,13 +87,19 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The canonical URL, which parses back to an equal value.
     public var description: String {
         let head = "postgresql://" + URLText.encoded(user) + "@"
+        var parameters: [String] = []
+        let path: String
         switch server {
         case .tcp(let host):
-            return head + (host.contains(":") ? "[\(host)]" : host) + ":\(port)/" + URLText.encoded(database)
+            path = head + (host.contains(":") ? "[\(host)]" : host) + ":\(port)/" + URLText.encoded(database)
         case .unixSocket(let directory):
-            return head + "/" + URLText.encoded(database) + "?host=" + URLText.encoded(directory, keeping: "/")
-                + (port == Self.defaultPort ? "" : "&port=\(port)")
+            path = head + "/" + URLText.encoded(database)
+            parameters.append("host=" + URLText.encoded(directory, keeping: "/"))
+            if port != Self.defaultPort { parameters.append("port=\(port)") }
         }
+        if sslMode != .prefer { parameters.append("sslmode=" + sslMode.rawValue) }
+        if let sslRootCert { parameters.append("sslrootcert=" + URLText.encoded(sslRootCert, keeping: "/")) }
+        return parameters.isEmpty ? path : path + "?" + parameters.joined(separator: "&")
     }
 
     static func hasScheme(_ text: String) -> Bool { scheme(of: text) != nil }
@@ -93,8 +138,10 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         guard !pathPart.contains("/") else { throw SettingProblem("has a \"/\" in the database name; \(usage)") }
         let database = try decoded(pathPart, what: "database name")
 
-        // ?host=/FOLDER&port=N
+        // ?host=/FOLDER&port=N&sslmode=MODE&sslrootcert=/FILE
         var socketDirectory: String?
+        var sslMode: SSLMode?
+        var sslRootCert: String?
         for pair in query.map({ $0.split(separator: "&", omittingEmptySubsequences: true) }) ?? [] {
             let (name, value) = split(pair, at: "=")
             if name.lowercased() == "password" { throw SettingProblem(passwordRefusal) }
@@ -108,9 +155,21 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             case "port":
                 guard port == nil else { throw SettingProblem("gives the port twice; give it once") }
                 port = try portNumber(decodedValue[...])
+            case "sslmode":
+                guard sslMode == nil else { throw SettingProblem("gives sslmode twice; give it once") }
+                sslMode = try mode(decodedValue)
+            case "sslrootcert":
+                guard sslRootCert == nil else { throw SettingProblem("gives sslrootcert twice; give it once") }
+                guard decodedValue == systemRootCertificates || decodedValue.hasPrefix("/") else {
+                    throw SettingProblem("has sslrootcert=\(TOMLText.displayName(decodedValue)), which is not an absolute path; name the PEM file of the certificate authority that signed the server's certificate (sslrootcert=/etc/utensild/postgresql-ca.crt), or sslrootcert=system for the system's")
+                }
+                sslRootCert = decodedValue == systemRootCertificates ? decodedValue : try PathRules.normalizedAbsolute(decodedValue)
             default:
-                throw SettingProblem("has the parameter \(TOMLText.displayName(String(name))), which utensild does not understand; only host (a socket folder) and port are accepted")
+                throw SettingProblem("has the parameter \(TOMLText.displayName(String(name))), which utensild does not understand; only host (a socket folder), port, sslmode and sslrootcert are accepted")
             }
+        }
+        if sslMode == .verifyCA || sslMode == .verifyFull, sslRootCert == nil {
+            throw SettingProblem("has sslmode=\(sslMode?.rawValue ?? "") without sslrootcert, so nothing to verify the server's certificate against; add sslrootcert=/PATH/TO/ca.crt (the authority that signed it), or sslrootcert=system for the system's authorities")
         }
 
         let server: Server
@@ -120,7 +179,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         case (.some, .some): throw SettingProblem("names both a host and a socket folder (host=); give one of them")
         case (nil, nil): throw SettingProblem("names no server; \(usage)")
         }
-        let url = PostgresURL(user: user, server: server, port: port ?? defaultPort, database: database)
+        let url = PostgresURL(
+            user: user, server: server, port: port ?? defaultPort, database: database, sslMode: sslMode ?? .prefer,
+            sslRootCert: sslRootCert)
         if let socket = url.socketPath, socket.utf8.count > Limits.socketPathBytes {
             throw SettingProblem("names the socket \(socket) of \(socket.utf8.count) bytes, but a Unix socket path can have at most \(Limits.socketPathBytes); choose a shorter folder")
         }
@@ -152,6 +213,32 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         }
         guard allowed else { throw SettingProblem("has a host name with characters other than letters, digits, \".\", \"-\" and \"_\"; \(usage)") }
         return (host.isEmpty ? nil : String(host), try portText.map(portNumber))
+    }
+
+    private static func mode(_ text: String) throws(SettingProblem) -> SSLMode {
+        if let mode = SSLMode(rawValue: text) { return mode }
+        let modes = SSLMode.allCases.map(\.rawValue).joined(separator: ", ")
+        if text == "allow" {
+            throw SettingProblem("has sslmode=allow, which utensild does not offer (it cannot try without TLS first); give one of \(modes)")
+        }
+        throw SettingProblem("has sslmode=\(TOMLText.displayName(text)), which is not one of \(modes)")
+    }
+
+    /// Checks that `sslrootcert` names a regular file this process can read (the PEM is read on connecting).
+    static func checkRootCertificate(_ path: String) throws(SettingProblem) {
+        guard path != systemRootCertificates else { return }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SettingProblem("has sslrootcert=\(path), which \(errno == ENOENT ? "does not exist" : "cannot be looked at (\(String(cString: strerror(errno))))"); put the PEM file of the certificate authority that signed the server's certificate there, or correct the path")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SettingProblem("has sslrootcert=\(path), which is not a regular file; name the PEM file of the certificate authority")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SettingProblem("has sslrootcert=\(path), which cannot be read (\(String(cString: strerror(errno)))); make it readable by the daemon's user (mode 0644)")
+        }
+        close(fd)
     }
 
     private static func portNumber(_ text: Substring) throws(SettingProblem) -> Int {

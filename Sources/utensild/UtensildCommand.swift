@@ -85,7 +85,8 @@ struct UtensildCommand: AsyncParsableCommand {
             throw error
         } catch {
             logger.critical("utensild cannot run: \(error)")
-            throw ExitCode(1)
+            // `--oneshot` keeps its exit codes (0, or 1); the daemon's tell systemd whether to restart.
+            throw ExitCode(oneshot ? StartFailure.other : StartFailure.exitCode(for: error))
         }
     }
 

@@ -81,8 +81,16 @@ import UtensilTestSupport
             .passwordMissing(user: "u", server: "db:5432"), .authenticationUnsupported(user: "u", server: "db:5432"),
             .databaseMissing(database: "d", server: "db:5432"), .noRights(user: "u", database: "d", missing: "x", grant: "y"),
             .serverTooOld(version: "12.4", server: "db:5432"), .extensionMissing(name: "pg_trgm", server: "db:5432"),
-            .schemaNewer(migrations: ["v9"], database: "d"), .unavailable(server: "db:5432", sqlState: "57P03"),
-            .unexpected(server: "db:5432", detail: "SQLSTATE XX000"),
+            .schemaNewer(migrations: ["v9"], database: "d", version: "0.1.0", newerVersion: nil),
+            .schemaNewer(migrations: ["v9"], database: "d", version: "0.1.0", newerVersion: "0.2.0"),
+            .unavailable(server: "db:5432", sqlState: "57P03"), .unexpected(server: "db:5432", detail: "SQLSTATE XX000"),
+            .noHostRule(user: "u", database: "d", server: "db:5432", client: "10.0.0.7", overSocket: false, tls: true),
+            .noHostRule(user: "u", database: "d", server: "db:5432", client: nil, overSocket: true, tls: false),
+            .tlsRequired(user: "u", database: "d", server: "db:5432"), .peerAuthenticationFailed(user: "u", server: "db:5432"),
+            .authenticationRefused(user: "u", server: "db:5432"), .roleMissing(user: "u", server: "db:5432"),
+            .tlsNotOffered(server: "db:5432", sslMode: "require"),
+            .certificateRejected(server: "db:5432", rootCertificate: "/ca.crt", reason: "r"),
+            .rootCertificateUnusable(path: "/ca.crt", reason: "r"),
         ]
         for problem in problems {
             #expect(!problem.description.contains("\n"))

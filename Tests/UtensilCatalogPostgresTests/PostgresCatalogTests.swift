@@ -26,7 +26,7 @@ import UtensilTestSupport
             // Another session locks the row, so the catalog's trash waits on it; then the
             // catalog's connection is cut (as a server restart or a network failure would).
             let holder = try await PostgresConnection.connect(
-                configuration: settings.connectionConfiguration, id: 99, logger: quietLogger)
+                configuration: settings.connectionConfiguration(), id: 99, logger: quietLogger)
             try await holder.query("BEGIN", logger: quietLogger)
             try await holder.query("SELECT 1 FROM utensils WHERE id = \(spoon.id) FOR UPDATE", logger: quietLogger)
             let trashing = Task { try await catalog.trash(id: spoon.id, at: Date()) }

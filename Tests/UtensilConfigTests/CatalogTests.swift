@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import UtensilConfig
 
@@ -41,6 +42,45 @@ import Testing
         #expect(try load(toml: configuration.renderTOML(), in: folder) == configuration)
     }
 
+    @Test(arguments: [
+        ("postgresql://utensil@db:5432/utensils?sslmode=disable",
+         PostgresURL(user: "utensil", server: .tcp(host: "db"), database: "utensils", sslMode: .disable),
+         "postgresql://utensil@db:5432/utensils?sslmode=disable"),
+        ("postgresql://utensil@db/utensils?sslmode=prefer",
+         PostgresURL(user: "utensil", server: .tcp(host: "db"), database: "utensils"),
+         "postgresql://utensil@db:5432/utensils"),
+        ("postgresql://utensil@db/utensils?sslmode=require",
+         PostgresURL(user: "utensil", server: .tcp(host: "db"), database: "utensils", sslMode: .require),
+         "postgresql://utensil@db:5432/utensils?sslmode=require"),
+        ("postgresql://utensil@db/utensils?sslrootcert=system&sslmode=verify-full",
+         PostgresURL(user: "utensil", server: .tcp(host: "db"), database: "utensils", sslMode: .verifyFull, sslRootCert: "system"),
+         "postgresql://utensil@db:5432/utensils?sslmode=verify-full&sslrootcert=system"),
+        ("postgresql://utensil@/utensils?host=/run/postgresql&sslmode=require",
+         PostgresURL(user: "utensil", server: .unixSocket(directory: "/run/postgresql"), database: "utensils", sslMode: .require),
+         "postgresql://utensil@/utensils?host=/run/postgresql&sslmode=require"),
+    ])
+    func sslModeIsReadAsLibpqReadsIt(text: String, url: PostgresURL, canonical: String) throws {
+        let folder = try TemporaryFolder()
+        let configuration = try load(flags: [.catalog: text], in: folder)
+        #expect(configuration.catalog == .postgres(url))
+        #expect(configuration.renderedValue(of: .catalog) == "\"\(canonical)\"")
+        #expect(try load(toml: configuration.renderTOML(), in: folder) == configuration)
+    }
+
+    @Test func sslRootCertNamesAReadableFile() throws {
+        let folder = try TemporaryFolder()
+        let authority = try folder.write("-----BEGIN CERTIFICATE-----\n", to: "ca.crt")
+        let text = "postgresql://utensil@db/utensils?sslmode=verify-ca&sslrootcert=\(authority)"
+        let configuration = try load(flags: [.catalog: text], in: folder)
+        #expect(configuration.catalog == .postgres(
+            PostgresURL(user: "utensil", server: .tcp(host: "db"), database: "utensils", sslMode: .verifyCA, sslRootCert: authority)))
+        #expect(try load(toml: configuration.renderTOML(), in: folder) == configuration)
+        try FileManager.default.removeItem(atPath: authority)
+        let error = try #require(try loadError(flags: [.catalog: text], in: folder))
+        #expect(error.key == .catalog)
+        #expect(error.description.contains("sslrootcert=\(authority), which does not exist"), "\(error)")
+    }
+
     @Test func theSocketPathAndServerAreSaidForMessages() {
         let socket = PostgresURL(user: "u", server: .unixSocket(directory: "/run/postgresql"), database: "d")
         #expect(socket.socketPath == "/run/postgresql/.s.PGSQL.5432")
@@ -61,7 +101,15 @@ import Testing
         ("postgresql://utensil@/utensils", "names no server"),
         ("postgresql://utensil@db/utensils?host=/run/postgresql", "both a host and a socket folder"),
         ("postgresql://utensil@/utensils?host=run/postgresql", "not a socket folder"),
-        ("postgresql://utensil@db/utensils?sslmode=require", "only host (a socket folder) and port"),
+        ("postgresql://utensil@db/utensils?connect_timeout=5", "only host (a socket folder), port, sslmode and sslrootcert"),
+        ("postgresql://utensil@db/utensils?sslmode=verify_full", "has sslmode=verify_full, which is not one of disable, prefer, require, verify-ca, verify-full"),
+        ("postgresql://utensil@db/utensils?sslmode=allow", "sslmode=allow, which utensild does not offer"),
+        ("postgresql://utensil@db/utensils?sslmode=require&sslmode=disable", "gives sslmode twice"),
+        ("postgresql://utensil@db/utensils?sslmode=verify-full", "without sslrootcert"),
+        ("postgresql://utensil@db/utensils?sslmode=verify-ca", "without sslrootcert"),
+        ("postgresql://utensil@db/utensils?sslmode=verify-full&sslrootcert=ca.crt", "not an absolute path"),
+        ("postgresql://utensil@db/utensils?sslmode=verify-full&sslrootcert=/nonexistent/ca.crt", "sslrootcert=/nonexistent/ca.crt, which does not exist"),
+        ("postgresql://utensil@db/utensils?sslmode=verify-full&sslrootcert=/tmp", "sslrootcert=/tmp, which is not a regular file"),
         ("postgresql://utensil@db/a/b", "\"/\" in the database name"),
         ("postgresql://utensil@db/ut%ZZ", "bad %-escape"),
         ("postgresql://utensil@db/utensils#x", "fragment"),

@@ -1,0 +1,24 @@
+import UtensilCatalogPostgres
+import UtensilConfig
+import UtensilIngest
+
+/// The exit status of a daemon (or `--oneshot`) that could not start: 78 (`EX_CONFIG`) when a
+/// person must change something first, so that the unit's `RestartPreventExitStatus=78`
+/// stops systemd from starting it again and again; 1 for what may mend itself.
+enum StartFailure {
+    static let needsAPerson: Int32 = 78
+    static let other: Int32 = 1
+
+    /// 78 for a PostgreSQL catalog that refuses this host for good (authentication, role,
+    /// database, rights, TLS, a schema migrated by a newer utensild: see
+    /// ``PostgresCatalogProblem/needsAPerson``), a catalog password that cannot be read, and a
+    /// state folder (or `host_name`) another utensild holds; 1 for anything else.
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error {
+        case let problem as PostgresCatalogProblem: problem.needsAPerson ? needsAPerson : other
+        case is CatalogPasswordError: needsAPerson
+        case StateLockError.held: needsAPerson
+        default: other
+        }
+    }
+}
