@@ -8,9 +8,13 @@ import UtensilCatalogModel
 public struct SQLiteSnapshotWriter: CatalogSnapshotWriter {
     public init() {}
 
+    /// Writes `contents` to `path`: a new file, or an empty one the caller made (a backup
+    /// creates it first, private, so that SQLite's journal takes its mode). A file that holds
+    /// anything is never written over.
     public func writeSQLite(_ contents: CatalogContents, to path: String) throws(CatalogError) {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw CatalogError.unavailable(code: -1, detail: "\(path) exists already; a snapshot is written to a new file")
+        var existing = stat()
+        if lstat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG || existing.st_size != 0 {
+            throw CatalogError.unavailable(code: -1, detail: "\(path) exists already and is not empty; a snapshot is written to a new file")
         }
         do {
             var configuration = GRDB.Configuration()
