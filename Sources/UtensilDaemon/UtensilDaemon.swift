@@ -104,15 +104,18 @@ public struct UtensilDaemon: Sendable {
             name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
         let thumbnailCache = ThumbnailCache()
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
+        let pulse = Pulse { [store] in await pool.run { Result { () throws(StoreError) in try store.count() } } }
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
-            audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart)
+            audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart, pulse: pulse)
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts, limits: webLimits ?? .current,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
-            backend: WebGalleryBackend(handler: handler, store: store, usersFile: configuration.webUsersFile),
-            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, store: store, memory: memory, pool: pool),
+            backend: WebGalleryBackend(
+                handler: handler, store: store, storagePulse: Self.storagePulse(store.settings, pool: pool),
+                usersFile: configuration.webUsersFile),
+            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, pulse: pulse, memory: memory),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -286,14 +289,31 @@ public struct UtensilDaemon: Sendable {
         }
     }
 
+    /// The local storage answers while its `originals/` folder can be written.
+    static func storagePulse(_ settings: IngestSettings, pool: BlockingPool) -> Pulse {
+        let originals = settings.originals.description
+        return Pulse {
+            await pool.run {
+                access(originals, W_OK) == 0
+                    ? .success(0)
+                    : .failure(.fileSystem("\(originals) cannot be written (\(String(cString: strerror(errno))))"))
+            }
+        }
+    }
+
     /// `GET /metrics` and the gallery's request counts: the gauges are read from the scheduler,
-    /// the catalog (counted off the cooperative pool) and the memory budget at each scrape.
+    /// the catalog (``Pulse``: within its deadline, else the last count) and the memory
+    /// budget at each scrape.
     static func galleryMetrics(
-        _ metrics: DaemonMetrics, scheduler: DropScheduler, store: UtensilStore, memory: MemoryBudget, pool: BlockingPool
+        _ metrics: DaemonMetrics, scheduler: DropScheduler, pulse: Pulse, memory: MemoryBudget
     ) -> GalleryMetrics {
         GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
             let counters = await scheduler.counters
-            let utensils = await pool.run { try? store.count() }
+            let utensils: Int? = switch await pulse.read() {
+            case .success(.answered(let count)): count
+            case .success(.unanswered(let lastCount, _, _)): lastCount
+            case .failure: nil
+            }
             let usage = memory.usage
             return metrics.exposition(DaemonMetrics.Sample(
                 queued: counters.queued, inFlight: counters.inFlight, utensils: utensils,

@@ -13,6 +13,10 @@ public protocol GalleryBackend: Sendable {
     /// the queue's limit behind.
     func followEvents() -> FollowerQueue<EventInfo>
 
+    /// Whether the catalog and the storage answer now (`GET /readyz`), found within about
+    /// 1.5 s whatever they do.
+    func readiness() async -> Readiness
+
     /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
     func thumbnailPath(id: String) -> String
 
@@ -34,4 +38,18 @@ public protocol GalleryBackend: Sendable {
 
     /// Runs `work` (bcrypt, file I/O) off Swift's cooperative pool.
     func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T
+}
+
+/// What `GET /readyz` reports: each part that does not answer, with a sentence saying why
+/// (nil: it answers).
+public struct Readiness: Sendable, Equatable {
+    public var catalog: String?
+    public var storage: String?
+
+    public init(catalog: String?, storage: String?) {
+        self.catalog = catalog
+        self.storage = storage
+    }
+
+    public var isReady: Bool { catalog == nil && storage == nil }
 }

@@ -50,6 +50,7 @@ public struct GalleryServer: Sendable {
             router.add(middleware: RequestMetrics(factory: metrics.factory))
             MetricsRoutes(metrics: metrics).register(on: router)
         }
+        HealthRoutes(backend: backend).register(on: router)
         router.add(middleware: APIMethodCheck())
         APIRoutes(backend: backend, access: access, eventStreams: EventStreamSlots(limits: limits)).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)

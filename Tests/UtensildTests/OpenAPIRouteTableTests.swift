@@ -51,6 +51,7 @@ private struct RouteTableOnly: GalleryBackend {
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
         .failure(ControlError(.internal, "not served"))
     }
+    func readiness() async -> Readiness { Readiness(catalog: nil, storage: nil) }
     func followEvents() -> FollowerQueue<EventInfo> {
         let queue = FollowerQueue<EventInfo>(limit: 1)
         queue.finish()

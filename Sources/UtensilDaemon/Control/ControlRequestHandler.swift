@@ -23,8 +23,9 @@ struct ControlRequestHandler: Sendable {
     let thumbnailCache: ThumbnailCache
     /// This host's heartbeat, and the catalog's registry of every host's (`hosts`).
     let heart: HostHeart
-    /// The last count `status` read and since when the catalog has not answered it.
-    let outage = CatalogOutage()
+    /// Whether the catalog answers: the utensil count within a deadline, or the last one and
+    /// since when it has not answered (`status`, `/metrics`, `/readyz`).
+    let pulse: Pulse
 
     var settings: IngestSettings { store.settings }
 
@@ -133,19 +134,17 @@ struct ControlRequestHandler: Sendable {
     /// cannot answer, `status` still answers: the last count it read, and `lastError` says
     /// since when the catalog is unavailable.
     private func status() async -> ControlReply {
-        let count = await pool.run { [store] in Result { () throws(StoreError) in try store.count() } }
+        let reading = await pulse.read()
         let counters = await scheduler.counters
         let utensils: Int
         var lastError = counters.lastError
-        switch count {
-        case .failure(.catalog(.unavailable(_, let detail))):
-            let (lastCount, since) = outage.unavailable()
+        switch reading {
+        case .success(.unanswered(let lastCount, let since, let detail)):
             utensils = lastCount
             lastError = "the catalog is unavailable since \(since.formatted(.iso8601)) (\(detail)); drops wait in the inbox and are retried"
         case .failure(let error):
             return .failure(Self.controlError(error))
-        case .success(let count):
-            outage.answered(count)
+        case .success(.answered(let count)):
             utensils = count
         }
         var status = StatusInfo(

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import UtensilControlProtocol
 import UtensilIngest
 import UtensilWeb
@@ -17,6 +19,24 @@ struct WebGalleryBackend: GalleryBackend {
     }
 
     func followEvents() -> FollowerQueue<EventInfo> { handler.events.follow() }
+
+    /// Whether the storage folders can be used: a look at `originals/`, asked off the
+    /// cooperative pool (a hung network file system blocks it).
+    let storagePulse: Pulse
+
+    func readiness() async -> Readiness {
+        async let catalog = handler.pulse.read()
+        async let storage = storagePulse.read()
+        return Readiness(catalog: Self.problem(await catalog), storage: Self.problem(await storage))
+    }
+
+    private static func problem(_ reading: Result<Pulse.Reading, StoreError>) -> String? {
+        switch reading {
+        case .success(.answered): nil
+        case .success(.unanswered(_, let since, let detail)): "not answering since \(since.formatted(.iso8601)): \(detail)"
+        case .failure(let error): error.description
+        }
+    }
 
     func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
 
