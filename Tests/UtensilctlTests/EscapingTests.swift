@@ -46,6 +46,15 @@ import Testing
         #expect(Style(enabled: true).red("x") == "\u{1B}[31mx\u{1B}[0m")
     }
 
+    @Test func showNamesTheHostThatIngestedTheUtensil() {
+        var utensil = UtensilInfo(
+            id: "A", name: "Spoon", fileExtension: "png", createdAt: .init(timeIntervalSince1970: 0), width: 1, height: 1,
+            bytes: 1, original: "/o", thumbnail: "/t")
+        #expect(!UtensilView.render(utensil, style: .plain).contains { $0.contains("host") })
+        utensil.host = "kitchen-2"
+        #expect(UtensilView.render(utensil, style: .plain).contains { $0.contains("host") && $0.contains("kitchen-2") })
+    }
+
     @Test func previewNeedsColour() {
         var utensil = UtensilInfo(
             id: "A", name: "Spoon", fileExtension: "png", createdAt: .init(timeIntervalSince1970: 0), width: 1, height: 1,

@@ -8,6 +8,7 @@ enum UtensilView {
         list.add("id", utensil.id)
         list.add("category", utensil.category ?? "none")
         list.add("added by", utensil.addedBy ?? "unknown")
+        if let host = utensil.host { list.add("host", host) }
         if let favorite = utensil.favorite { list.add("favorite", favorite ? "yes (yours)" : "no") }
         list.add("extension", utensil.fileExtension)
         list.add("pixels", "\(utensil.width) × \(utensil.height)")
