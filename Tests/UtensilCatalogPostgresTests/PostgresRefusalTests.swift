@@ -90,14 +90,13 @@ import UtensilTestSupport
         try server.writeHostRules("host all someone_else 127.0.0.1/32 scram-sha-256")
         let world = try TestWorld()
         defer { world.remove() }
-        for check in [true, false] {
-            let extra = (check ? ["--check-config"] : [])
-                + ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"]
-            let result = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: extra))
-            #expect(result.status == 78, "check \(check): \(result.errors)")
-            #expect(result.errors.contains("has no pg_hba.conf line that lets role utensil into database utensils from 127.0.0.1"),
-                    "\(result.errors)")
-            #expect(!result.errors.contains("refused the password"), "\(result.errors)")
+        let extra = ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"]
+        let check = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--check-config"] + extra))
+        let daemon = try daemonRefusal(world, extra: extra)
+        for (status, log) in [(check.status, check.errors), (daemon.status, daemon.log)] {
+            #expect(status == 78, "\(log)")
+            #expect(log.contains("has no pg_hba.conf line that lets role utensil into database utensils from 127.0.0.1"), "\(log)")
+            #expect(!log.contains("refused the password"), "\(log)")
         }
     }
 }

@@ -12,16 +12,9 @@ import UtensilTestSupport
             for: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", host])
     }
 
-    /// Starts the daemon and waits for it to exit (a daemon that starts instead fails the
-    /// test when the deadline passes, and is killed); its exit status and log.
     private func refusal(_ world: TestWorld, _ server: PostgresServer) throws -> (status: Int32, log: String) {
-        let daemon = try RunningDaemon(
-            world: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"],
-            waitForReady: false)
-        defer { daemon.kill() }
-        try daemon.waitUntil(seconds: 120, "utensild to refuse to start") { !daemon.process.isRunning }
-        daemon.process.waitUntilExit()
-        return (daemon.process.terminationStatus, daemon.log)
+        try daemonRefusal(
+            world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"])
     }
 
     @Test func aCatalogANewerUtensildMigratedIsRefusedNamingBothVersions() async throws {
@@ -83,10 +76,10 @@ import UtensilTestSupport
         defer { world.remove() }
         let wrong = world.root.appendingPathComponent("wrong-password").path
         try Data("not-the-password\n".utf8).write(to: URL(fileURLWithPath: wrong))
-        let result = try UtensildProcess.run(UtensildProcess.arguments(
-            for: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", wrong, "--host-name", "kitchen-1"]))
-        #expect(result.status == 78, "\(result.errors)")
-        #expect(result.errors.contains("refused the password of role utensil"), "\(result.errors)")
+        let result = try daemonRefusal(
+            world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", wrong, "--host-name", "kitchen-1"])
+        #expect(result.status == 78, "\(result.log)")
+        #expect(result.log.contains("refused the password of role utensil"), "\(result.log)")
     }
 
     /// `utensild --version`: the version this build says it is.

@@ -153,10 +153,10 @@ import UtensilTestSupport
             }
         }
         let url = server.tcpURL + "?sslmode=verify-full&sslrootcert=\(stranger.certificate)"
-        let daemon = try UtensildProcess.run(UtensildProcess.arguments(
-            for: world, extra: ["--catalog", url, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"]))
-        #expect(daemon.status == 78, "\(daemon.errors)")
-        #expect(daemon.errors.contains("did not verify against sslrootcert="), "\(daemon.errors)")
+        let daemon = try daemonRefusal(
+            world, extra: ["--catalog", url, "--catalog-password-file", server.passwordFile, "--host-name", "kitchen-1"])
+        #expect(daemon.status == 78, "\(daemon.log)")
+        #expect(daemon.log.contains("did not verify against sslrootcert="), "\(daemon.log)")
     }
 }
 
