@@ -189,8 +189,9 @@ import UtensilTestSupport
     }
 
     /// A hook that ignores SIGTERM and tries to leave its process group (for the daemon's, or
-    /// a session of its own), with a child that does leave its session and ignores SIGTERM too.
-    static func stubborn(_ world: TestWorld, marker: URL) throws -> String {
+    /// else for a session of its own), then runs as `sleep <hook>`; with a child that leaves its
+    /// session, ignores SIGTERM too and runs as `sleep <child>`.
+    static func stubborn(_ world: TestWorld, marker: URL, hook: String, child: String) throws -> String {
         try python(world, "stubborn.py", """
             import os, signal, sys
             name = os.environ["UTENSIL_NAME"]
@@ -203,17 +204,16 @@ import UtensilTestSupport
                 os.setpgid(0, os.getpgid(os.getppid()))
                 left.append("group")
             except OSError:
-                pass
-            try:
-                os.setsid()
-                left.append("session")
-            except OSError:
-                pass
+                try:
+                    os.setsid()
+                    left.append("session")
+                except OSError:
+                    pass
             open("\(marker.path).left-" + name, "w").write(" ".join(left))
             if os.fork() == 0:
                 os.setsid()
-                os.execv("/bin/sleep", ["sleep", "86396"])
-            os.execv("/bin/sleep", ["sleep", "86395"])
+                os.execv("/bin/sleep", ["sleep", "\(child)"])
+            os.execv("/bin/sleep", ["sleep", "\(hook)"])
             """)
     }
 
@@ -221,7 +221,7 @@ import UtensilTestSupport
         let world = try TestWorld()
         defer { world.remove() }
         let marker = world.root.appendingPathComponent("later-ran")
-        let hook = try Self.stubborn(world, marker: marker)
+        let hook = try Self.stubborn(world, marker: marker, hook: "86395", child: "86396")
         let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hook, "--hook-timeout-seconds", "3"])
         defer { daemon.kill() }
         let photos = try TestImages.make((0..<5).map { TestImages.jpeg(world.root.appendingPathComponent("e\($0).jpg").path, seed: $0 + 1) })
@@ -301,13 +301,13 @@ import UtensilTestSupport
     @Test func aStopEndsStubbornHooksWellWithinTheUnitsLimit() throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let hook = try Self.stubborn(world, marker: world.root.appendingPathComponent("unused"))
+        let hook = try Self.stubborn(world, marker: world.root.appendingPathComponent("unused"), hook: "86392", child: "86391")
         let daemon = try RunningDaemon(world: world, extra: ["--on-ingest", hook, "--hook-timeout-seconds", "3600"])
         defer { daemon.kill() }
         let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.appendingPathComponent("s\($0).jpg").path, seed: $0 + 1) })
         for index in 0..<2 { try world.drop("Stubborn \(index).jpg", photos[index]) }
         try daemon.waitUntil("two stubborn hooks and their children to run") {
-            Self.processes(named: "sleep", argument: "86395").count == 2 && Self.processes(named: "sleep", argument: "86396").count == 2
+            Self.processes(named: "sleep", argument: "86392").count == 2 && Self.processes(named: "sleep", argument: "86391").count == 2
         }
         let stopping = ContinuousClock.now
         // SIGTERM ignored, SIGKILL two seconds later: the daemon is gone in a few seconds (the
@@ -316,7 +316,7 @@ import UtensilTestSupport
         let took = ContinuousClock.now - stopping
         #expect(took < .seconds(6), "the stop took \(took)")
         #expect(Self.lines(daemon.log, containing: "was stopped because utensild is stopping").count == 2)
-        #expect(Self.processes(named: "sleep", argument: "86395").isEmpty && Self.processes(named: "sleep", argument: "86396").isEmpty)
+        #expect(Self.processes(named: "sleep", argument: "86392").isEmpty && Self.processes(named: "sleep", argument: "86391").isEmpty)
     }
 
     // MARK: - Helpers
