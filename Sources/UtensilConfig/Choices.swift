@@ -26,6 +26,16 @@ public enum WatchMode: String, Sendable, Codable, CaseIterable {
     case auto
 }
 
+/// How the daemon writes its log (`log_format`).
+public enum LogFormat: String, Sendable, Codable, CaseIterable {
+    /// journald's native protocol when journald is there, else plain lines on stderr.
+    case auto
+    /// One plain text line per entry on stderr.
+    case plain
+    /// One JSON object per line on stderr, with the journal's field names as keys.
+    case json
+}
+
 /// The least severe log level that is emitted.
 public enum LogLevelName: String, Sendable, Codable, CaseIterable {
     case trace, debug, info, notice, warning, error, critical

@@ -38,6 +38,8 @@ extension ConfigKey {
             "Full rescan of the inbox this often, as a safety net; greater than 0, at most \(Int(Limits.rescanSecondsMaximum))."
         case .logLevel:
             "Least severe level logged: " + LogLevelName.allCases.map(\.rawValue).joined(separator: ", ") + "."
+        case .logFormat:
+            "\"auto\" (journald when it is there, else plain lines on stderr), \"plain\" (lines on stderr) or \"json\" (one JSON object a line on stderr, the journal's fields as keys)."
         case .webListen:
             "Where the web gallery listens: \"HOST:PORT\" (\"[::1]:8180\" for IPv6), \"unix:PATH\" for a reverse proxy, or \"\" for off."
         case .webUsersFile:

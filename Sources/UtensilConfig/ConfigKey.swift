@@ -18,6 +18,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case watch
     case rescanSeconds = "rescan_seconds"
     case logLevel = "log_level"
+    case logFormat = "log_format"
     case webListen = "web_listen"
     case webUsersFile = "web_users_file"
     case webHosts = "web_hosts"
@@ -57,8 +58,8 @@ extension ConfigKey {
     /// Paths, the socket, the worker count, the watch mode, `memory_budget` (shared by the
     /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
     /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
-    /// need a restart. The ingest hooks (`on_ingest`, `on_reject`, `hook_timeout_seconds`)
-    /// apply to the events after the reload. The catalog (`catalog`, `catalog_password_file`) is
+    /// need a restart, as does `log_format` (the log is set up once). The ingest hooks
+    /// (`on_ingest`, `on_reject`, `hook_timeout_seconds`) apply to the events after the reload. The catalog (`catalog`, `catalog_password_file`) is
     /// opened once, at start.
     public var isReloadable: Bool {
         switch self {
@@ -67,7 +68,7 @@ extension ConfigKey {
              .onIngest, .onReject, .hookTimeoutSeconds:
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
-             .workers, .thumbnailSize, .watch, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
+             .workers, .thumbnailSize, .watch, .logFormat, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
              .hostName, .catalog, .catalogPasswordFile:
             false
         }
@@ -90,6 +91,7 @@ extension ConfigKey {
         case .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
+        case .logFormat: LogFormat.allCases.map(\.rawValue).joined(separator: "|")
         case .webHosts: "NAME,NAME…"
         case .hostName: "NAME"
         }

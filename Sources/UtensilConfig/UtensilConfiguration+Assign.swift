@@ -25,6 +25,7 @@ extension UtensilConfiguration {
         case .rescanSeconds:
             rescanSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.rescanSecondsMaximum)
         case .logLevel: logLevel = try value.choice(LogLevelName.self)
+        case .logFormat: logFormat = try value.choice(LogFormat.self)
         case .webListen: webListen = try value.webListen()
         case .webUsersFile: webUsersFile = try value.absolutePath()
         case .webHosts: webHosts = try value.webHosts()

@@ -20,6 +20,7 @@ extension UtensilConfiguration {
         case .watch: TOMLText.quoted(watch.rawValue)
         case .rescanSeconds: TOMLText.float(rescanSeconds)
         case .logLevel: TOMLText.quoted(logLevel.rawValue)
+        case .logFormat: TOMLText.quoted(logFormat.rawValue)
         case .webListen: TOMLText.quoted(webListen.description)
         case .webUsersFile: TOMLText.quoted(webUsersFile)
         case .webHosts: WebHosts.rendered(webHosts)

@@ -24,6 +24,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var watch: WatchMode
     public var rescanSeconds: Double
     public var logLevel: LogLevelName
+    public var logFormat: LogFormat
     /// Where the web gallery listens, or `.off`.
     public var webListen: WebListen
     /// The web users file: `name:bcrypt-hash` lines.
@@ -63,6 +64,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
         watch: .auto,
         rescanSeconds: 300,
         logLevel: .info,
+        logFormat: .auto,
         webListen: .tcp(host: "127.0.0.1", port: 8180),
         webUsersFile: "/etc/utensild/web-users",
         webHosts: [],

@@ -42,6 +42,7 @@ extension UtensilConfiguration {
         case .watch: watch = other.watch
         case .rescanSeconds: rescanSeconds = other.rescanSeconds
         case .logLevel: logLevel = other.logLevel
+        case .logFormat: logFormat = other.logFormat
         case .webListen: webListen = other.webListen
         case .webUsersFile: webUsersFile = other.webUsersFile
         case .webHosts: webHosts = other.webHosts

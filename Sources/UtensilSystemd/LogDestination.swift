@@ -1,7 +1,7 @@
 import Glibc
 import Logging
 
-/// Where the daemon's logs go: natively to journald, or as plain lines on stderr.
+/// Where the daemon's logs go: natively to journald, or as plain or JSON lines on stderr.
 ///
 /// Every `environment` parameter defaults (`nil`) to this process's environment.
 public enum LogDestination: Sendable, Equatable {
@@ -9,6 +9,8 @@ public enum LogDestination: Sendable, Equatable {
     case journal
     /// One line per entry on stderr, through ``PlainStderrLogHandler``.
     case standardError
+    /// One JSON object per entry on stderr, through ``JSONLinesLogHandler``.
+    case jsonLines
 
     /// journald's native socket.
     public static let journalSocketPath = "/run/systemd/journal/socket"
@@ -56,6 +58,8 @@ public enum LogDestination: Sendable, Equatable {
             let style: PlainStderrLogHandler.Style =
                 Self.stderrIsJournalStream(environment: environment) ? .journalStream : .timestamped
             return { PlainStderrLogHandler(label: $0, style: style, logLevel: logLevel) }
+        case .jsonLines:
+            return { JSONLinesLogHandler(label: $0, identifier: identifier, logLevel: logLevel) }
         }
     }
 

@@ -21,6 +21,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
     @Option(name: .customLong("rescan-seconds"), help: "Full rescan of the inbox this often.") var rescanSeconds: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String?
+    @Option(name: .customLong("log-format"), help: "auto (journald when it is there), plain or json (one object a line on stderr).") var logFormat: String?
     @Option(name: .customLong("web-listen"), help: "The web gallery: HOST:PORT, unix:PATH, or \"\" for off.") var webListen: String?
     @Option(name: .customLong("web-users-file"), help: "Users who may change things through the web.") var webUsersFile: String?
     @Option(name: .customLong("web-hosts"), help: "Host names the web gallery also answers to, separated by commas.") var webHosts: String?
@@ -40,6 +41,7 @@ struct ConfigurationFlags: ParsableArguments {
             (.memoryBudget, memoryBudget),
             (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
+            (.logFormat, logFormat),
             (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),
             (.onIngest, onIngest), (.onReject, onReject), (.hookTimeoutSeconds, hookTimeoutSeconds),
             (.hostName, hostName), (.catalog, catalog), (.catalogPasswordFile, catalogPasswordFile),

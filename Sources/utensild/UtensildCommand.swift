@@ -63,7 +63,7 @@ struct UtensildCommand: AsyncParsableCommand {
             try Self.recordStop(stateDirectory: configuration.stateDir, as: HostFileNames(sharedAs: configuration.sharedHostName))
             return
         }
-        let logger = LogSetup.makeLogger(level: configuration.logLevel)
+        let logger = LogSetup.makeLogger(level: configuration.logLevel, format: configuration.logFormat)
         do {
             if oneshot {
                 // A run someone waits for: a PostgreSQL catalog that cannot be reached fails it at once.

@@ -21,6 +21,7 @@ private let samples: [ConfigKey: [String]] = [
     .watch: ["inotify", "poll", "auto"],
     .rescanSeconds: ["10", "20.5", "30"],
     .logLevel: ["debug", "warning", "error"],
+    .logFormat: ["plain", "auto", "json"],
     .webListen: ["127.0.0.1:9000", "unix:/run/w.sock", "[::1]:8080"],
     .webUsersFile: ["/f/users", "/e/users", "/g/users"],
     .webHosts: ["f.example", "e.example", "g.example"],

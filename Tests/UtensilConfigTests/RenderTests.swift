@@ -21,7 +21,7 @@ import Testing
             controlSocket: "/run/u'tensild/c.sock", socketMode: 0o7, workers: 256, thumbnailSize: 4096,
             thumbnailQuality: 1, maxFileBytes: Int.max, maxPixels: 1, memoryBudget: 16 << 20, duplicateNames: .allow, duplicateContent: .allow,
             trashDays: 0.5,
-            settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical,
+            settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical, logFormat: .json,
             webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users",
             webHosts: ["photos.example.org", "[::2]"], onIngest: "/bin/true", onReject: "/usr/bin/env",
             hookTimeoutSeconds: 0.25, hostName: "kitchen-1.example",
