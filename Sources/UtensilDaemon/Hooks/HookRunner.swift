@@ -9,8 +9,9 @@ import UtensilMetrics
 /// of the daemon) starts at most ``runningLimit`` hooks at once, each supervised on a thread
 /// of its own (``HookProcess``), keeps at most ``waitingLimit`` more waiting and drops the
 /// rest with a journal entry. Every end that is not a clean exit is logged with
-/// `MESSAGE_ID` ``MessageID/hookFailed``. On shutdown the running hooks are stopped
-/// (SIGTERM, then SIGKILL) and the waiting ones are not started.
+/// `MESSAGE_ID` ``MessageID/hookFailed``. On shutdown the running hooks and what they started
+/// are stopped (SIGTERM, then SIGKILL: ``HookProcess``, ``HookReaper``), within a few seconds
+/// whatever they do, and the waiting ones are not started.
 actor HookRunner {
     /// The hook settings in force (replaced on reload).
     struct Settings: Sendable, Equatable {
