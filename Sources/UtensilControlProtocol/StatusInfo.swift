@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `status` reports about the running daemon.
 public struct StatusInfo: Codable, Sendable, Equatable {
     /// The daemon's version, e.g. `0.1.0`.
@@ -22,6 +24,12 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var rejected: Int
     /// The last failure that was not a drop's fault (disk full …), or `nil` (JSON `null`, always written).
     @WrittenAsNull public var lastError: String?
+    /// When `lastError` happened (for an outage of the catalog: since when); left out with no
+    /// error.
+    public var lastErrorAt: Date?
+    /// Whether `lastError` has passed: nothing waits for a retry and the catalog answers; left
+    /// out with no error.
+    public var lastErrorPassed: Bool?
     /// How the inbox is watched: `inotify`, or `polling: <why>`.
     public var watching: String
     /// Whether the inbox folder is missing right now (the daemon waits for it).
@@ -54,6 +62,6 @@ public struct StatusInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case version, pid, uptimeSeconds, inbox, rejectedDir, stateDir, utensils, queued, inFlight
-        case ingested, rejected, lastError, watching, inboxMissing, rethumb
+        case ingested, rejected, lastError, lastErrorAt, lastErrorPassed, watching, inboxMissing, rethumb
     }
 }

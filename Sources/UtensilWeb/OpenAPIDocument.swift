@@ -610,6 +610,15 @@ enum OpenAPIDocument {
               "null"
             ]
           },
+          "lastErrorAt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When `lastError` happened (for an outage of the catalog: since when); absent without an error."
+          },
+          "lastErrorPassed": {
+            "type": "boolean",
+            "description": "Whether `lastError` has passed (nothing waits for a retry and the catalog answers); absent without an error."
+          },
           "watching": {
             "type": "string",
             "description": "`inotify`, or `polling` where inotify does not reach the inbox."

@@ -52,8 +52,14 @@ struct PostgresHealthTests {
             #expect(api.status == 200 && apiSeconds < Self.promptly, "api status: \(api.status) in \(apiSeconds) s")
         }
 
+        // status says since when, and that it has not passed.
+        let during = try #require(try Utensilctl.run(["status", "--json"], socket: socket, timeout: 30).json)
+        #expect(during["lastErrorAt"] is String && during["lastErrorPassed"] as? Bool == false, "\(during)")
         try server.start()
         try Poll.until(seconds: 90, "ready again", detail: { daemon.log }) { (try? web.get("/readyz").status) == 200 }
+        // Back: no error that has not passed.
+        let after = try #require(try Utensilctl.run(["status", "--json"], socket: socket, timeout: 30).json)
+        #expect(after["lastErrorPassed"] == nil || after["lastErrorPassed"] as? Bool == true, "\(after)")
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 }

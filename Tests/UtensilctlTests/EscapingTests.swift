@@ -55,6 +55,21 @@ import Testing
         #expect(UtensilView.render(utensil, style: .plain).contains { $0.contains("host") && $0.contains("kitchen-2") })
     }
 
+    @Test func statusSaysWhenTheLastErrorHappenedAndWhetherItPassed() {
+        var status = StatusInfo(
+            version: "1", pid: 1, uptimeSeconds: 60, inbox: "/i", rejectedDir: "/r", stateDir: "/s", utensils: 0, queued: 0,
+            inFlight: 0, ingested: 0, rejected: 0, lastError: "the disk is full", watching: "inotify", inboxMissing: false)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        status.lastErrorAt = now.addingTimeInterval(-1200)
+        status.lastErrorPassed = true
+        let utc = TimeZone(identifier: "UTC")!
+        let passed = StatusView.render(status, style: .plain, now: now, timeZone: utc).first { $0.contains("last error") } ?? ""
+        #expect(passed.contains("the disk is full (") && passed.contains("20m 00s ago; passed)"), "\(passed)")
+        status.lastErrorPassed = false
+        let ongoing = StatusView.render(status, style: .plain, now: now, timeZone: utc).first { $0.contains("last error") } ?? ""
+        #expect(ongoing.contains("not passed yet"), "\(ongoing)")
+    }
+
     @Test func previewNeedsColour() {
         var utensil = UtensilInfo(
             id: "A", name: "Spoon", fileExtension: "png", createdAt: .init(timeIntervalSince1970: 0), width: 1, height: 1,

@@ -138,10 +138,14 @@ struct ControlRequestHandler: Sendable {
         let counters = await scheduler.counters
         let utensils: Int
         var lastError = counters.lastError
+        var lastErrorAt = counters.lastErrorAt
+        var passed = counters.waitingForRetry == 0
         switch reading {
         case .success(.unanswered(let lastCount, let since, let detail)):
             utensils = lastCount
             lastError = "the catalog is unavailable since \(since.formatted(.iso8601)) (\(detail)); drops wait in the inbox and are retried"
+            lastErrorAt = since
+            passed = false
         case .failure(let error):
             return .failure(Self.controlError(error))
         case .success(.answered(let count)):
@@ -154,6 +158,10 @@ struct ControlRequestHandler: Sendable {
             utensils: utensils, queued: counters.queued, inFlight: counters.inFlight, ingested: counters.ingested,
             rejected: counters.rejected, lastError: lastError, watching: watching,
             inboxMissing: counters.inboxMissing)
+        if lastError != nil {
+            status.lastErrorAt = lastErrorAt
+            status.lastErrorPassed = passed
+        }
         status.rethumb = await rethumbing.latest
         return .success(status, for: .status)
     }
