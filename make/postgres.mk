@@ -7,8 +7,9 @@
 # postgres-test` runs them alone.
 
 # The several-hosts tests put each host in a network namespace of its own (NetworkLab), made
-# with `ip` from iproute2.
-POSTGRES_PACKAGES := postgresql-15 iproute2
+# with `ip` from iproute2; the TLS tests make a certificate authority and the server's
+# certificate with the openssl command.
+POSTGRES_PACKAGES := postgresql-15 iproute2 openssl
 
 .PHONY: postgres-test
 
