@@ -23,7 +23,7 @@ enum CatalogSupport {
         guard let settings = try PostgresCatalogSettings(configuration: configuration, environment: environment) else {
             return try await body(nil, nil)
         }
-        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger.demotedToDebug)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 await client.run()

@@ -62,6 +62,9 @@ import UtensilTestSupport
         let log = daemon.log
         #expect(log.components(separatedBy: "The catalog is unavailable").count == 2, "\(log)")
         #expect(log.components(separatedBy: "The catalog answers again").count == 2, "\(log)")
+        // The pool's own line for each failed connection attempt stays at debug.
+        #expect(log.contains("debug Connection creation failed"), "\(log)")
+        #expect(!log.contains("info Connection creation failed"), "\(log)")
         let check = try Utensilctl.run(["check", "--json"], socket: socket, timeout: 120)
         #expect(check.status == 0, "\(check.output)\n\(check.errors)")
         #expect(check.json?["ok"] as? Bool == true, "\(check.output)")
