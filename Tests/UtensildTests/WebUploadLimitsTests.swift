@@ -45,8 +45,8 @@ struct WebUploadLimitsTests {
     }
 
     @Test func moreFilesThanOneUploadTakesIs413AndLeavesNoPartFile() throws {
-        let (world, _, web) = try Self.world()
-        defer { world.remove() }
+        let (world, daemon, web) = try Self.world()
+        defer { _ = daemon; world.remove() }  // Held to the end: a released daemon is stopped.
         let (cookie, _) = try WebAccessTests.signIn(web)
         let files = (0...100).map { (name: "Fork-\($0).jpg", bytes: Data("abc".utf8)) }
         let reply = try WebAccessTests.upload(web, cookie: cookie, WebAccessTests.multipart(files))
