@@ -81,13 +81,21 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// A factory for code that records through swift-metrics' API (the web gallery): what it
-    /// makes lands in this registry, with the `host` label added.
+    /// makes lands in this registry, with the `host` label added and its help text from
+    /// ``factoryHelpTexts``.
     public var factory: any MetricsFactory {
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = Self.durationBuckets
-        factory.nameAndLabelSanitizer = { [host] name, labels in (name, labels + [("host", host)]) }
-        return factory
+        HelpfulMetricsFactory(
+            registry: registry, host: host, helpTexts: Self.factoryHelpTexts, durationBuckets: Self.durationBuckets)
     }
+
+    /// The `# HELP` text of each metric recorded through ``factory`` (Prometheus wants one for
+    /// every family, and swift-metrics' API has no place for it).
+    static let factoryHelpTexts: [String: String] = [
+        "utensild_web_requests_total":
+            "Web gallery requests since start, by route pattern (NotFound: no route), method and status.",
+        "utensild_web_request_duration_seconds":
+            "Time from a web gallery request to its response head, by route pattern.",
+    ]
 
     /// A metric's full name and its `# HELP` line.
     private static func named(_ name: String, _ help: String) -> MetricNameDescriptor {

@@ -32,4 +32,28 @@ import Testing
         #expect(text.contains("# TYPE utensild_decoding_memory_waits_total counter"))
         #expect(text.contains("# HELP utensild_catalog_utensils "))
     }
+
+    /// Prometheus wants a HELP for every family: the ones recorded through swift-metrics' API
+    /// (the gallery's requests) get theirs from the factory, as the daemon's own do.
+    @Test func everyFamilyHasHelpAndType() {
+        let metrics = DaemonMetrics(host: "kitchen-1")
+        metrics.recordIngested(after: .milliseconds(30))
+        metrics.recordRejected(reason: "corrupt-image", after: .milliseconds(4))
+        metrics.recordRescan(reason: "start-up")
+        metrics.recordHook("on_reject", end: "exit 0")
+        CoreMetrics.Counter(label: "utensild_web_requests_total", dimensions: [("route", "/"), ("method", "GET"), ("status", "200")],
+                            factory: metrics.factory).increment()
+        CoreMetrics.Timer(label: "utensild_web_request_duration_seconds", dimensions: [("route", "/")], factory: metrics.factory)
+            .recordMilliseconds(12)
+        let text = metrics.exposition(Self.sample(waits: 0))
+        let lines = text.split(separator: "\n")
+        let typed = Set(lines.filter { $0.hasPrefix("# TYPE ") }.map { String($0.split(separator: " ")[2]) })
+        let helped = Set(lines.filter { $0.hasPrefix("# HELP ") }.map { String($0.split(separator: " ")[2]) })
+        #expect(typed.count == 16, "\(typed.sorted())")
+        #expect(helped == typed, "\(text)")
+        for (name, help) in DaemonMetrics.factoryHelpTexts {
+            #expect(text.contains("# HELP \(name) \(help)\n"), "\(name)")
+        }
+        #expect(text.contains(#"utensild_web_request_duration_seconds_count{route="/",host="kitchen-1"} 1"#), "\(text)")
+    }
 }

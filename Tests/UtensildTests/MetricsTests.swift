@@ -8,17 +8,36 @@ import UtensilTestSupport
 /// scraping it on loopback and answering a query for the ingest counter.
 @Suite(.serialized) struct MetricsTests {
     /// A daemon whose gallery listens on a free loopback port, after 3 ingests and 1 rejection.
-    static func populated(hostName: String) throws -> (TestWorld, RunningDaemon, Int) {
+    static func populated(hostName: String, extra: [String] = []) throws -> (TestWorld, RunningDaemon, Int) {
         let world = try TestWorld()
         let port = try LoopbackSocket.freePort()
         let daemon = try RunningDaemon(
-            world: world, extra: ["--web-listen", "127.0.0.1:\(port)", "--host-name", hostName])
+            world: world, extra: ["--web-listen", "127.0.0.1:\(port)", "--host-name", hostName] + extra)
         let photos = try TestImages.make((1...3).map { TestImages.jpeg(world.root.appendingPathComponent("p\($0).jpg").path, seed: $0) })
         for (index, photo) in photos.enumerated() { try world.drop("Spoon \(index).jpg", photo) }
         try world.drop("Broken.jpg", Data("not a photo".utf8))
         try daemon.waitForUtensils(3)
         try daemon.waitUntil("the rejection") { world.files(in: world.rejected).contains("Broken.jpg") }
         return (world, daemon, port)
+    }
+
+    /// The body of a 200 answer of Prometheus' API to `GET path`, else nil. Unlike
+    /// `WebClient.get`, the request is not followed by a half-close: Go's HTTP server takes it for
+    /// a client gone away and cancels the query ("query was canceled in expression evaluation").
+    static func askPrometheus(_ api: WebClient, _ path: String) throws -> String? {
+        let fd = try api.connect()
+        defer { close(fd) }
+        guard api.send(fd, Data("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)) else { return nil }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 200 "), let head = text.range(of: "\r\n\r\n") else { return nil }
+        return String(text[head.upperBound...])
     }
 
     /// `name{labels} value` lines of an exposition, by series.
@@ -74,6 +93,46 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0)
     }
 
+    /// Every family of a real scrape, with every kind of series there (drops ingested and
+    /// rejected, hook runs, web requests), passes `promtool check metrics`: HELP and TYPE for
+    /// each, names and units as Prometheus wants them. Any line promtool prints is a failure.
+    @Test func everyMetricPassesPromtool() throws {
+        let promtool = "/usr/bin/promtool"
+        guard FileManager.default.isExecutableFile(atPath: promtool) else {
+            throw TestFailure("\(promtool) is missing: apt-get install prometheus (make unit-test installs it)")
+        }
+        let (world, daemon, port) = try Self.populated(hostName: "promtool", extra: ["--on-ingest", "/bin/true", "--on-reject", "/bin/true"])
+        defer { world.remove() }
+        let web = WebClient(port: port)
+        _ = try web.get("/no/such/page")
+        var text = ""
+        try daemon.waitUntil("every kind of series in /metrics") {
+            guard let scraped = try? web.get("/metrics") else { return false }
+            text = scraped.text
+            return ["utensild_drops_ingested_total{", "utensild_drops_rejected_total{", "utensild_hook_runs_total{",
+                    "utensild_web_requests_total{", "utensild_web_request_duration_seconds_bucket{"].allSatisfy(text.contains)
+        }
+        let file = world.root.appendingPathComponent("metrics.txt")
+        try Data(text.utf8).write(to: file)
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: promtool)
+        check.arguments = ["check", "metrics"]
+        check.standardInput = try FileHandle(forReadingFrom: file)
+        let output = Pipe()
+        check.standardOutput = output
+        check.standardError = output
+        try check.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(said.isEmpty, "promtool check metrics:\n\(said)\nthe scrape:\n\(text)")
+        #expect(check.terminationStatus == 0, "\(said)")
+        // Each family promtool saw has its TYPE and HELP (what promtool checks, said again here).
+        let families = Set(text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] })
+        #expect(families.count >= 16, "\(families)")
+        for family in families { #expect(text.contains("# HELP \(family) "), "\(family)") }
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func aPrometheusServerScrapesTheDaemonAndAnswersForTheIngestCounter() throws {
         let prometheus = "/usr/bin/prometheus"
         guard FileManager.default.isExecutableFile(atPath: prometheus) else {
@@ -123,8 +182,8 @@ import UtensilTestSupport
         try Poll.until(
             seconds: 90, "Prometheus to scrape utensild and answer for the ingest counter", every: 200_000, detail: detail
         ) {
-            guard let reply = try? api.get(query), reply.status == 200 else { return false }
-            answer = reply.text
+            guard let reply = try? Self.askPrometheus(api, query) else { return false }
+            answer = reply
             return answer.contains(#""utensild_drops_ingested_total""#) && answer.contains(#""3"]"#)
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
