@@ -24,11 +24,12 @@ struct PoolChatter: LogHandler {
         set { underlying[metadataKey: key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        underlying.log(level: .debug, message, metadata: metadata, source: source, file: file, function: function, line: line)
+    func log(event: LogEvent) {
+        // The logger checked the pool's level against ours; at debug, ours decides again.
+        guard underlying.logLevel <= .debug else { return }
+        var event = event
+        event.level = .debug
+        underlying.handler.log(event: event)
     }
 }
 
