@@ -37,11 +37,11 @@ PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
                  daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
                  scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2, lying_side=16384,
-                 stalled_streams=32, stalled_followers=8, stalled_seconds=60),
+                 stalled_streams=32, stalled_followers=8, stalled_seconds=60, held_uploads=8, held_files=99),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
                   daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
                   scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096,
-                  stalled_streams=8, stalled_followers=2, stalled_seconds=3),
+                  stalled_streams=8, stalled_followers=2, stalled_seconds=3, held_uploads=2, held_files=10),
 }
 
 # The targets of issue 6, as issue 26 raised them.
@@ -557,6 +557,7 @@ def stalled_readers(binaries, photo, work, profile):
     port = free_port()
     daemon = Daemon(binaries, os.path.join(work, "stalled"), web_listen=f"127.0.0.1:{port}")
     try:
+        wait_for_listener(port)
         events = Events(daemon)
         os.makedirs(os.path.join(daemon.inbox, "Pans"))
         shutil.copyfile(photo, os.path.join(daemon.stage, "Pan.jpg"))
@@ -616,6 +617,81 @@ def stalled_readers(binaries, photo, work, profile):
                     events_per_second=round(renames / profile["stalled_seconds"], 1), cut_off=cut,
                     rss_before_mb=round(rss_before, 1), peak_rss_mb=round(peak, 1),
                     rss_after_mb=round(daemon.status("VmRSS") / 1024, 1))
+    finally:
+        daemon.stop()
+
+
+def wait_for_listener(port, seconds=30):
+    """Until the gallery accepts connections on `port` (it listens a moment after READY=1)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bench: the gallery did not listen on port {port} within {seconds} s")
+            time.sleep(0.05)
+
+
+def held_uploads(binaries, work, profile):
+    """Uploads that stop before their end: a signed-in user's `held_uploads` uploads (the
+    most one user may have in progress) each send `held_files` finished files and the start
+    of one more, then hold; one upload past the cap is tried. The daemon's open descriptors
+    before, while they are held (the most seen) and after they leave, and what the upload
+    past the cap got."""
+    import http.client
+    import urllib.parse
+    root = os.path.join(work, "uploads")
+    os.makedirs(root)
+    users = os.path.join(root, "web-users")
+    password = "correct horse battery"
+    subprocess.run([os.path.join(binaries, "utensilctl"), "web-user", "add", "bench", "--users-file", users],
+                   input=password + "\n", check=True, capture_output=True, text=True)
+    port = free_port()
+    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}", extra=("--web-users-file", users))
+    try:
+        wait_for_listener(port)
+        login = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        login.request("POST", "/login", body=urllib.parse.urlencode({"name": "bench", "password": password}),
+                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+        reply = login.getresponse()
+        reply.read()
+        cookie = (reply.getheader("Set-Cookie") or "").split(";")[0]
+        if reply.status != 303 or not cookie:
+            raise SystemExit(f"bench: the bench user could not sign in ({reply.status})")
+        login.close()
+        descriptors = lambda: len(os.listdir(f"/proc/{daemon.pid}/fd"))
+        before = descriptors()
+        head = (f"POST /api/v1/uploads HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n"
+                "Content-Type: multipart/form-data; boundary=XyZzY\r\nContent-Length: 50000000\r\n\r\n").encode()
+        held, most = [], before
+        for upload in range(profile["held_uploads"]):
+            body = b'--XyZzY\r\nContent-Disposition: form-data; name="category"\r\n\r\nKitchen\r\n'
+            for index in range(profile["held_files"] + 1):
+                body += (f'--XyZzY\r\nContent-Disposition: form-data; name="files"; filename="held-{upload}-{index}.jpg"'
+                         '\r\n\r\nabc').encode()
+                if index < profile["held_files"]:
+                    body += b"\r\n"
+            connection = socket.create_connection(("127.0.0.1", port))
+            connection.sendall(head + body)
+            held.append(connection)
+        # The files are written as the parts arrive: the most descriptors seen over a few looks.
+        for _ in range(20):
+            most = max(most, descriptors())
+            time.sleep(0.1)
+        extra = socket.create_connection(("127.0.0.1", port))
+        extra.sendall(head)
+        extra.settimeout(30)
+        past_cap = extra.recv(64).split(b"\r\n")[0].decode(errors="replace")
+        extra.close()
+        for connection in held:
+            connection.close()
+        deadline = time.monotonic() + 30
+        while descriptors() > before + 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return dict(uploads=len(held), files_each=profile["held_files"], descriptors_before=before,
+                    descriptors_held=most, descriptors_after=descriptors(), past_cap=past_cap)
     finally:
         daemon.stop()
 
@@ -982,6 +1058,11 @@ def base_rows(results, verdict):
                      f"before {st['rss_before_mb']:.0f} MB", f"{st['peak_rss_mb']:.0f} MB",
                      f"{st['renames']} events, {st['cut_off']} cut off; after {st['rss_after_mb']:.0f} MB",
                      f"≤ {TARGETS['stalled_rss']:.0f} MB", verdict(st["peak_rss_mb"] <= TARGETS["stalled_rss"])))
+    if "held_uploads" in results:
+        u = results["held_uploads"]
+        rows.append((f"open descriptors, {u['uploads']} uploads × {u['files_each']} files held",
+                     f"before {u['descriptors_before']}", f"{u['descriptors_held']}",
+                     f"one more: {u['past_cap']}; after {u['descriptors_after']}", "", ""))
     for name in ["progressive", "png24"]:
         if name in c:
             d = c[name]
@@ -1042,6 +1123,7 @@ def check_numbers(results):
         "lying HEIF burst peak RSS MB": results["lying"]["peak_rss_mb"],
         "idle RSS MB": results["idle"]["rss_after_work_mb"],
         "stalled followers peak RSS MB": results["stalled"]["peak_rss_mb"],
+        "held uploads descriptors": results["held_uploads"]["descriptors_held"],
         "catalog search p99 ms": results["search"]["in_process"]["p99ms"],
         "daemon search p99 ms": results["search"]["daemon"]["p99_ms"],
     })
@@ -1160,6 +1242,8 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"memory: {profile['stalled_streams']} event streams and {profile['stalled_followers']} events followers "
         f"that never read, {profile['stalled_seconds']} s of events")
     results["stalled"] = stalled_readers(binaries, jpeg12[0], work, profile)
+    log(f"descriptors: {profile['held_uploads']} uploads of {profile['held_files']} files each, held open")
+    results["held_uploads"] = held_uploads(binaries, work, profile)
     log(f"search: list --search over {profile['search_rows']:,} utensils")
     catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
     results["search"] = search(binaries, bench, catalog, profile)
