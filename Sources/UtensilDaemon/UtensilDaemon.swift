@@ -309,14 +309,16 @@ public struct UtensilDaemon: Sendable {
     ) -> GalleryMetrics {
         GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
             let counters = await scheduler.counters
-            let utensils: Int? = switch await pulse.read() {
+            let reading = await pulse.read()
+            let utensils: Int? = switch reading {
             case .success(.answered(let count)): count
             case .success(.unanswered(let lastCount, _, _)): lastCount
             case .failure: nil
             }
+            let downSince: Date? = if case .success(.unanswered(_, let since, _)) = reading { since } else { nil }
             let usage = memory.usage
             return metrics.exposition(DaemonMetrics.Sample(
-                queued: counters.queued, inFlight: counters.inFlight, utensils: utensils,
+                queued: counters.queued, inFlight: counters.inFlight, utensils: utensils, catalogDownSince: downSince,
                 memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits))
         }
     }

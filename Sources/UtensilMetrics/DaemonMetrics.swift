@@ -1,4 +1,5 @@
 import CoreMetrics
+import Foundation
 import Prometheus
 import Synchronization
 
@@ -19,6 +20,8 @@ public final class DaemonMetrics: Sendable {
     private let queued: Prometheus.Gauge
     private let inFlight: Prometheus.Gauge
     private let utensils: Prometheus.Gauge
+    private let catalogUp: Prometheus.Gauge
+    private let catalogDownSince: Prometheus.Gauge
     private let memoryHeld: Prometheus.Gauge
     private let memoryBudget: Prometheus.Gauge
     private let memoryWaits: Prometheus.Counter
@@ -69,6 +72,12 @@ public final class DaemonMetrics: Sendable {
         utensils = gauge(
             "utensild_catalog_utensils",
             "Utensils in the catalog, as utensilctl status counts them.")
+        catalogUp = gauge(
+            "utensild_catalog_up",
+            "1 when the catalog answered this scrape within 1.5 s, else 0.")
+        catalogDownSince = gauge(
+            "utensild_catalog_down_since_seconds",
+            "While utensild_catalog_up is 0: since when the catalog has not answered (Unix time), else 0.")
         memoryHeld = gauge(
             "utensild_decoding_memory_bytes",
             "Bytes that reading and decoding drops hold now (within memory_budget).")
@@ -144,14 +153,20 @@ public final class DaemonMetrics: Sendable {
         public var inFlight: Int
         /// nil when the catalog could not be counted (the gauge keeps its last value).
         public var utensils: Int?
+        /// Since when the catalog has not answered; nil while it answers.
+        public var catalogDownSince: Date?
         public var memoryHeldBytes: Int
         public var memoryBudgetBytes: Int
         public var memoryWaits: Int
 
-        public init(queued: Int, inFlight: Int, utensils: Int?, memoryHeldBytes: Int, memoryBudgetBytes: Int, memoryWaits: Int) {
+        public init(
+            queued: Int, inFlight: Int, utensils: Int?, catalogDownSince: Date? = nil, memoryHeldBytes: Int,
+            memoryBudgetBytes: Int, memoryWaits: Int
+        ) {
             self.queued = queued
             self.inFlight = inFlight
             self.utensils = utensils
+            self.catalogDownSince = catalogDownSince
             self.memoryHeldBytes = memoryHeldBytes
             self.memoryBudgetBytes = memoryBudgetBytes
             self.memoryWaits = memoryWaits
@@ -163,6 +178,8 @@ public final class DaemonMetrics: Sendable {
         queued.set(Int64(sample.queued))
         inFlight.set(Int64(sample.inFlight))
         if let count = sample.utensils { utensils.set(Int64(count)) }
+        catalogUp.set(Int64(sample.catalogDownSince == nil ? 1 : 0))
+        catalogDownSince.set(sample.catalogDownSince.map { $0.timeIntervalSince1970 } ?? 0)
         memoryHeld.set(Int64(sample.memoryHeldBytes))
         memoryBudget.set(Int64(sample.memoryBudgetBytes))
         let newWaits = countedMemoryWaits.withLock { counted in

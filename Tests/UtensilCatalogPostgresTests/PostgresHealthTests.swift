@@ -35,6 +35,8 @@ struct PostgresHealthTests {
         #expect(ready.status == 200, "\(ready.text)")
         #expect(ready.text.contains(#""catalog":"ok""#) && ready.text.contains(#""storage":"ok""#), "\(ready.text)")
 
+        #expect(try web.get("/metrics").text.contains(#"utensild_catalog_up{host="kitchen-1"} 1"#))
+
         try server.stop(.fast)
         for _ in 0..<3 {
             let (health, healthSeconds) = try Self.timed { try web.get("/healthz") }
@@ -45,6 +47,8 @@ struct PostgresHealthTests {
             #expect(readySeconds < Self.promptly, "readyz took \(readySeconds) s")
             let (metrics, metricsSeconds) = try Self.timed { try web.get("/metrics") }
             #expect(metrics.status == 200 && metricsSeconds < Self.promptly, "metrics: \(metrics.status) in \(metricsSeconds) s")
+            #expect(metrics.text.contains(#"utensild_catalog_up{host="kitchen-1"} 0"#), "\(metrics.text)")
+            #expect(!metrics.text.contains(#"utensild_catalog_down_since_seconds{host="kitchen-1"} 0"#), "\(metrics.text)")
             let (status, statusSeconds) = try Self.timed { try Utensilctl.run(["status"], socket: socket, timeout: 30) }
             #expect(status.status == 0 && statusSeconds < Self.promptly, "status: \(status.status) in \(statusSeconds) s")
             #expect(status.output.contains("the catalog is unavailable since"), "\(status.output)")
