@@ -36,6 +36,11 @@ struct EventStream: Sendable {
             let messages = FollowerQueue<String>(limit: Self.backlog) {
                 connection.eventLoop.scheduleTask(in: Self.fellBehindGrace) { connection.close(promise: nil) }
             }
+            // A page that was left closes its side; the stream ends then, not at its next write.
+            PeerGone.gone(of: connection).whenSuccess {
+                messages.finish()
+                connection.close(promise: nil)
+            }
             try await writer.write(ByteBuffer(string: ": utensild events\nretry: 2000\n\n"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -47,6 +47,13 @@ enum GalleryListener {
                 channel.close(promise: nil)
                 return channel.eventLoop.makeSucceededFuture(nil)
             }
+            // First in the pipeline, before HTTP's own handlers (which hold a client's closing
+            // back while a response is in flight), so that a page that was left is noticed.
+            do {
+                try channel.pipeline.syncOperations.addHandler(PeerGone())
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
             return http.setup(channel: channel, logger: quietLogger).map { Optional($0) }
         }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

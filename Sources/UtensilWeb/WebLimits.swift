@@ -37,7 +37,7 @@ public struct WebLimits: Sendable, Equatable {
     /// streams' share follow from it unless given.
     public init(
         connections: Int, connectionsPerAddress: Int, connectionsPerAddressWhenBusy: Int? = nil,
-        eventStreams: Int? = nil, eventStreamsPerAddress: Int = 8, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60,
+        eventStreams: Int? = nil, eventStreamsPerAddress: Int = 16, idleSeconds: Int64 = 30, bodySeconds: Int64 = 60,
         uploads: UploadLimits? = nil, descriptorsKeptFree: Int = reservedDescriptors
     ) {
         self.connections = connections
@@ -62,7 +62,7 @@ public struct WebLimits: Sendable, Equatable {
     /// gets half of what the reserve leaves, between 8 and 512 connections, and uploads in
     /// progress are at most half the connections; 64 per address while
     /// the listener is less than half full, a sixteenth of the connections after that; half
-    /// of the connections for event streams, 8 of them per address.
+    /// of the connections for event streams, 16 of them per address.
     public static func forDescriptorLimit(_ limit: Int) -> WebLimits {
         WebLimits(connections: min(512, max(8, (limit - reservedDescriptors) / 2)), connectionsPerAddress: 64)
     }
