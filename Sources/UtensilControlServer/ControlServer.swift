@@ -156,7 +156,7 @@ public struct ControlServer: Service {
     /// Runs `produce` and writes the lines it sends until it has returned and every line is
     /// written, or the client left (the connection closed); then cancels what is left. A
     /// client that lets `backlog` lines wait has fallen behind: it is sent the lines that
-    /// wait and a `busy` line saying so, and is closed after `ControlProtocol.fellBehindGrace`
+    /// wait and a `busy` line saying so, and is closed after `ControlProtocol.fellBehindGraceSeconds`
     /// even if it never takes them.
     private static func follow(
         _ produce: @escaping @Sendable (FollowerQueue<String>) async -> Void,

@@ -245,18 +245,7 @@ extension WebUsersFile {
         {
             throw UntrustedUsersFile(path: path, problem: .folderWritableByOthers(folder: folder, mode: parent.st_mode & 0o7777))
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count > 0 {
-                bytes += buffer[..<count]
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                throw UntrustedUsersFile(path: path, problem: .unreadable(errno))
-            }
-        }
+        guard let bytes = readAll(fd) else { throw UntrustedUsersFile(path: path, problem: .unreadable(errno)) }
         return WebUsersFile(text: String(decoding: bytes, as: UTF8.self))
     }
 }

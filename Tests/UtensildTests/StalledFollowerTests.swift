@@ -36,6 +36,15 @@ struct StalledFollowerTests {
         return nil
     }
 
+    /// Whether the first bytes `fd` receives within `seconds` begin an HTTP 200 answer.
+    static func answered200(_ fd: Int32, seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        return count > 0 && String(decoding: buffer[..<count], as: UTF8.self).hasPrefix("HTTP/1.1 200")
+    }
+
     static func occurrences(of needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     @Test func followersThatNeverReadAreCutOffAfterABoundedRun() throws {
@@ -61,11 +70,7 @@ struct StalledFollowerTests {
             let head = "GET /api/v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
             #expect(send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL)) == head.utf8.count)
             // The head and the stream's first comment come once it is subscribed.
-            var buffer = [UInt8](repeating: 0, count: 512)
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let count = recv(fd, &buffer, buffer.count, 0)
-            #expect(count > 0 && String(decoding: buffer[..<max(count, 0)], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+            #expect(Self.answered200(fd, seconds: 10))
             web.append(fd)
         }
         var followers: [RawControlClient] = []
@@ -134,13 +139,7 @@ struct StalledFollowerTests {
             let head = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
             _ = send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL))
         }
-        for fd in held {
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var buffer = [UInt8](repeating: 0, count: 512)
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count > 0, String(decoding: buffer[..<count], as: UTF8.self).hasPrefix("HTTP/1.1 200") { streams += 1 }
-        }
+        for fd in held where Self.answered200(fd, seconds: 5) { streams += 1 }
         // The rest were answered 503, or turned away with the connection.
         #expect(streams == 3 * 16, "\(streams) of 192 event streams from three addresses were served")
         // A new visitor is served, and can follow the events too.
@@ -150,11 +149,7 @@ struct StalledFollowerTests {
         defer { close(stream) }
         let head = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
         _ = send(stream, head, head.utf8.count, Int32(MSG_NOSIGNAL))
-        var buffer = [UInt8](repeating: 0, count: 512)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(stream, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let count = recv(stream, &buffer, buffer.count, 0)
-        #expect(count > 0 && String(decoding: buffer[..<max(count, 0)], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(Self.answered200(stream, seconds: 10))
 
         // Pages that are left give their streams' slots back at once, not at the streams'
         // next keep-alive (15 s): 127.0.0.2 closes its streams and is served again promptly.
@@ -165,11 +160,7 @@ struct StalledFollowerTests {
             guard let fd = try? LoopbackSocket.connected(port: port, from: "127.0.0.2") else { return false }
             held.append(fd)
             _ = send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL))
-            var reply = [UInt8](repeating: 0, count: 512)
-            var wait = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-            let got = recv(fd, &reply, reply.count, 0)
-            served = got > 0 && String(decoding: reply[..<max(got, 0)], as: UTF8.self).hasPrefix("HTTP/1.1 200")
+            served = Self.answered200(fd, seconds: 5)
             return served
         }
         #expect(served)
