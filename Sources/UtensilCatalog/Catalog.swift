@@ -176,6 +176,7 @@ public final class Catalog: Sendable {
             try db.execute(sql: "ALTER TABLE utensil ADD COLUMN host TEXT")
         }
         migrator.registerMigration("v9-duties", migrate: Self.createDuties)
+        migrator.registerMigration("v10-events", migrate: Self.createEvents)
         return migrator
     }
 

@@ -31,7 +31,7 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
@@ -177,5 +177,17 @@ public enum PostgresSchema {
         "DROP INDEX utensils_listing_by_date",
         "CREATE INDEX utensils_listing_by_name ON utensils (sort_key, id) INCLUDE (search_key) WHERE trashed_at IS NULL",
         "CREATE INDEX utensils_listing_by_date ON utensils (created_at, id) INCLUDE (search_key) WHERE trashed_at IS NULL",
+    ])
+
+    /// The event log every host appends to and reads from (``PostgresCatalog/appendEvents(_:host:)``):
+    /// `seq` only grows, never reused.
+    static let events = Migration(name: "v4-events", statements: [
+        """
+        CREATE TABLE events (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            host text NOT NULL,
+            payload text NOT NULL
+        )
+        """,
     ])
 }

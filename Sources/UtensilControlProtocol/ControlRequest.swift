@@ -20,7 +20,8 @@ public enum ControlRequest: Sendable, Equatable {
     /// Every rejected file.
     case retryAll
     case check
-    case events
+    /// Every event from now on; with `since`, first those after that `seq` the catalog keeps.
+    case events(since: Int64? = nil)
     case categories
     /// A utensil by id, and its new category; `nil` takes it out of any.
     case setCategory(String, to: String?)

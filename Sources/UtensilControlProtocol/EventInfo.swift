@@ -29,6 +29,11 @@ public struct EventInfo: Codable, Sendable, Equatable {
     /// The `host_name` of the host where it happened. Every event a daemon sends carries it;
     /// with several hosts sharing a catalog, `events` shows every host's events.
     public var host: String?
+    /// Its number in the catalog's event log: it only grows across the whole catalog (every
+    /// host's events), so a follower that was away resumes after the last it saw
+    /// (`events --since`, the gallery's `Last-Event-ID`). Nil only for an event from a host
+    /// whose utensild does not number events yet, or one the catalog could not record.
+    public var seq: Int64?
 
     public init(
         kind: Kind, at: Date, inboxFile: String, utensil: UtensilInfo? = nil, reason: String? = nil,

@@ -94,7 +94,7 @@ public struct UtensilDaemon: Sendable {
             settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
             host: configuration.effectiveHostName, rejectedFolder: configuration.rejected,
             environment: ProcessInfo.processInfo.environment, logger: logger, metrics: metrics)
-        let events = EventBroadcaster(hooks: hooks, host: configuration.effectiveHostName, sharesEvents: changeFeed != nil)
+        let events = EventBroadcaster(log: store.catalog, hooks: hooks, host: configuration.effectiveHostName)
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
@@ -153,13 +153,14 @@ public struct UtensilDaemon: Sendable {
             service: HostHeartbeatService(
                 heart: heart, interval: HostHeartbeatService.interval(sharesCatalog: changeFeed != nil), logger: logger),
             serviceName: "host heartbeat"))
-        // 7¼. Every host's events on every host (a shared catalog): this host's last events are
-        //     sent once the workers have stopped.
-        if let changeFeed {
-            services.append(.init(
-                service: CatalogFeedService(feed: changeFeed, events: events, thumbnailCache: thumbnailCache, logger: logger),
-                serviceName: "catalog change feed"))
-        }
+        // 7¼. The catalog's event log: this host's events numbered and every host's shown (the
+        //     other hosts woken through the change feed); the last are added once the workers
+        //     have stopped.
+        services.append(.init(
+            service: EventLogService(
+                log: store.catalog, feed: changeFeed, events: events, thumbnailCache: thumbnailCache, metrics: metrics,
+                logger: logger),
+            serviceName: "event log"))
         // 7. The control socket: answers until everything that changes state has stopped. If it
         //    fails, the daemon goes on ingesting (so its end is ignored).
         services.append(.init(

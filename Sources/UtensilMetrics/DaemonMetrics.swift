@@ -21,6 +21,8 @@ public final class DaemonMetrics: Sendable {
     private let inFlight: Prometheus.Gauge
     private let utensils: Prometheus.Gauge
     private let catalogUp: Prometheus.Gauge
+    private let eventSeq: Prometheus.Gauge
+    private let remoteEventDelay: Prometheus.Gauge
     private let catalogDownSince: Prometheus.Gauge
     private let memoryHeld: Prometheus.Gauge
     private let memoryBudget: Prometheus.Gauge
@@ -80,6 +82,12 @@ public final class DaemonMetrics: Sendable {
             "While utensild_catalog_up is 0: since when the catalog has not answered (Unix time), else 0.")
         memoryHeld = gauge(
             "utensild_decoding_memory_bytes",
+        eventSeq = gauge(
+            "utensild_events_seq",
+            "The newest seq of the catalog's event log shown to this host's followers; hosts sharing a catalog that differ here for long are behind.")
+        remoteEventDelay = gauge(
+            "utensild_remote_event_delay_seconds",
+            "How long after it happened the last event of another host reached this host's followers.")
             "Bytes that reading and decoding drops hold now (within memory_budget).")
         memoryBudget = gauge(
             "utensild_decoding_memory_budget_bytes",
@@ -127,6 +135,12 @@ public final class DaemonMetrics: Sendable {
     public func recordCatalogError() { catalogErrors.increment() }
 
     public func recordCommit(_ duration: Duration) { catalogCommit.record(duration) }
+
+    /// The newest `seq` of the catalog's event log this host has handed to its followers.
+    public func recordEventSeq(_ seq: Int64) { eventSeq.set(seq) }
+
+    /// How long after it happened another host's event reached this host's followers.
+    public func recordRemoteEventDelay(_ seconds: TimeInterval) { remoteEventDelay.set(max(0, seconds)) }
 
     public func recordWatcherOverflow() { watcherOverflows.increment() }
 

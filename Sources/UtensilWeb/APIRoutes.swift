@@ -23,9 +23,12 @@ struct APIRoutes: Sendable {
         router.get("/api/v1/status") { _, _ in
             try JSONReply.response(try await backend.answer(.status, webUser: nil).payload())
         }
-        router.get("/api/v1/events") { _, context in
+        router.get("/api/v1/events") { request, context in
             guard let ticket = eventStreams.take(from: context.remoteAddress) else { throw Self.tooManyEventStreams(eventStreams.limits) }
-            return EventStream(events: backend.followEvents(), connection: context.channel, ticket: ticket).response()
+            return EventStream(
+                follower: backend.followEvents(), since: EventStream.resumePoint(request), connection: context.channel,
+                ticket: ticket
+            ).response()
         }
         router.get("/api/v1/openapi.json") { _, _ in
             var headers = HTTPFields()

@@ -5,9 +5,13 @@ import NIOCore
 import UtensilControlProtocol
 
 /// `GET /api/v1/events`: the daemon's event stream as server-sent events, one
-/// `event: ingested|rejected` with the `EventInfo` JSON (as `utensilctl events --json`)
-/// each, and a comment every 15 seconds so that proxies keep the connection and a gone
-/// browser is noticed.
+/// `event: ingested|rejected|rethumb|category` with the `EventInfo` JSON (as `utensilctl
+/// events --json`) each, its `seq` as the message's `id`, and a comment every 15 seconds so
+/// that proxies keep the connection and a gone browser is noticed.
+///
+/// A reconnecting browser sends the last `id` it saw as `Last-Event-ID` (or a page passes
+/// `?since=SEQ`): the events after it that the catalog keeps come first. When they are no
+/// longer kept, an `event: fell-behind` says so and the stream ends.
 ///
 /// Bounded: at most ``backlog`` messages wait for a reader that does not read. One more and
 /// the reader has fallen behind: it is sent what waits and an `event: fell-behind` saying
@@ -19,8 +23,10 @@ struct EventStream: Sendable {
     static let backlog = 256
     static let fellBehindGrace = TimeAmount.seconds(10)
 
-    /// The events, from the daemon's own bounded queue for this reader.
-    let events: FollowerQueue<EventInfo>
+    /// The events, from the daemon's own bounded queue for this reader, after those missed.
+    let follower: EventFollower
+    /// The `seq` after which the reader wants the events, or nil for only new ones.
+    let since: Int64?
     /// The reader's connection, closed when it fell behind and takes nothing more.
     let connection: any Channel
     /// The stream's slot (``EventStreamSlots``), held until the body ends.
@@ -31,7 +37,7 @@ struct EventStream: Sendable {
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-        let (events, connection, ticket) = (events, connection, ticket)
+        let (follower, since, connection, ticket) = (follower, since, connection, ticket)
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let messages = FollowerQueue<String>(limit: Self.backlog) {
                 connection.eventLoop.scheduleTask(in: Self.fellBehindGrace) { connection.close(promise: nil) }
@@ -44,10 +50,13 @@ struct EventStream: Sendable {
             try await writer.write(ByteBuffer(string: ": utensild events\nretry: 2000\n\n"))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await event in events.items {
-                        guard messages.send(Self.message(event)) else { return }
+                    let end = await follower.run(since: since, room: { await messages.waitForRoom() }) { event in
+                        messages.send(Self.message(event))
                     }
-                    if events.fellBehind { _ = messages.send(Self.fellBehind) }
+                    if case .fellBehind = end { _ = messages.send(Self.fellBehind) }
+                    if let problem = ControlError.followEnded(end), end != .fellBehind(limit: follower.live.limit) {
+                        _ = messages.send(Self.ended(problem))
+                    }
                     messages.finish()
                 }
                 group.addTask {
@@ -67,7 +76,25 @@ struct EventStream: Sendable {
 
     static func message(_ event: EventInfo) -> String {
         let json = (try? LineFraming.encode(event)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}"
-        return "event: \(event.kind.rawValue)\ndata: \(json)\n\n"
+        let id = event.seq.map { "id: \($0)\n" } ?? ""
+        return "event: \(event.kind.rawValue)\n\(id)data: \(json)\n\n"
+    }
+
+    /// Where a reader resumes: `Last-Event-ID` (sent by a reconnecting `EventSource`), else
+    /// the query's `since`; nil (only new events) when neither is a `seq`.
+    static func resumePoint(_ request: Request) -> Int64? {
+        if let header = request.headers[HTTPField.Name("Last-Event-ID")!], let seq = Int64(header), seq >= 0 {
+            return seq
+        }
+        if let query = request.uri.queryParameters.get("since"), let seq = Int64(query), seq >= 0 { return seq }
+        return nil
+    }
+
+    /// The last message to a reader whose replay could not be made: the problem, as
+    /// `event: fell-behind` (the page reloads to see what happened meanwhile).
+    static func ended(_ problem: ControlError) -> String {
+        let json = (try? LineFraming.encode(problem)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}"
+        return "event: fell-behind\ndata: \(json)\n\n"
     }
 
     /// The last message to a reader that fell ``backlog`` messages behind.

@@ -9,9 +9,9 @@ public protocol GalleryBackend: Sendable {
     /// is the signed-in user a change is made for.
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError>
 
-    /// Every ingest and rejection from now on, until the daemon stops or the follower falls
-    /// the queue's limit behind.
-    func followEvents() -> FollowerQueue<EventInfo>
+    /// Every event from now on, until the daemon stops or the follower falls the queue's
+    /// limit behind; and those after a `seq` it missed (``EventFollower/run(since:room:send:)``).
+    func followEvents() -> EventFollower
 
     /// Whether the catalog and the storage answer now (`GET /readyz`), found within about
     /// 1.5 s whatever they do.

@@ -141,6 +141,83 @@ import UtensilTestSupport
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 
+    /// PostgreSQL stopped under two hosts while both ingest and reject: each host's
+    /// `events` followers get every event of both hosts exactly once — those of the outage once
+    /// the catalog answers again (read from its event log), numbered, and in `seq` order.
+    @Test func everyEventOfAnOutageArrivesOnBothHostsOnce() throws {
+        let server = try PostgresServer()
+        defer { server.remove() }
+        let worlds = try (0..<2).map { _ in try TestWorld() }
+        defer { worlds.forEach { $0.remove() } }
+        let shared = worlds[0].state.path
+        let daemons = try worlds.enumerated().map { index, world in
+            try RunningDaemon(
+                world: world,
+                extra: [
+                    "--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile,
+                    "--host-name", "kitchen-\(index + 1)", "--state-dir", shared,
+                ])
+        }
+        let logs = { daemons.map(\.log).joined(separator: "\n") }
+        for daemon in daemons {
+            try daemon.waitUntil("following the other hosts' changes") {
+                daemon.log.contains("Following the other hosts' changes in the catalog")
+            }
+        }
+        let followers = try worlds.map { world in
+            let follower = try RawControlClient(path: world.root.appendingPathComponent("control.sock").path)
+            #expect(follower.send(#"{"v":1,"command":"events"}"# + "\n"))
+            #expect(try #require(follower.readLine()).contains(#""subscribed":true"#))
+            return follower
+        }
+        var seen: [[String]] = [[], []]
+        let photos = try TestImages.make((1...4).map { TestImages.jpeg(worlds[0].root.path + "/p\($0)", seed: 70 + $0) })
+        try worlds[0].drop("Before.jpg", photos[0])
+        try Self.read(followers, into: &seen, until: ["Before.jpg"], log: logs)
+
+        try server.stop(.fast)
+        for daemon in daemons {
+            try daemon.waitUntil(seconds: 120, "the feed lost") { daemon.log.contains("Cannot follow the other hosts' changes") }
+        }
+        try worlds[1].drop("Junk.jpg", Data("junk".utf8))
+        try worlds[0].drop("During one.jpg", photos[1])
+        try worlds[1].drop("During two.jpg", photos[2])
+        try server.start()
+        try Self.read(followers, into: &seen, until: ["Junk.jpg", "During one.jpg", "During two.jpg"], log: logs)
+        // Anything shown twice would come before this, in seq order.
+        try worlds[1].drop("After.jpg", photos[3])
+        try Self.read(followers, into: &seen, until: ["After.jpg"], log: logs)
+        for (host, lines) in seen.enumerated() {
+            let files = lines.compactMap(Self.inboxFile)
+            #expect(files.sorted() == ["After.jpg", "Before.jpg", "During one.jpg", "During two.jpg", "Junk.jpg"], "kitchen-\(host + 1): \(lines)")
+            let seqs = lines.compactMap(Self.seq)
+            #expect(seqs == seqs.sorted(), "kitchen-\(host + 1): \(lines)")
+        }
+        for daemon in daemons { #expect(try daemon.terminate() == 0, "\(daemon.log)") }
+    }
+
+    /// Reads each follower's event lines into `seen` until each has named every file of `files`.
+    private static func read(
+        _ followers: [RawControlClient], into seen: inout [[String]], until files: [String], log: () -> String
+    ) throws {
+        for (index, follower) in followers.enumerated() {
+            var lines = seen[index]
+            try Poll.until(seconds: 180, "\(files) on kitchen-\(index + 1)", detail: { "\(lines)\n\(log())" }) {
+                if let line = follower.readLine() { lines.append(line) }
+                return files.allSatisfy { file in lines.contains { inboxFile($0) == file } }
+            }
+            seen[index] = lines
+        }
+    }
+
+    private static func event(_ line: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? [String: Any]
+    }
+
+    private static func inboxFile(_ line: String) -> String? { event(line)?["inboxFile"] as? String }
+
+    private static func seq(_ line: String) -> Int64? { (event(line)?["seq"] as? NSNumber)?.int64Value }
+
     /// Sends a rejection event as the host `host` would (its name, a line break, the JSON).
     private static func notify(_ server: PostgresServer, from host: String, rejecting file: String) throws {
         let event = #"{"at":"2026-11-26T10:00:00.000Z","inboxFile":"\#(file)","kind":"rejected","message":"Broken.","reason":"corrupt-image"}"#

@@ -42,7 +42,7 @@ import UtensilControlProtocol
                 let error = try #require(try ControlCall.status.decodeReply(Data(line.utf8)).failure, "\(line)")
                 written = LineFraming.line(.failure(error))
             } else if object[ControlCommand.eventKey] != nil {
-                #expect(request == .events)
+                #expect(request?.command == .events)
                 written = LineFraming.line(.event(try LineFraming.decodeEvent(Data(line.utf8)).get()))
             } else {
                 written = try Self.rewritten(line, answering: try #require(request, "no request before \(line)"))
@@ -81,7 +81,7 @@ import UtensilControlProtocol
         case .retry(let file): try again(.retry(file: file))
         case .retryAll: try again(.retryAll)
         case .check: try again(.check)
-        case .events: try again(.events)
+        case .events(let since): try again(.events(since: since))
         case .categories: try again(.categories)
         case .setCategory(let id, let category): try again(.setCategory(id, to: category))
         case .trash: try again(.trash)

@@ -35,7 +35,7 @@ enum Fixtures {
         .status, .list(), .list(search: "spo", sort: .name, limit: 20, after: "abc"),
         .list(category: "Knives", addedBy: "alice"), .show("Spoon"), .show("Spoon", preview: true), .delete(spoon.id),
         .delete(spoon.id, now: true), .rename(spoon.id, to: "Ladle"), .rejected, .retry(file: "Spoon!!.jpg"), .retryAll,
-        .check, .events, .categories, .setCategory(spoon.id, to: "Knives"), .setCategory(spoon.id, to: nil), .trash,
+        .check, .events(), .events(since: 1200), .categories, .setCategory(spoon.id, to: "Knives"), .setCategory(spoon.id, to: nil), .trash,
         .restore(spoon.id), .restore(spoon.id, as: "Old spoon"), .rethumb(.all), .rethumb(.missing),
         .rethumb(.utensils([spoon.id, "2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F"])),
         .favorite(spoon.id), .unfavorite(spoon.id), .list(category: "Knives", favorites: true),

@@ -25,7 +25,8 @@ import UtensilControlProtocol
             .retryAll, RetryOutcome(retried: ["a.jpg"], notRetried: [RetryFailure(file: "b.jpg", message: "No room.")]),
             besides: ["notRetried"])
         try roundTrip(.check, Fixtures.check)
-        try roundTrip(.events, Subscription())
+        try roundTrip(.events(), Subscription())
+        try roundTrip(.events(since: 1200), Subscription())
         try roundTrip(.categories, [CategoryInfo(name: "Knives", count: 3)])
         try roundTrip(.setCategory(Fixtures.spoon.id, to: nil), Fixtures.spoon)
         try roundTrip(.trash, [Fixtures.trashedSpoon])

@@ -16,7 +16,7 @@ import UtensilControlServer
         .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"),
     ]
     static let reading: [ControlRequest] = [
-        .status, .list(), .show("Spoon"), .rejected, .check, .events, .categories, .trash, .hosts,
+        .status, .list(), .show("Spoon"), .rejected, .check, .events(), .categories, .trash, .hosts,
     ]
     /// The caller's own favorites: open to every peer, to signed-in web users only.
     static let personal: [ControlRequest] = [.favorite("id"), .unfavorite("id"), .list(favorites: true)]

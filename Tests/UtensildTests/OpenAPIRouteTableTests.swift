@@ -52,10 +52,10 @@ private struct RouteTableOnly: GalleryBackend {
         .failure(ControlError(.internal, "not served"))
     }
     func readiness() async -> Readiness { Readiness(catalog: nil, storage: nil) }
-    func followEvents() -> FollowerQueue<EventInfo> {
+    func followEvents() -> EventFollower {
         let queue = FollowerQueue<EventInfo>(limit: 1)
         queue.finish()
-        return queue
+        return EventFollower(live: queue) { _ in .events([]) }
     }
     func thumbnailPath(id: String) -> String { "/nonexistent" }
     func previewPath(id: String) -> String { "/nonexistent" }

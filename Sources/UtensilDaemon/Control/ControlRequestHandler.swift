@@ -45,14 +45,16 @@ struct ControlRequestHandler: Sendable {
             let backup = BackupStream(store: store, pool: pool, audit: audit)
             return .stream { lines in await backup.run(for: destination, peer: peer, into: lines) }
         }
-        guard request == .events else { return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer)))) }
-        let followed = events.follow()
+        guard case .events(let since) = request else {
+            return .reply(LineFraming.line(await reply(to: request, caller: .peer(peer))))
+        }
+        let follower = events.follower()
         return .stream { lines in
             lines.send(LineFraming.line(.success(Subscription(), for: .events)))
-            for await event in followed.items {
-                guard lines.send(LineFraming.line(.event(event))) else { return }
+            let end = await follower.run(since: since, room: { await lines.waitForRoom() }) { event in
+                lines.send(LineFraming.line(.event(event)))
             }
-            if followed.fellBehind { lines.send(LineFraming.line(.failure(.fellBehind(limit: followed.limit)))) }
+            if let problem = ControlError.followEnded(end) { lines.send(LineFraming.line(.failure(problem))) }
         }
     }
 

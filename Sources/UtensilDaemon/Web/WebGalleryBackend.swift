@@ -13,12 +13,12 @@ struct WebGalleryBackend: GalleryBackend {
     var settings: IngestSettings { store.settings }
 
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
-        guard call.request != .events else { return .failure(ControlError(.badRequest, "events is a stream; follow it instead.")) }
+        guard call.request.command != .events else { return .failure(ControlError(.badRequest, "events is a stream; follow it instead.")) }
         // A signed-in web user changes with the daemon's own rights; the journal names the user.
         return await handler.reply(to: call.request, caller: .web(webUser)).result(as: Reply.self)
     }
 
-    func followEvents() -> FollowerQueue<EventInfo> { handler.events.follow() }
+    func followEvents() -> EventFollower { handler.events.follower() }
 
     /// Whether the storage folders can be used: a look at `originals/`, asked off the
     /// cooperative pool (a hung network file system blocks it).

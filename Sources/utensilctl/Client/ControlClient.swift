@@ -24,9 +24,10 @@ struct ControlClient {
         return try next(call.decodeReply)
     }
 
-    /// Subscribes to `events` and calls `handle` for each one until the daemon closes.
-    func follow(_ handle: (EventInfo) throws(ClientError) -> Void) throws(ClientError) {
-        _ = try send(.events)
+    /// Subscribes to `events` (first those after `since`, a `seq`) and calls `handle` for each
+    /// one until the daemon closes.
+    func follow(since: Int64? = nil, _ handle: (EventInfo) throws(ClientError) -> Void) throws(ClientError) {
+        _ = try send(.events(since: since))
         connection.waitIndefinitely()
         while true {
             try handle(try next(LineFraming.decodeEvent, endOfStream: "the event stream ended; the daemon may be stopping"))
