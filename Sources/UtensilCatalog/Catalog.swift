@@ -177,6 +177,7 @@ public final class Catalog: Sendable {
         }
         migrator.registerMigration("v9-duties", migrate: Self.createDuties)
         migrator.registerMigration("v10-events", migrate: Self.createEvents)
+        migrator.registerMigration("v11-hosts-schema", migrate: Self.addHostsSchema)
         return migrator
     }
 

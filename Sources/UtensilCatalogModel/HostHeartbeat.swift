@@ -13,6 +13,10 @@ public struct HostHeartbeat: Sendable, Equatable {
     public var name: String
     /// The utensild version it runs.
     public var version: String
+    /// The newest catalog schema its utensild knows (how many of the catalog's migrations it
+    /// knows; see ``CatalogHostRegistry/knownSchema``); nil for a host of a version that did
+    /// not say.
+    public var schema: Int?
     /// When its utensild started.
     public var startedAt: Date
     /// Its latest beat.
@@ -27,11 +31,12 @@ public struct HostHeartbeat: Sendable, Equatable {
     public var rejected: Int
 
     public init(
-        name: String, version: String, startedAt: Date, lastSeen: Date, stoppedAt: Date? = nil,
+        name: String, version: String, schema: Int? = nil, startedAt: Date, lastSeen: Date, stoppedAt: Date? = nil,
         queued: Int, ingested: Int, rejected: Int
     ) {
         self.name = name
         self.version = version
+        self.schema = schema
         self.startedAt = startedAt
         self.lastSeen = lastSeen
         self.stoppedAt = stoppedAt

@@ -13,7 +13,9 @@
 ///   always updates `utensil_count` first, so that concurrent writers queue on that row
 ///   rather than deadlock over category rows.
 /// - `favorites`, `decoder_crashes`: as in SQLite.
-/// - `hosts`: one row per host sharing the catalog, its heartbeat.
+/// - `hosts`: one row per host sharing the catalog, its heartbeat; `schema` (migration
+///   `v5-hosts-schema`) how many migrations its utensild knows, null for a host of an older
+///   version.
 /// - `duties`: what one host at a time does (the trash purge), its holder and its lease.
 /// - `pg_trgm` and a trigram index over `search_key` (the folded name): substring search
 ///   without reading every row.
@@ -31,7 +33,7 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events, hostsSchema]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
@@ -189,5 +191,12 @@ public enum PostgresSchema {
             payload text NOT NULL
         )
         """,
+    ])
+
+    /// The newest schema each host's utensild knows (the number of migrations it knows), in
+    /// its heartbeat: an older host learns from it that a newer one migrated the catalog.
+    /// Null in the rows of hosts of older versions, which do not write it.
+    static let hostsSchema = Migration(name: "v5-hosts-schema", statements: [
+        "ALTER TABLE hosts ADD COLUMN schema integer",
     ])
 }

@@ -3,7 +3,8 @@ import UtensilCatalogModel
 import UtensilControlProtocol
 import UtensilIngest
 
-/// This host's heartbeat: writes its ``HostHeartbeat`` (name, version, since when it runs,
+/// This host's heartbeat: writes its ``HostHeartbeat`` (name, version and the catalog schema it
+/// knows, since when it runs,
 /// its queue and what it ingested and rejected since start, from the scheduler's counters,
 /// as `status` shows them) into the catalog's host registry, for `utensilctl hosts` on any
 /// host sharing the catalog. ``HostHeartbeatService`` beats it periodically; `hosts` beats it
@@ -38,7 +39,7 @@ struct HostHeart: Sendable {
         let counters = await scheduler.counters
         let now = Date()
         return HostHeartbeat(
-            name: name, version: UtensildVersion.current, startedAt: startedAt, lastSeen: now,
+            name: name, version: UtensildVersion.current, schema: registry.knownSchema, startedAt: startedAt, lastSeen: now,
             stoppedAt: stopping ? now : nil, queued: counters.queued, ingested: counters.ingested,
             rejected: counters.rejected)
     }

@@ -42,6 +42,21 @@ struct CatalogHostRegistryContractTests {
         }
     }
 
+    @Test("a beat keeps the schema its host knows, or none for an older host's", arguments: CatalogBackends.all)
+    func schemaIsKeptOrUnknown(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let registry = try hostRegistry(opened.backend)
+            #expect(registry.knownSchema > 0)
+            var newer = Self.beat("kitchen-a", seen: 10)
+            newer.schema = registry.knownSchema + 1
+            try await registry.beat(newer)
+            try await registry.beat(Self.beat("kitchen-b", seen: 10))
+            let hosts = try await registry.hosts()
+            #expect(hosts.map(\.schema) == [registry.knownSchema + 1, nil])
+            #expect(hosts.first == newer)
+        }
+    }
+
     @Test("a host is up while its last beat is recent and it has not stopped")
     func upOrGone() {
         let seen = Self.beat("kitchen-a", seen: 0)

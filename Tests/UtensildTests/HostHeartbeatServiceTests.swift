@@ -16,6 +16,7 @@ import UtensilTestSupport
         let beats = Mutex<[HostHeartbeat]>([])
         init(_ catalog: Catalog) { self.catalog = catalog }
 
+        var knownSchema: Int { catalog.knownSchema }
         func beat(_ heartbeat: HostHeartbeat) async throws(CatalogError) {
             try catalog.beat(heartbeat)
             beats.withLock { $0.append(heartbeat) }

@@ -52,6 +52,7 @@ struct HostsEndToEndTests {
         let this = try #require(hosts["kitchen-a"])
         #expect(this["state"] as? String == "up")
         #expect(this["version"] as? String == UtensildVersion.current)
+        #expect(this["schema"] as? Int == Catalog.knownSchema)
         #expect(this["queued"] as? Int == 0)
         #expect(this.keys.contains("stoppedAt") && this["stoppedAt"] is NSNull)
         for key in ["startedAt", "lastSeen"] {
@@ -59,6 +60,7 @@ struct HostsEndToEndTests {
         }
         #expect(hosts["kitchen-b"]?["state"] as? String == "gone")
         #expect(hosts["kitchen-b"]?["ingested"] as? Int == 12)
+        #expect(hosts["kitchen-b"].map { $0.keys.contains("schema") && $0["schema"] is NSNull } == true)
         #expect(hosts["kitchen-c"]?["state"] as? String == "gone")
 
         // For people: one row per host, in name order.

@@ -25,6 +25,9 @@ public struct HostInfo: ControlReplyElement {
     public var name: String
     /// The utensild version it runs.
     public var version: String
+    /// The newest catalog schema its utensild knows (how many of the catalog's migrations it
+    /// knows); nil for a host of a version that does not say (always written, as `null`).
+    @WrittenAsNull public var schema: Int?
     public var state: State
     /// When its utensild started.
     public var startedAt: Date
@@ -41,11 +44,12 @@ public struct HostInfo: ControlReplyElement {
     public var rejected: Int
 
     public init(
-        name: String, version: String, state: State, startedAt: Date, lastSeen: Date, stoppedAt: Date? = nil,
-        queued: Int, ingested: Int, rejected: Int
+        name: String, version: String, schema: Int? = nil, state: State, startedAt: Date, lastSeen: Date,
+        stoppedAt: Date? = nil, queued: Int, ingested: Int, rejected: Int
     ) {
         self.name = name
         self.version = version
+        self.schema = schema
         self.state = state
         self.startedAt = startedAt
         self.lastSeen = lastSeen

@@ -122,7 +122,8 @@ struct ControlRequestHandler: Sendable {
             let now = Date()
             let hosts = try await heart.registry.hosts().map { beat in
                 HostInfo(
-                    name: beat.name, version: beat.version, state: beat.state(at: now) == .up ? .up : .gone,
+                    name: beat.name, version: beat.version, schema: beat.schema,
+                    state: beat.state(at: now) == .up ? .up : .gone,
                     startedAt: beat.startedAt, lastSeen: beat.lastSeen, stoppedAt: beat.stoppedAt, queued: beat.queued,
                     ingested: beat.ingested, rejected: beat.rejected)
             }
