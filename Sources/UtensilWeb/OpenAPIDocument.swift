@@ -245,7 +245,26 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "followEvents",
         "summary": "Live events, as server-sent events (`utensilctl events --json`)",
-        "description": "A stream that does not end: `event: ingested`, `event: rejected`, `event: rethumb` or `event: category`, each `data:` line one Event object; a `: keep-alive` comment every 15 s. (components/schemas/Event).",
+        "description": "A stream that does not end: `event: ingested`, `event: rejected`, `event: rethumb` or `event: category`, each `data:` line one Event object and `id:` its seq; a `: keep-alive` comment every 15 s. (components/schemas/Event). With Last-Event-ID or since, the events after that seq the catalog keeps come first; one no longer kept gets `event: fell-behind`.",
+        "parameters": [
+          {
+            "name": "since",
+            "in": "query",
+            "description": "Replay the events after this seq first.",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "description": "Sent by a reconnecting EventSource: the seq of the last event it saw; the events after it come first.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
         "responses": {
           "200": {
             "description": "The stream.",
@@ -668,6 +687,10 @@ enum OpenAPIDocument {
           },
           "categoryChange": {
             "$ref": "#/components/schemas/CategoryChange"
+          },
+          "seq": {
+            "type": "integer",
+            "description": "Its number in the catalog's event log: only grows across the whole catalog. Absent only for an event the catalog could not record when it happened, or from a host of an older utensild."
           },
           "host": {
             "type": "string",
