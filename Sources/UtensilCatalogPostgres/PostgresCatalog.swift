@@ -13,17 +13,17 @@ import UtensilCatalogModel
 /// a deadlock or serialization failure (40P01, 40001) is retried a few times; a server that
 /// cannot be reached or cannot serve is ``CatalogError/unavailable(code:detail:)``.
 ///
-/// The client must be running (``PostgresCatalogService`` in the daemon's `ServiceGroup`)
-/// while the catalog is used.
-public struct PostgresCatalog: CatalogBackend {
-    let client: PostgresClient
+/// The pool must be running (``PostgresPool/run()``, or the caller's client) while the
+/// catalog is used.
+public struct PostgresCatalog: CatalogBackend, CatalogPoolReporting {
+    let pool: PostgresPool
     let logger: Logger
     let snapshotWriter: any CatalogSnapshotWriter
     let leaseDeadline: PostgresLeaseDeadline
     let searchPlan: PostgresSearchPlan
 
     /// - Parameters:
-    ///   - client: the pool of connections to the migrated catalog database.
+    ///   - client: the pool of connections to the migrated catalog database (the caller runs it).
     ///   - snapshotWriter: writes a ``snapshot()`` out as a SQLite file (the SQLite backend's
     ///     `SQLiteSnapshotWriter`: only that target touches SQLite).
     ///   - leaseSeconds: how long a call waits for a connection before the catalog counts as
@@ -33,12 +33,25 @@ public struct PostgresCatalog: CatalogBackend {
         client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10,
         searchPlan: PostgresSearchPlan = .standard
     ) {
-        self.client = client
+        self.init(
+            pool: PostgresPool(client: client, logger: logger), snapshotWriter: snapshotWriter, logger: logger,
+            leaseSeconds: leaseSeconds, searchPlan: searchPlan)
+    }
+
+    /// The catalog over `pool` (renewed after an outage: see ``PostgresPool``); the other
+    /// parameters as for ``init(client:snapshotWriter:logger:leaseSeconds:searchPlan:)``.
+    public init(
+        pool: PostgresPool, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10,
+        searchPlan: PostgresSearchPlan = .standard
+    ) {
+        self.pool = pool
         self.searchPlan = searchPlan
         self.snapshotWriter = snapshotWriter
         self.logger = logger
         self.leaseDeadline = PostgresLeaseDeadline(seconds: leaseSeconds)
     }
+
+    public var poolReading: CatalogPoolReading { pool.reading }
 
     /// How many times a call hit by a deadlock or serialization failure is tried in all.
     static let attempts = 5
@@ -47,9 +60,10 @@ public struct PostgresCatalog: CatalogBackend {
 
     /// Runs `body` on a leased connection, retrying deadlocks; maps every failure to ``CatalogError``.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying { [client, leaseDeadline] in
-            try await leaseDeadline.run { leased in
-                try await client.withConnection { connection in
+        try await retrying { [pool, leaseDeadline] in
+            let generation = pool.generation
+            return try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
+                try await pool.withConnection { connection in
                     leased()
                     return try await PostgresSession.run(on: connection) { try await body(connection) }
                 }
@@ -60,9 +74,10 @@ public struct PostgresCatalog: CatalogBackend {
     /// Runs `body` in one transaction (READ COMMITTED), retrying it whole after a deadlock or
     /// serialization failure; maps every failure to ``CatalogError``.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying { [client, leaseDeadline, logger] in
-            try await leaseDeadline.run { leased in
-                try await client.withConnection { connection in
+        try await retrying { [pool, leaseDeadline, logger] in
+            let generation = pool.generation
+            return try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
+                try await pool.withConnection { connection in
                     leased()
                     return try await PostgresSession.run(on: connection) {
                         try await PostgresTransaction.run(on: connection, logger: logger, body)

@@ -10,7 +10,8 @@ import PostgresNIO
 /// closed when leased is refused with ``Stale`` before anything is sent on it: nothing ran,
 /// and the caller tries again on another connection.
 enum PostgresSession {
-    /// A leased connection that was already closed: nothing was sent; safe to try again.
+    /// A leased connection that was already closed, or a pool replaced while the call waited
+    /// for a connection: nothing was sent; safe to try again.
     struct Stale: Error {}
 
     static func run<T>(on connection: PostgresConnection, _ body: () async throws -> T) async throws -> T {

@@ -115,7 +115,8 @@ public struct UtensilDaemon: Sendable {
             backend: WebGalleryBackend(
                 handler: handler, store: store, storagePulse: Self.storagePulse(store.settings, pool: pool),
                 usersFile: configuration.webUsersFile),
-            metrics: Self.galleryMetrics(metrics, scheduler: scheduler, pulse: pulse, memory: memory),
+            metrics: Self.galleryMetrics(
+                metrics, scheduler: scheduler, pulse: pulse, memory: memory, pool: store.catalog as? any CatalogPoolReporting),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -303,10 +304,11 @@ public struct UtensilDaemon: Sendable {
     }
 
     /// `GET /metrics` and the gallery's request counts: the gauges are read from the scheduler,
-    /// the catalog (``Pulse``: within its deadline, else the last count) and the memory
-    /// budget at each scrape.
+    /// the catalog (``Pulse``: within its deadline, else the last count), its pool of
+    /// connections (PostgreSQL) and the memory budget at each scrape.
     static func galleryMetrics(
-        _ metrics: DaemonMetrics, scheduler: DropScheduler, pulse: Pulse, memory: MemoryBudget
+        _ metrics: DaemonMetrics, scheduler: DropScheduler, pulse: Pulse, memory: MemoryBudget,
+        pool: (any CatalogPoolReporting)? = nil
     ) -> GalleryMetrics {
         GalleryMetrics(factory: metrics.factory, contentType: DaemonMetrics.contentType) {
             let counters = await scheduler.counters
@@ -318,9 +320,15 @@ public struct UtensilDaemon: Sendable {
             }
             let downSince: Date? = if case .success(.unanswered(_, let since, _)) = reading { since } else { nil }
             let usage = memory.usage
+            let catalogPool = pool.map(\.poolReading).map {
+                CatalogPoolSample(
+                    inUse: $0.inUse, waiting: $0.waiting, limit: $0.limit, leases: $0.leases, waitSeconds: $0.waitSeconds,
+                    leaseFailures: $0.leaseFailures, renewals: $0.renewals)
+            }
             return metrics.exposition(DaemonMetrics.Sample(
                 queued: counters.queued, inFlight: counters.inFlight, utensils: utensils, catalogDownSince: downSince,
-                memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits))
+                memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits,
+                catalogPool: catalogPool))
         }
     }
 

@@ -29,6 +29,8 @@ public final class DaemonMetrics: Sendable {
     private let memoryWaits: Prometheus.Counter
     /// The waits already counted in ``memoryWaits`` (the budget keeps its own tally).
     private let countedMemoryWaits = Mutex(0)
+    /// The catalog pool's totals already counted, by metric name (the pool keeps its own tally).
+    private let countedPool = Mutex([String: Double]())
 
     /// Buckets of the ingest and commit histograms: a small photo commits in milliseconds, a
     /// 12 MP one takes a few tenths of a second, a bomb waiting for memory seconds.
@@ -172,11 +174,14 @@ public final class DaemonMetrics: Sendable {
         public var memoryHeldBytes: Int
         public var memoryBudgetBytes: Int
         public var memoryWaits: Int
+        /// The PostgreSQL catalog's pool; nil for SQLite (no pool series then).
+        public var catalogPool: CatalogPoolSample?
 
         public init(
             queued: Int, inFlight: Int, utensils: Int?, catalogDownSince: Date? = nil, memoryHeldBytes: Int,
-            memoryBudgetBytes: Int, memoryWaits: Int
+            memoryBudgetBytes: Int, memoryWaits: Int, catalogPool: CatalogPoolSample? = nil
         ) {
+            self.catalogPool = catalogPool
             self.queued = queued
             self.inFlight = inFlight
             self.utensils = utensils
@@ -201,7 +206,39 @@ public final class DaemonMetrics: Sendable {
             return max(0, sample.memoryWaits - counted)
         }
         if newWaits > 0 { memoryWaits.increment(by: Int64(newWaits)) }
+        if let pool = sample.catalogPool { record(pool) }
         return registry.emitToString()
+    }
+
+    /// The catalog pool's series (made at the first scrape with a pool).
+    private func record(_ pool: CatalogPoolSample) {
+        let labels = [("host", host)]
+        func gauge(_ name: String, _ help: String, _ value: Int) {
+            registry.makeGauge(descriptor: Self.named(name, help), labels: labels).set(Int64(value))
+        }
+        func total(_ name: String, _ help: String, _ value: Double) {
+            let counter = registry.makeCounter(descriptor: Self.named(name, help), labels: labels)
+            let added = countedPool.withLock { counted in
+                defer { counted[name] = max(counted[name] ?? 0, value) }
+                return max(0, value - (counted[name] ?? 0))
+            }
+            if added > 0 { counter.increment(by: added) }
+        }
+        gauge("utensild_catalog_pool_connections_in_use", "Catalog calls holding a PostgreSQL connection now.", pool.inUse)
+        gauge("utensild_catalog_pool_waiting", "Catalog calls waiting for a PostgreSQL connection now.", pool.waiting)
+        gauge("utensild_catalog_pool_connections_limit", "The most PostgreSQL connections the pool opens.", pool.limit)
+        total("utensild_catalog_pool_leases_total", "PostgreSQL connections handed to catalog calls since start.", Double(pool.leases))
+        total(
+            "utensild_catalog_pool_wait_seconds_total",
+            "Seconds catalog calls waited for the PostgreSQL connection they got, since start.", pool.waitSeconds)
+        total(
+            "utensild_catalog_pool_lease_failures_total",
+            "Catalog calls that got no PostgreSQL connection (the server unreachable, or none free within 10 s) since start.",
+            Double(pool.leaseFailures))
+        total(
+            "utensild_catalog_pool_renewals_total",
+            "Times the pool of connections was replaced because PostgreSQL answered again while the pool was backing off.",
+            Double(pool.renewals))
     }
 
     /// The `Content-Type` of ``exposition(_:)``.

@@ -11,11 +11,12 @@ import UtensilConfig
 /// `state_dir`, or PostgreSQL.
 enum CatalogSupport {
     /// Runs `body` with the configured catalog: nil for SQLite (the daemon opens the file in
-    /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections runs
-    /// until `body` returns, its schema migrated first (once, whoever starts first), and its
-    /// change feed (``PostgresChangeFeed``, this host publishing as `host_name`). With
-    /// `waiting`, a server that cannot be reached yet is waited for (the daemon); without, that
-    /// is thrown at once as a ``PostgresCatalogProblem`` (a command someone waits on).
+    /// `state_dir` itself); for PostgreSQL, a ``PostgresCatalog`` whose pool of connections
+    /// (``PostgresPool``: replaced as soon as the server answers after an outage) runs until
+    /// `body` returns, its schema migrated first (once, whoever starts first), and its change
+    /// feed (``PostgresChangeFeed``, this host publishing as `host_name`). With `waiting`, a
+    /// server that cannot be reached yet is waited for (the daemon); without, that is thrown at
+    /// once as a ``PostgresCatalogProblem`` (a command someone waits on).
     static func withCatalog<T: Sendable>(
         _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger, waiting: Bool = true,
         _ body: @Sendable ((any CatalogBackend)?, (any CatalogChangeFeed)?) async throws -> T
@@ -23,10 +24,10 @@ enum CatalogSupport {
         guard let settings = try PostgresCatalogSettings(configuration: configuration, environment: environment) else {
             return try await body(nil, nil)
         }
-        let client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: logger.demotedToDebug)
+        let pool = PostgresPool(settings: settings, logger: logger.demotedToDebug)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                await client.run()
+                await pool.run()
                 return nil
             }
             defer { group.cancelAll() }
@@ -36,7 +37,7 @@ enum CatalogSupport {
             if !applied.isEmpty {
                 logger.notice("Prepared the PostgreSQL catalog (\(settings)): applied \(applied.joined(separator: ", "))")
             }
-            let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger)
+            let catalog = PostgresCatalog(pool: pool, snapshotWriter: SQLiteSnapshotWriter(), logger: logger)
             return try await body(
                 catalog, PostgresChangeFeed(catalog: catalog, settings: settings, host: configuration.effectiveHostName))
         }
