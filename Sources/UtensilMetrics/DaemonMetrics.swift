@@ -82,14 +82,14 @@ public final class DaemonMetrics: Sendable {
         catalogDownSince = gauge(
             "utensild_catalog_down_since_seconds",
             "While utensild_catalog_up is 0: since when the catalog has not answered (Unix time), else 0.")
-        memoryHeld = gauge(
-            "utensild_decoding_memory_bytes",
         eventSeq = gauge(
             "utensild_events_seq",
             "The newest seq of the catalog's event log shown to this host's followers; hosts sharing a catalog that differ here for long are behind.")
         remoteEventDelay = gauge(
             "utensild_remote_event_delay_seconds",
             "How long after it happened the last event of another host reached this host's followers.")
+        memoryHeld = gauge(
+            "utensild_decoding_memory_bytes",
             "Bytes that reading and decoding drops hold now (within memory_budget).")
         memoryBudget = gauge(
             "utensild_decoding_memory_budget_bytes",
@@ -136,13 +136,13 @@ public final class DaemonMetrics: Sendable {
 
     public func recordCatalogError() { catalogErrors.increment() }
 
-    public func recordCommit(_ duration: Duration) { catalogCommit.record(duration) }
-
     /// The newest `seq` of the catalog's event log this host has handed to its followers.
     public func recordEventSeq(_ seq: Int64) { eventSeq.set(seq) }
 
     /// How long after it happened another host's event reached this host's followers.
     public func recordRemoteEventDelay(_ seconds: TimeInterval) { remoteEventDelay.set(max(0, seconds)) }
+
+    public func recordCommit(_ duration: Duration) { catalogCommit.record(duration) }
 
     public func recordWatcherOverflow() { watcherOverflows.increment() }
 
