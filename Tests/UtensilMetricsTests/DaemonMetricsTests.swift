@@ -49,7 +49,7 @@ import Testing
         let lines = text.split(separator: "\n")
         let typed = Set(lines.filter { $0.hasPrefix("# TYPE ") }.map { String($0.split(separator: " ")[2]) })
         let helped = Set(lines.filter { $0.hasPrefix("# HELP ") }.map { String($0.split(separator: " ")[2]) })
-        #expect(typed.count == 18, "\(typed.sorted())")
+        #expect(typed.count == 20, "\(typed.sorted())")
         #expect(helped == typed, "\(text)")
         for (name, help) in DaemonMetrics.factoryHelpTexts {
             #expect(text.contains("# HELP \(name) \(help)\n"), "\(name)")
