@@ -161,9 +161,13 @@ import UtensilControlProtocol
     @Test func eventsPrintOneLineEachUntilTheStreamEnds() throws {
         let ingested = EventInfo.ingested(Samples.utensil("Spoon"), inboxFile: "kitchen/Spoon.jpg", at: Samples.createdAt)
         // Another host's, with a shared catalog.
-        let rejected = EventInfo(
-            kind: .rejected, at: Samples.createdAt, inboxFile: "Fork.heic", reason: "unsupported-type",
-            message: "Only JPEG and PNG.", host: "kitchen-2")
+        let rejected = {
+            var event = EventInfo(
+                kind: .rejected, at: Samples.createdAt, inboxFile: "Fork.heic", reason: "unsupported-type",
+                message: "Only JPEG and PNG.", host: "kitchen-2")
+            event.seq = 1208
+            return event
+        }()
         let daemon = try CannedDaemon { _ in
             .init(lines: [.success(Subscription(), for: .events), .event(ingested), .event(rejected)].map(CannedDaemon.line),
                   thenClose: true)
@@ -174,14 +178,19 @@ import UtensilControlProtocol
         #expect(try json(machine.outputLines[0])["kind"] as? String == "ingested")
         #expect(try json(machine.outputLines[1])["reason"] as? String == "unsupported-type")
         #expect(try json(machine.outputLines[1])["host"] as? String == "kitchen-2")
+        #expect(try json(machine.outputLines[1])["seq"] as? Int == 1208)
         #expect(machine.status == 69)
         #expect(machine.standardError.contains("event stream ended"))
 
         let human = try CtlProcess.run(["events", "--socket", daemon.socketPath])
         #expect(human.outputLines == [
             "2026-11-22 10:15:02  ingested  Spoon  ← kitchen/Spoon.jpg  6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F",
-            "2026-11-22 10:15:02  rejected  Fork.heic  unsupported-type: Only JPEG and PNG.  on kitchen-2",
+            "2026-11-22 10:15:02  rejected  Fork.heic  unsupported-type: Only JPEG and PNG.  on kitchen-2  #1208",
         ])
+
+        // --since travels as the request's `since`.
+        _ = try CtlProcess.run(["events", "--since", "1207", "--socket", daemon.socketPath])
+        #expect(daemon.requests.last == .events(since: 1207))
     }
 
     @Test func previewIsLeftOutWhenNotATerminal() throws {

@@ -3,10 +3,12 @@ import UtensilControlProtocol
 
 /// One line of `utensilctl events` for people.
 enum EventLine {
-    /// The line, and `  on HOST` after it when the event names its host.
+    /// The line, `  on HOST` after it when the event names its host, and `  #SEQ` when it
+    /// has one (what `events --since` takes).
     static func render(_ event: EventInfo, style: Style, timeZone: TimeZone = .current) -> String {
         let host = event.host.map { "  " + style.dim("on " + TerminalText.escaped($0)) } ?? ""
-        return line(event, style: style, timeZone: timeZone) + host
+        let seq = event.seq.map { "  " + style.dim("#\($0)") } ?? ""
+        return line(event, style: style, timeZone: timeZone) + host + seq
     }
 
     private static func line(_ event: EventInfo, style: Style, timeZone: TimeZone) -> String {
