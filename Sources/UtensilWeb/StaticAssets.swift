@@ -257,6 +257,16 @@ enum StaticAssets {
       }
 
       const events = new EventSource("/api/v1/events");
+      // A stream cut off for falling behind reconnects by itself and is sent what it missed
+      // (Last-Event-ID); one whose missed events are no longer kept says so, and stops.
+      events.addEventListener("fell-behind", function (message) {
+        let problem = null;
+        try { problem = JSON.parse(message.data); } catch (ignored) {}
+        if (problem && problem.code === "not-found") {
+          events.close();
+          note("Live updates stopped: too much happened while this page was away. Reload the page to see it.", "rejected");
+        }
+      });
       events.addEventListener("ingested", function (message) {
         const event = JSON.parse(message.data);
         const utensil = event.utensil;

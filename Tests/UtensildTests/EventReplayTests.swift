@@ -52,6 +52,10 @@ struct EventReplayTests {
         #expect(refusal.contains("not-found") && refusal.contains("no longer kept") && refusal.contains("--since \(next[0].seq - 1)"), "\(refusal)")
         let page = try client.stream("/api/v1/events?since=\(seqs[0])") { $0.contains("event: fell-behind") }
         #expect(page.contains("no longer kept"), "\(page)")
+        // The page's script tells a stream to stop by the error's code in `data`.
+        let data = try #require(page.components(separatedBy: "event: fell-behind\ndata: ").last?.components(separatedBy: "\n").first)
+        let problem = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any], "\(page)")
+        #expect(problem["code"] as? String == "not-found", "\(data)")
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
     }
 

@@ -76,11 +76,15 @@ class Daemon:
         env = {k: v for k, v in os.environ.items() if not k.startswith("UTENSILD_") and k != "NOTIFY_SOCKET"}
         env["SYSTEMD_LOG_TARGET"] = "console"
         self.base = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen(
-            [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
-             "--state-dir", os.path.join(root, "state"), "--control-socket", os.path.join(root, "control.sock"),
-             "--settle-seconds", "0.2", "--web-listen", f"127.0.0.1:{port}", "--web-users-file", self.users],
-            stdout=self.log, stderr=self.log, env=env)
+        self.command = [
+            os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
+            "--state-dir", os.path.join(root, "state"), "--control-socket", os.path.join(root, "control.sock"),
+            "--settle-seconds", "0.2", "--web-listen", f"127.0.0.1:{port}", "--web-users-file", self.users]
+        self.env = env
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=self.log, env=self.env)
 
     def get(self, path):
         with urllib.request.urlopen(self.base + path, timeout=10) as reply:
@@ -364,6 +368,18 @@ def main():
         shown = wait.until(lambda d: "Broken.jpg was rejected" in d.find_element(By.ID, "news").text)
         news = driver.find_element(By.ID, "news").text
         check("a rejection shows with its message", shown and "JPEG" in news, news)
+
+        # The page stays open while the daemon restarts and a photo is dropped meanwhile: the
+        # browser reconnects with the last event's id and is sent what it missed.
+        daemon.stop()
+        missed = real_photos(8)[7]
+        shutil.copy(missed, daemon.inbox)
+        missed_name = os.path.splitext(os.path.basename(missed))[0]
+        daemon.start()
+        caught_up = wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#grid .card")) == 6)
+        check("a page left open across a restart shows what was dropped meanwhile",
+              caught_up and driver.execute_script("return window.stillThisPage === true;")
+              and missed_name in driver.find_element(By.ID, "grid").text)
         driver.save_screenshot(screenshot)
 
         # Without a session, changes are refused; and a cross-site form post is refused.
