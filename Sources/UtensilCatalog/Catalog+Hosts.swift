@@ -6,7 +6,7 @@ import UtensilCatalogModel
 /// ``CatalogHostRegistry``. Its name and columns are those of PostgreSQL's table `hosts`, so
 /// that a row means the same in either catalog.
 extension Catalog {
-    /// The migration `v7-hosts` (round 3): one row per host, written by the host itself.
+    /// The migration `v7-hosts`: one row per host, written by the host itself.
     static func createHosts(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE hosts(

@@ -76,8 +76,8 @@ public final class Catalog: Sendable {
         }
         migrator.registerMigration("v2-ignorable-keys", migrate: recomputeNameKeys)
         migrator.registerMigration("v3-category-owner-trash-sort") { db in
-            // Round 2: categories from inbox folders, who added a utensil, when it last changed,
-            // the trash, and the key `list --sort name` orders by. Rows from round 1 have no
+            // Categories from inbox folders, who added a utensil, when it last changed, the
+            // trash, and the key `list --sort name` orders by. Rows written before it have no
             // category, no known owner and were never changed or trashed.
             try db.alter(table: "utensil") { t in
                 t.add(column: "category", .text)
@@ -158,7 +158,7 @@ public final class Catalog: Sendable {
                 """)
         }
         migrator.registerMigration("v6-favorites") { db in
-            // Round 3: a user's favorites. A user is a name (the Unix user of utensilctl, the
+            // A user's favorites. A user is a name (the Unix user of utensilctl, the
             // web user of the gallery: the same name is the same person). A favorite stays
             // while its utensil is in the trash and goes with its row (ON DELETE CASCADE).
             try db.execute(sql: """
@@ -172,7 +172,7 @@ public final class Catalog: Sendable {
         }
         migrator.registerMigration("v7-hosts", migrate: Self.createHosts)
         migrator.registerMigration("v8-utensil-host") { db in
-            // Round 3: the host that ingested each utensil (PostgreSQL's column `host`).
+            // The host that ingested each utensil (PostgreSQL's column `host`).
             try db.execute(sql: "ALTER TABLE utensil ADD COLUMN host TEXT")
         }
         migrator.registerMigration("v9-duties", migrate: Self.createDuties)

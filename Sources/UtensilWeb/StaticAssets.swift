@@ -103,7 +103,7 @@ enum StaticAssets {
       .upload input[type=file] { width: auto; }
       .grid { gap: 1rem; grid-template-columns: repeat(auto-fill, 180px); }
     }
-    /* Favorites, managed categories and accounts (issue 24): the star and its forms. */
+    /* Favorites, managed categories and accounts: the star and its forms. */
     .card { position: relative; }
     .star-form { display: inline; margin: 0; }
     .card .star-form { position: absolute; top: .25rem; right: .25rem; }
