@@ -34,7 +34,7 @@ struct CatalogFileTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
-        let written = try MigrationTests.makeRoundOneCatalog(at: path)
+        let written = try MigrationTests.makeV2Catalog(at: path)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
 
         let contents = try CatalogFile.inspect(path: path, rules: AnyRow())

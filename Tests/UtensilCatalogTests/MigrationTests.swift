@@ -5,12 +5,13 @@ import Testing
 import UtensilCatalogModel
 import UtensilCore
 
-/// A catalog written by round 1 opens in round 2 with every utensil and all of its data.
+/// A catalog written before `v3-category-owner-trash-sort` opens with every utensil and all of
+/// its data.
 @Suite("Catalog migration")
 struct MigrationTests {
-    /// Builds a catalog file exactly as round 1 left it: the shipped migrations up to
-    /// `v2-search-trigrams` only, and rows written with round 1's columns.
-    static func makeRoundOneCatalog(at path: String) throws -> [(id: String, name: String, createdAt: String)] {
+    /// Builds a catalog file exactly as a daemon with the migrations up to `v2-search-trigrams`
+    /// left it: those migrations only, and rows written with their columns.
+    static func makeV2Catalog(at path: String) throws -> [(id: String, name: String, createdAt: String)] {
         let queue = try DatabaseQueue(path: path)
         try Catalog.migrator.migrate(queue, upTo: "v2-search-trigrams")
         let rows = [
@@ -35,12 +36,12 @@ struct MigrationTests {
         return rows.map { (id: $0.0, name: $0.1, createdAt: $0.2) }
     }
 
-    @Test func roundOneCatalogOpensWithEveryUtensilAndItsData() throws {
+    @Test func v2CatalogOpensWithEveryUtensilAndItsData() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
-        let written = try Self.makeRoundOneCatalog(at: path)
+        let written = try Self.makeV2Catalog(at: path)
 
         let catalog = try Catalog(path: path)
         #expect(try catalog.count() == written.count)
@@ -62,7 +63,7 @@ struct MigrationTests {
         #expect(try catalog.list(search: "loffel", sort: .name, limit: 10, after: nil).utensils.map(\.name) == ["Löffel"])
         #expect(try catalog.list(search: nil, sort: .name, limit: 10, after: nil).utensils.map(\.name)
             == ["éclair tongs", "Löffel", "Spoon"])
-        // A round-1 name claim still refuses a duplicate.
+        // A `v2` name claim still refuses a duplicate.
         #expect(throws: CatalogError.duplicateName(existing: "Spoon")) {
             try catalog.insert(UtensilRecord(
                 id: UUID(), name: "spoon", nameKey: "spoon", searchKey: "spoon", fileExtension: "png",
@@ -76,7 +77,7 @@ struct MigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
-        _ = try Self.makeRoundOneCatalog(at: path)
+        _ = try Self.makeV2Catalog(at: path)
         let first = try Catalog(path: path).all()
         let second = try Catalog(path: path).all()
         #expect(first == second && first.count == 3)

@@ -18,9 +18,9 @@ import UtensilControlProtocol
         #expect(object["thumbnailJPEG"] as? String == "/9j/2Q==")
         #expect(object["previewRGB"] as? String == Data([255, 0, 0, 0, 0, 255]).base64EncodedString())
         #expect(object["previewWidth"] as? Int == 2)
-        // Round 2: written as null when absent, so "none" differs from "an older daemon".
+        // Written as null when absent, so "none" differs from "an older daemon".
         #expect(object["category"] is NSNull && object["addedBy"] is NSNull && object["updatedAt"] is NSNull)
-        // Round 3: the host that ingested it, null when not recorded.
+        // The host that ingested it, null when not recorded.
         #expect(object["host"] is NSNull)
         #expect(object["trashedAt"] == nil)
     }

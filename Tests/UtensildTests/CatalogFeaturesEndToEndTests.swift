@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import UtensilTestSupport
 
-/// Round 2's catalog features against the real daemon and the real `utensilctl`: categories
+/// The catalog's features against the real daemon and the real `utensilctl`: categories
 /// from inbox folders, who added a utensil, the natural name order.
 @Suite("Catalog features against utensild", .serialized)
 struct CatalogFeaturesEndToEndTests {
