@@ -9,7 +9,7 @@ loopback port, a role with a password; as the `postgres` user when run as root),
 
 - ingest throughput: the 12 MP JPEG burst of `make bench` into a fresh daemon with SQLite, then
   into one with PostgreSQL (a fresh database each round), alternating, N rounds; the ratio of
-  the medians (issue 23's goal: at least 0.9);
+  the medians (the goal: at least 0.9);
 - visible on another host: two daemons (host_name bench-a and bench-b) sharing one state folder
   and one PostgreSQL catalog; single drops on bench-a, each timed from the rename into bench-a's
   inbox to its event arriving on bench-b's `events` (LISTEN/NOTIFY); p50 and p99 (goal: p99

@@ -1,7 +1,7 @@
 """The scale rows of make bench-postgres: utensild over a million utensils in PostgreSQL.
 
-The same measures and goals as the SQLite scale rows of `make bench` (bench/run.py `scale`,
-issue 13), on a PostgreSQL catalog (issue 23):
+The same measures and goals as the SQLite scale rows of `make bench` (bench/run.py `scale`),
+on a PostgreSQL catalog:
 
 1. a daemon started once on the empty database makes the schema (the catalog's own
    migrations), then stops;

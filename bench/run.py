@@ -44,7 +44,7 @@ PROFILES = {
                   stalled_streams=8, stalled_followers=2, stalled_seconds=3, held_uploads=8, held_files=3),
 }
 
-# The targets of issue 6, as issue 26 raised them.
+# The targets of the bench (docs/PERFORMANCE.md).
 TARGETS = {
     "throughput": 2.2,     # utensild images/s ÷ vipsthumbnail images/s, at least
     "engine": 1.25,        # engine CPU ms ÷ decode floor ms, at most
@@ -53,13 +53,13 @@ TARGETS = {
     "idle_wakeups": 0.0,   # per second beyond the watchdog, at most
     "idle_rss": 32.0,      # MB, at most
     "search_p99": 50.0,    # ms, below
-    # The targets of issue 13, at 1,000,000 utensils (the 100,000 run is judged by them too).
+    # The targets at 1,000,000 utensils (the 100,000 run is judged by them too).
     "scale_ready": 3.0,        # s from start to READY=1, below
     "scale_start_rss": 150.0,  # MB peak by READY=1, below
     "scale_rest_rss": 100.0,   # MB at rest, below
     "scale_query_p99": 50.0,   # ms through the socket, below
     "scale_check": 60.0,       # s, below
-    # The target of issue 14: the gallery's first page (50 thumbnails) at 100,000 utensils.
+    # The target of the gallery's first page (50 thumbnails) at 100,000 utensils.
     "gallery_p99": 50.0,       # ms, below
     # Followers that never read while events flow: the daemon's peak RSS, at most.
     "stalled_rss": 128.0,      # MB
@@ -760,7 +760,7 @@ def drop_caches(state):
 
 
 def scale(binaries, bench, corpus, work, rows, profile):
-    """A daemon over `rows` utensils with their files: start, memory, queries, check (issue 13)."""
+    """A daemon over `rows` utensils with their files: start, memory, queries, check."""
     source = photos(os.path.join(corpus, "jpeg12"))[0]
     folder = os.path.join(corpus, f"scale-{rows}")
     os.makedirs(folder, exist_ok=True)
@@ -880,7 +880,7 @@ class TimedGet:
 
 
 def gallery(daemon, port, profile):
-    """The web gallery over the scale catalog (issue 14): the first page (50 thumbnails, newest
+    """The web gallery over the scale catalog: the first page (50 thumbnails, newest
     first) request to reply on one kept-alive connection, `scale_repeats` × 10 times after one
     untimed first request; then `wrk` (two threads, 16 connections, `web_seconds`) on that page
     and on one thumbnail, streamed from the file system, and the daemon's RSS after both."""
@@ -1218,7 +1218,7 @@ def memory_phases(binaries, work, profile, results, jpeg12, png24):
 
 
 def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progressive, png24, heic12, webp12):
-    """The phases of issue 6 (every row of the table but the scale rows)."""
+    """The phases of the bench (every row of the table but the scale rows)."""
     log(f"throughput: {len(jpeg12)} × 12 MP JPEG, vipsthumbnail and utensild in turn, {profile['rounds']} rounds")
     results["throughput"] = throughput(binaries, jpeg12, work, profile["rounds"], with_preview=True)
     log(f"throughput: {len(progressive)} progressive JPEGs as shipped")

@@ -1,4 +1,4 @@
-# Benchmarks (issue 6; docs/PERFORMANCE.md).
+# Benchmarks (docs/PERFORMANCE.md).
 #
 #   make bench        the full run (about 10 minutes on two cores): builds the release binaries
 #                     as installed (make install-build's: the Swift runtime linked in, in
@@ -15,7 +15,7 @@
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
 #                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
-#   make bench-postgres  PostgreSQL beside SQLite (issue 23): the JPEG burst into each, the
+#   make bench-postgres  PostgreSQL beside SQLite: the JPEG burst into each, the
 #                     time from a drop on one host to its event on another sharing the catalog,
 #                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
 #                     the gallery's first page) (bench/postgres.py; a PostgreSQL 15 of its own;

@@ -1,4 +1,4 @@
-# The JSON API against its OpenAPI document (issue 25), with tools from PyPI in a virtual
+# The JSON API against its OpenAPI document, with tools from PyPI in a virtual
 # environment this file makes: openapi-spec-validator (the document is valid OpenAPI 3.1),
 # schemathesis (every documented operation answers as documented, on a real utensild) and
 # openapi-python-client (a client generated from it lists utensils). `make test` runs it.

@@ -1,4 +1,4 @@
-# The PostgreSQL catalog (issue 23). Its tests start a private PostgreSQL 15 server of their own
+# The PostgreSQL catalog. Its tests start a private PostgreSQL 15 server of their own
 # (Tests/UtensilTestSupport/PostgresServer.swift: initdb in a temporary folder, run as the
 # `postgres` user that Debian's package makes, a Unix socket and a loopback port), so they need
 # the server programs under /usr/lib/postgresql/15/bin and pg_trgm, both in `postgresql-15`.

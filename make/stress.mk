@@ -1,4 +1,4 @@
-# The stress suite (issues 7 and 12): burst, kill -9 loop, disk full, database trouble, slow-loris,
+# The stress suite: burst, kill -9 loop, disk full, database trouble, slow-loris,
 # an adversary (folders swapped for links, drops rewritten in place during a burst), files
 # planted in rejected/ during a burst, and a web adversary (idle connections past the descriptor
 # limit, parallel sign-ins, linked category folders, raced uploads, lying HEIC/AVIF).

@@ -1,4 +1,4 @@
-# The web gallery in a real browser (issue 14): Debian's chromium, headless, through
+# The web gallery in a real browser: Debian's chromium, headless, through
 # chromium-driver, driven by Selenium from PyPI in a virtual environment this file makes,
 # against the real utensild (debug build) with real photographs. `make test` runs it.
 # The screenshots it saves go to .build/web-screenshots/ (web-gallery.png, gallery-phone.png,

@@ -1,4 +1,4 @@
-"""Browser steps of issue 24's second half, run by browser_test.py in its signed-in browser:
+"""Browser steps of favorites, categories and accounts, run by browser_test.py in its signed-in browser:
 star and unstar a utensil, rename a category (the chips of an open page follow live), change
 the password (another session ends, this one stays), sign out from the header.
 """

@@ -206,7 +206,7 @@ def sign_in(driver, base, wait):
 
 
 def layout_checks(daemon, desktop, root, docs, weights):
-    """Issue 24: a HEIC utensil shows its preview in every browser, the gallery fits a phone
+    """A HEIC utensil shows its preview in every browser, the gallery fits a phone
     from 320 px up (two columns, 44 px targets, alt text, focus visible) and the desktop."""
     heic = os.path.join(root, "Colander.heic")
     subprocess.run(["/usr/bin/heif-enc", "-q", "60", "-p", "preset=ultrafast", real_photos(7)[6], "-o", heic],
