@@ -105,6 +105,9 @@ public struct UtensilDaemon: Sendable {
         let thumbnailCache = ThumbnailCache()
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let pulse = Pulse { [store] in await pool.run { Result { () throws(StoreError) in try store.count() } } }
+        // The catalog has just answered: a status asked during an outage that follows shows
+        // this count, not 0, until it answers again.
+        _ = await pulse.read()
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
