@@ -231,6 +231,19 @@ let package = Package(
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The gallery's routes and middleware driven in-process (HummingbirdTesting's router
+        // client): no daemon spawned, no socket.
+        .testTarget(
+            name: "UtensilWebTests",
+            dependencies: [
+                "UtensilWeb", "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "UtensildTests",
             dependencies: [

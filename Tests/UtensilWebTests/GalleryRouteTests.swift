@@ -1,0 +1,274 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import UtensilWeb
+
+/// docs/WEB.md's routes, statuses and headers, route by route, through the gallery's real
+/// router in-process (no daemon, no socket); the backend is ``MemoryBackend``.
+@Suite struct GalleryRouteTests {
+    static let id = MemoryBackend.id
+
+    @Test func theGalleryPageAndItsQueries() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                #expect(response.text.contains("Spoon"))
+            }
+            try await client.execute(uri: "/?search=spo&category=Kitchen&sort=name", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/?sort=sideways", method: .get) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(uri: "/?favorites=1", method: .get) { response in
+                #expect(response.status == .unauthorized, "favorites are the signed-in user's")
+            }
+        }
+    }
+
+    @Test func aUtensilsPageItsMissingPageAndABadID() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/utensils/\(Self.id)", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.text.contains("/previews/\(Self.id).jpeg"))
+            }
+            try await client.execute(uri: "/utensils/\(UUID().uuidString)", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+            }
+            try await client.execute(uri: "/utensils/not-an-id", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func theUtensilsAPIAnswersJSONAndRefusesABadQuery() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/api/v1/utensils?limit=1", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                let utensils = response.json["utensils"] as? [[String: Any]]
+                #expect(utensils?.first?["id"] as? String == Self.id)
+                #expect(response.json.keys.contains("next"))
+            }
+            // (A cursor the daemon did not hand out is refused by the daemon's catalog, not here.)
+            for query in ["limit=0", "limit=501", "limit=", "limit=ten", "sort=", "sort=sideways", "favorites=", "search=%zz"] {
+                try await client.execute(uri: "/api/v1/utensils?\(query)", method: .get) { response in
+                    #expect(response.status == .badRequest, "\(query)")
+                    #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, "\(query)")
+                    #expect(response.errorCode == "bad-request", "\(query)")
+                }
+            }
+            try await client.execute(uri: "/api/v1/utensils?search=\(String(repeating: "a", count: 201))", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/v1/utensils?favorites=1", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/v1/utensils", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, HEAD")
+            }
+        }
+    }
+
+    @Test func oneUtensilStatusAndCategoriesInTheAPI() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/api/v1/utensils/\(Self.id)", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.json["name"] as? String == "Spoon")
+                #expect(response.json["extension"] as? String == "png")
+            }
+            try await client.execute(uri: "/api/v1/utensils/\(UUID().uuidString)", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.errorCode == "not-found")
+            }
+            try await client.execute(uri: "/api/v1/utensils/..%2F..%2Fetc%2Fpasswd", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: "/api/v1/status", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.json["utensils"] as? Int == 1)
+            }
+            try await client.execute(uri: "/api/v1/categories", method: .get) { response in
+                #expect(response.status == .ok)
+                let categories = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]
+                #expect(categories?.first?["name"] as? String == "Kitchen")
+                #expect(categories?.first?["count"] as? Int == 1)
+            }
+            try await client.execute(uri: "/api/v1/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                #expect((response.json["openapi"] as? String)?.hasPrefix("3.1") == true)
+                #expect((response.json["paths"] as? [String: Any])?.keys.contains("/api/v1/utensils") == true)
+            }
+        }
+    }
+
+    @Test func healthReadinessAndMetrics() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.json["status"] as? String == "ok")
+            }
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.json as? [String: String] == ["status": "ready", "catalog": "ok", "storage": "ok"])
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+                #expect(response.text == "utensild_up 1\n")
+            }
+        }
+        let down = Readiness(catalog: "not answering since 2026-01-01T00:00:00Z: connection refused", storage: nil)
+        try await Gallery(readiness: down).test { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.json["status"] as? String == "not ready")
+                #expect(response.json["catalog"] as? String == down.catalog)
+                #expect(response.json["storage"] as? String == "ok")
+            }
+        }
+    }
+
+    @Test func thumbnailsPreviewsAndOriginals() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/thumbnails/\(Self.id).jpeg", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(response.text == "thumbnail bytes")
+                #expect(response.headers[.eTag] != nil)
+                #expect(response.headers[.cacheControl]?.contains("no-cache") == true)
+            }
+            try await client.execute(uri: "/thumbnails/\(Self.id).jpeg?v=1", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+            let etag = try await client.execute(uri: "/previews/\(Self.id).jpeg", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(response.text == "preview bytes")
+                return response.headers[.eTag] ?? ""
+            }
+            try await client.execute(uri: "/previews/\(Self.id).jpeg", method: .get, headers: [.ifNoneMatch: etag]) {
+                #expect($0.status == .notModified)
+            }
+            try await client.execute(uri: "/originals/\(Self.id).png", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.text == "original bytes")
+            }
+            try await client.execute(uri: "/originals/\(Self.id).jpeg", method: .get) {
+                #expect($0.status == .notFound, "the extension must be the utensil's own")
+            }
+            try await client.execute(uri: "/thumbnails/\(UUID().uuidString).jpeg", method: .get) {
+                #expect($0.status == .notFound)
+            }
+            for attempt in [
+                "/thumbnails/..%2F..%2Fweb-users", "/thumbnails/..%2Fweb-users.jpeg", "/previews/%2E%2E%2Fpreviews.jpeg",
+                "/originals/..%2F..%2Fetc%2Fpasswd", "/originals/\(Self.id)%00.png", "/thumbnails/\(Self.id).png",
+            ] {
+                try await client.execute(uri: attempt, method: .get) { response in
+                    #expect(response.status == .notFound || response.status == .badRequest, "\(attempt)")
+                    #expect(!response.text.contains("bytes"), "\(attempt)")
+                }
+            }
+        }
+    }
+
+    @Test func anUnknownHostIsMisdirected() async throws {
+        try await Gallery().test(host: "evil.example.com:8180") { client in
+            for uri in ["/", "/api/v1/status", "/healthz", "/thumbnails/\(Self.id).jpeg"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .misdirectedRequest, "\(uri)") }
+            }
+        }
+        for host in ["localhost:8180", "127.0.0.1", "[::1]:8180", "LOCALHOST."] {
+            try await Gallery().test(host: host) { client in
+                try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok, "\(host)") }
+            }
+        }
+    }
+
+    @Test func everyResponseCarriesTheSecurityHeaders() async throws {
+        try await Gallery().test { client in
+            for uri in ["/", "/api/v1/status", "/thumbnails/\(Self.id).jpeg", "/no-such-route", "/login"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(
+                        response.headers[.contentSecurityPolicy]
+                            == "default-src 'none'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                        "\(uri)")
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(uri)")
+                    #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")
+                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "same-origin", "\(uri)")
+                }
+            }
+        }
+    }
+}
+
+/// Signing in and the changes it guards (docs/WEB.md, "Access"), in-process.
+@Suite struct GallerySignInTests {
+    static let id = MemoryBackend.id
+    static let formHeaders: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    @Test func signingInSetsTheSessionCookieAndAWrongPasswordDoesNot() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/login", method: .get) { #expect($0.status == .ok) }
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders,
+                body: .form("name=alice&password=correct+horse+battery")
+            ) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location] == "/")
+                let cookie = response.headers[.setCookie] ?? ""
+                #expect(cookie.hasPrefix("utensild_session="))
+                #expect(cookie.contains("HttpOnly"))
+                #expect(cookie.contains("SameSite=Strict"))
+                return String(cookie.prefix { $0 != ";" })
+            }
+            try await client.execute(uri: "/account", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok)
+                #expect(response.text.contains("alice"))
+            }
+            try await client.execute(uri: "/api/v1/utensils?favorites=1", method: .get, headers: [.cookie: cookie]) {
+                #expect($0.status == .ok, "a signed-in user has favorites")
+            }
+            try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders,
+                body: .form("name=alice&password=wrong+password")
+            ) { response in
+                #expect(response.status != .seeOther)
+                #expect(response.status.code >= 400, "\(response.status)")
+                #expect(response.headers[.setCookie] == nil)
+            }
+        }
+    }
+
+    @Test func aChangeWithoutASessionIs401AndACrossSiteOneIs403() async throws {
+        try await Gallery().test { client in
+            for uri in ["/utensils/\(Self.id)/rename", "/utensils/\(Self.id)/delete", "/categories/delete", "/utensils/\(Self.id)/favorite"] {
+                try await client.execute(uri: uri, method: .post, headers: Self.formHeaders, body: .form("name=Fork")) {
+                    #expect($0.status == .unauthorized, "\(uri)")
+                }
+            }
+            var crossSite = Self.formHeaders
+            crossSite[.secFetchSite] = "cross-site"
+            try await client.execute(uri: "/utensils/\(Self.id)/rename", method: .post, headers: crossSite, body: .form("name=Fork")) {
+                #expect($0.status == .forbidden)
+            }
+            var otherOrigin = Self.formHeaders
+            otherOrigin[.origin] = "http://evil.example.com"
+            try await client.execute(uri: "/utensils/\(Self.id)/rename", method: .post, headers: otherOrigin, body: .form("name=Fork")) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(
+                uri: "/login", method: .post, headers: otherOrigin, body: .form("name=alice&password=correct+horse+battery")
+            ) { response in
+                #expect(response.status == .forbidden, "a cross-site sign-in is refused before the password is looked at")
+                #expect(response.headers[.setCookie] == nil)
+            }
+        }
+    }
+}
