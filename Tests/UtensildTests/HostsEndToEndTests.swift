@@ -36,7 +36,7 @@ struct HostsEndToEndTests {
         let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
         let now = Date()
         try catalog.beat(HostHeartbeat(
-            name: "kitchen-b", version: "0.0.9", startedAt: now - 7200, lastSeen: now - 3600, queued: 4, ingested: 12,
+            name: "kitchen-b", version: "0.0.9\u{1B}[2J", startedAt: now - 7200, lastSeen: now - 3600, queued: 4, ingested: 12,
             rejected: 2))
         try catalog.beat(HostHeartbeat(
             name: "kitchen-c", version: UtensildVersion.current, startedAt: now - 60, lastSeen: now - 1,
@@ -70,6 +70,8 @@ struct HostsEndToEndTests {
         #expect(rows.first?.hasPrefix("HOST") == true, "\(human.output)")
         #expect(rows.dropFirst().map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
             == ["kitchen-a up", "kitchen-b gone", "kitchen-c gone"], "\(human.output)")
+        // What another host wrote into the catalog reaches the terminal escaped.
+        #expect(!human.output.contains("\u{1B}") && human.output.contains(#"0.0.9\u{1B}[2J"#), "\(human.output)")
 
         // A graceful stop: the last beat says so, with the final counts.
         #expect(try daemon.terminate() == 0)
