@@ -94,6 +94,7 @@ let package = Package(
         .target(
             name: "UtensilMetrics",
             dependencies: [
+                "UtensilCatalogModel",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),

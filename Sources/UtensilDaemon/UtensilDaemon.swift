@@ -323,15 +323,10 @@ public struct UtensilDaemon: Sendable {
             }
             let downSince: Date? = if case .success(.unanswered(_, let since, _)) = reading { since } else { nil }
             let usage = memory.usage
-            let catalogPool = pool.map(\.poolReading).map {
-                CatalogPoolSample(
-                    inUse: $0.inUse, waiting: $0.waiting, limit: $0.limit, leases: $0.leases, waitSeconds: $0.waitSeconds,
-                    leaseFailures: $0.leaseFailures, renewals: $0.renewals)
-            }
             return metrics.exposition(DaemonMetrics.Sample(
                 queued: counters.queued, inFlight: counters.inFlight, utensils: utensils, catalogDownSince: downSince,
                 memoryHeldBytes: usage.heldBytes, memoryBudgetBytes: memory.bytes, memoryWaits: usage.waits,
-                catalogPool: catalogPool))
+                catalogPool: pool?.poolReading))
         }
     }
 

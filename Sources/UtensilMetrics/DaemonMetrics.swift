@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Prometheus
 import Synchronization
+import UtensilCatalogModel
 
 /// The daemon's metrics, in a Prometheus registry of its own (no global `MetricsSystem`):
 /// counters and histograms recorded as things happen, gauges read from the daemon when
@@ -175,11 +176,11 @@ public final class DaemonMetrics: Sendable {
         public var memoryBudgetBytes: Int
         public var memoryWaits: Int
         /// The PostgreSQL catalog's pool; nil for SQLite (no pool series then).
-        public var catalogPool: CatalogPoolSample?
+        public var catalogPool: CatalogPoolReading?
 
         public init(
             queued: Int, inFlight: Int, utensils: Int?, catalogDownSince: Date? = nil, memoryHeldBytes: Int,
-            memoryBudgetBytes: Int, memoryWaits: Int, catalogPool: CatalogPoolSample? = nil
+            memoryBudgetBytes: Int, memoryWaits: Int, catalogPool: CatalogPoolReading? = nil
         ) {
             self.catalogPool = catalogPool
             self.queued = queued
@@ -211,7 +212,7 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// The catalog pool's series (made at the first scrape with a pool).
-    private func record(_ pool: CatalogPoolSample) {
+    private func record(_ pool: CatalogPoolReading) {
         let labels = [("host", host)]
         func gauge(_ name: String, _ help: String, _ value: Int) {
             registry.makeGauge(descriptor: Self.named(name, help), labels: labels).set(Int64(value))
