@@ -36,10 +36,14 @@ public enum LineFraming {
         return line
     }
 
+    /// `value` as one line of JSON text without its `"\n"`, or nil when it cannot be encoded.
+    public static func text(_ value: some Encodable) -> String? {
+        (try? encode(value)).map { String(decoding: $0.dropLast(), as: UTF8.self) }
+    }
+
     /// `reply` as one line of text without its `"\n"` (what the server writes).
     public static func line(_ reply: ControlReply) -> String {
-        (try? encode(reply)).map { String(decoding: $0.dropLast(), as: UTF8.self) }
-            ?? #"{"error":{"code":"internal","message":"The reply could not be encoded."},"ok":false,"v":1}"#
+        text(reply) ?? #"{"error":{"code":"internal","message":"The reply could not be encoded."},"ok":false,"v":1}"#
     }
 
     /// Decodes one line (with or without its `"\n"` or `"\r\n"`).

@@ -75,7 +75,7 @@ struct EventStream: Sendable {
     }
 
     static func message(_ event: EventInfo) -> String {
-        let json = (try? LineFraming.encode(event)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}"
+        let json = LineFraming.text(event) ?? "{}"
         let id = event.seq.map { "id: \($0)\n" } ?? ""
         return "event: \(event.kind.rawValue)\n\(id)data: \(json)\n\n"
     }
@@ -93,7 +93,7 @@ struct EventStream: Sendable {
     /// The last message to a reader whose replay could not be made: the problem, as
     /// `event: fell-behind` (the page reloads to see what happened meanwhile).
     static func ended(_ problem: ControlError) -> String {
-        let json = (try? LineFraming.encode(problem)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}"
+        let json = LineFraming.text(problem) ?? "{}"
         return "event: fell-behind\ndata: \(json)\n\n"
     }
 
@@ -102,7 +102,7 @@ struct EventStream: Sendable {
         let error = ControlError(
             .busy,
             "This page fell \(backlog) events behind and its event stream was closed so that it cannot slow utensild down; reload the page to see what happened meanwhile.")
-        let json = (try? LineFraming.encode(error)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}"
+        let json = LineFraming.text(error) ?? "{}"
         return "event: fell-behind\ndata: \(json)\n\n"
     }()
 }

@@ -103,7 +103,7 @@ struct EventLogService: Service {
             if case let dropped = events.pending.takeDropped(), dropped > 0 {
                 logger.warning("\(dropped) events could not be kept for the catalog's event log while it was unreachable; other hosts and later replays do not see them")
             }
-            let payloads = batch.map { event in (try? LineFraming.encode(event)).map { String(decoding: $0.dropLast(), as: UTF8.self) } ?? "{}" }
+            let payloads = batch.map { LineFraming.text($0) ?? "{}" }
             var shownAlready = false
             var attempt = 0
             var seqs: [Int64] = []
@@ -152,9 +152,9 @@ struct EventLogService: Service {
     private func tellOtherHosts(_ event: EventInfo, seq: Int64, feed: any CatalogChangeFeed) async {
         var numbered = event
         numbered.seq = seq
-        guard let line = try? LineFraming.encode(numbered) else { return }
+        guard let line = LineFraming.text(numbered) else { return }
         do throws(CatalogChangeFeedError) {
-            try await feed.publish(String(decoding: line.dropLast(), as: UTF8.self))
+            try await feed.publish(line)
         } catch {
             if case .tooLarge = error { try? await feed.publish("{\"seq\":\(seq)}") }
             // Unreachable: the other hosts read the log on their next tick.
