@@ -53,8 +53,9 @@ struct EventStream: Sendable {
                     let end = await follower.run(since: since, room: { await messages.waitForRoom() }) { event in
                         messages.send(Self.message(event))
                     }
-                    if case .fellBehind = end { _ = messages.send(Self.fellBehind) }
-                    if let problem = ControlError.followEnded(end), end != .fellBehind(limit: follower.live.limit) {
+                    if case .fellBehind = end {
+                        _ = messages.send(Self.fellBehind)
+                    } else if let problem = ControlError.followEnded(end) {
                         _ = messages.send(Self.ended(problem))
                     }
                     messages.finish()
@@ -90,19 +91,15 @@ struct EventStream: Sendable {
         return nil
     }
 
-    /// The last message to a reader whose replay could not be made: the problem, as
-    /// `event: fell-behind` (the page reloads to see what happened meanwhile).
+    /// The last message to a reader that cannot go on (it fell behind, or its replay could not
+    /// be made): the problem, as `event: fell-behind`.
     static func ended(_ problem: ControlError) -> String {
         let json = LineFraming.text(problem) ?? "{}"
         return "event: fell-behind\ndata: \(json)\n\n"
     }
 
     /// The last message to a reader that fell ``backlog`` messages behind.
-    static let fellBehind: String = {
-        let error = ControlError(
-            .busy,
-            "This page fell \(backlog) events behind and its event stream was closed so that it cannot slow utensild down; reload the page to see what happened meanwhile.")
-        let json = LineFraming.text(error) ?? "{}"
-        return "event: fell-behind\ndata: \(json)\n\n"
-    }()
+    static let fellBehind = ended(ControlError(
+        .busy,
+        "This page fell \(backlog) events behind and its event stream was closed so that it cannot slow utensild down; reload the page to see what happened meanwhile."))
 }
