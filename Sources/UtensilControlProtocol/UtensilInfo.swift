@@ -5,7 +5,8 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     /// The utensil id, Swift's `UUID.uuidString` form.
     public var id: String
     public var name: String
-    /// The original's extension in lower case: `jpg`, `jpeg` or `png` (JSON `"extension"`).
+    /// The original's extension in lower case: `jpg`, `jpeg`, `png`, `heic`, `heif`, `avif` or
+    /// `webp` (JSON `"extension"`).
     public var fileExtension: String
     public var createdAt: Date
     public var width: Int

@@ -12,8 +12,9 @@ import UtensilCore
 /// delete and purge (`+Removal`), rename and category (`+Edits`), retry from `rejected/`
 /// (`+Rejected`), and the rows-versus-files scan that start-up reconciliation mends and
 /// `check` reports (`+Reconcile`). Callers — the ingest engine, the control handler, the web
-/// gallery, the trash purger — decode, authorise and call; none of them touches the state
-/// folder or writes the catalog itself.
+/// gallery, the trash purger — decode, authorise and call; none of them changes the state
+/// folder or writes a utensil's row itself (the daemon's `HostHeart` and event log write
+/// their own tables of the catalog).
 ///
 /// Crash safety, the same everywhere: files a new row needs are durable in `staging/` before
 /// the row is committed, and moved into place after; files a removed row leaves are moved
