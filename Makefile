@@ -55,13 +55,15 @@ run: release
 ## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
 test: unit-test $(TEST_EXTRAS)
 
-## Only the Swift tests (quicker while developing). A run that has not finished after
+## Only the Swift tests, their suites dealt into SWIFT_TEST_SHARDS processes that run side by
+## side (by the durations in Tests/suite-seconds.tsv). A run that has not finished after
 ## SWIFT_TEST_LIMIT seconds is ended, naming the tests still running and printing their
 ## threads' backtraces (scripts/run-swift-tests).
-SWIFT_TEST_LIMIT ?= 1800
+SWIFT_TEST_LIMIT  ?= 1800
+SWIFT_TEST_SHARDS ?= 3
 unit-test: test-deps
 	$(SWIFT) build --build-tests
-	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT)
+	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT) --shards $(SWIFT_TEST_SHARDS)
 
 clean:
 	rm -rf .build var

@@ -204,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore"]),
+        .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore", "UtensilTestSupport"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,

@@ -47,21 +47,27 @@ public final class NetworkLab: Sendable {
             throw TestFailure("\(Self.ip) is missing: apt-get install iproute2 (make unit-test installs it)")
         }
         let tag = String(UInt32.random(in: 0...0xFFFFFF), radix: 16)
-        let subnet = Int.random(in: 0...255)
-        network = "10.231.\(subnet).0/24"
-        hosts = (0..<count).map { index in
-            Host(
-                namespace: "utensild-lab-\(tag)-\(index)",
-                address: "10.231.\(subnet).\(4 * index + 2)",
-                gateway: "10.231.\(subnet).\(4 * index + 1)",
-                link: "ul\(tag)h\(index)")
+        // Labs of test processes running side by side draw their subnets under one lock, each
+        // a subnet no address on this machine is in yet.
+        let (subnet, hosts) = try MachineLock.holding("network-lab") {
+            let subnet = try Self.unusedSubnet()
+            let hosts = (0..<count).map { index in
+                Host(
+                    namespace: "utensild-lab-\(tag)-\(index)",
+                    address: "10.231.\(subnet).\(4 * index + 2)",
+                    gateway: "10.231.\(subnet).\(4 * index + 1)",
+                    link: "ul\(tag)h\(index)")
+            }
+            do {
+                for host in hosts { try Self.make(host) }
+            } catch {
+                Self.remove(hosts)
+                throw error
+            }
+            return (subnet, hosts)
         }
-        do {
-            for host in hosts { try Self.make(host) }
-        } catch {
-            remove()
-            throw error
-        }
+        self.network = "10.231.\(subnet).0/24"
+        self.hosts = hosts
     }
 
     deinit { remove() }
@@ -74,9 +80,11 @@ public final class NetworkLab: Sendable {
     }
 
     /// Deletes every host's namespace (their links go with them). Safe to call twice.
-    public func remove() {
+    public func remove() { Self.remove(hosts) }
+
+    private static func remove(_ hosts: [Host]) {
         for host in hosts {
-            _ = try? Self.run([Self.ip, "netns", "delete", host.namespace])
+            _ = try? run([ip, "netns", "delete", host.namespace])
         }
     }
 
@@ -86,6 +94,20 @@ public final class NetworkLab: Sendable {
     }
 
     // MARK: Setting up
+
+    /// A third octet `N` such that no address of this machine's namespace is in 10.231.N.0/24.
+    private static func unusedSubnet() throws -> Int {
+        let listing = try run([ip, "-4", "-o", "addr", "show"])
+        guard listing.status == 0 else { throw TestFailure("ip -4 -o addr show failed (\(listing.status)): \(listing.output)") }
+        let used = Set(listing.output.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "inet 10.231.") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        })
+        guard let subnet = (0...255).filter({ !used.contains($0) }).randomElement() else {
+            throw TestFailure("every subnet of 10.231.0.0/16 is in use: remove the namespaces left behind (ip netns list)")
+        }
+        return subnet
+    }
 
     private static func make(_ host: Host) throws {
         let steps: [[String]] = [

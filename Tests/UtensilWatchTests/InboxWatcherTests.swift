@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import UtensilTestSupport
 @testable import UtensilWatch
 
 /// Real inotify in temporary folders. Serialized: the overflow test lowers a system-wide limit
@@ -161,20 +162,15 @@ struct InboxWatcherTests {
     // MARK: Overflow
 
     @Test func kernelQueueOverflowIsReportedAndWatchingGoesOn() async throws {
-        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
-        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let lowered = (try? "16".write(toFile: limitFile, atomically: false, encoding: .utf8)) != nil
-        let watcher: InboxWatcher
-        do {
-            defer { if lowered { try? original.write(toFile: limitFile, atomically: false, encoding: .utf8) } }
-            watcher = try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
+        let original = try InotifyQueueLimit.current()
+        let watcher = try InotifyQueueLimit.whileLowered(to: 16) {
+            try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
         }
         defer { watcher.stop() }
-        #expect(try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == original)
+        #expect(try InotifyQueueLimit.current() == original)
         // The thread starts reading only with events(): the burst fills the queue first.
         // Each file makes at least two events (create, close).
-        let files = lowered ? 40 : (Int(original) ?? 16384) / 2 + 100
-        for index in 0..<files { writeFile(box.inbox + "/burst\(index).jpg") }
+        for index in 0..<40 { writeFile(box.inbox + "/burst\(index).jpg") }
         let events = EventRecorder(watcher.events())
         #expect(await events.wait(for: .overflow))
         writeFile(box.inbox + "/after.jpg")
@@ -182,13 +178,8 @@ struct InboxWatcherTests {
     }
 
     @Test func folderCreatedDuringAnOverflowIsWatchedAfterIt() async throws {
-        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
-        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (try? "16".write(toFile: limitFile, atomically: false, encoding: .utf8)) != nil else { return }
-        let watcher: InboxWatcher
-        do {
-            defer { try? original.write(toFile: limitFile, atomically: false, encoding: .utf8) }
-            watcher = try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
+        let watcher = try InotifyQueueLimit.whileLowered(to: 16) {
+            try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule)
         }
         defer { watcher.stop() }
         for index in 0..<40 { writeFile(box.inbox + "/burst\(index).jpg") }

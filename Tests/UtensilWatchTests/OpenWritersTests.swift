@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import UtensilTestSupport
 @testable import UtensilWatch
 
 /// Which files a writer still holds open, from the events alone, and then from real inotify.
@@ -114,15 +115,10 @@ struct OpenWritersInotifyTests {
     }
 
     @Test func anOverflowForgetsEveryHold() async throws {
-        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
-        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        try "16".write(toFile: limitFile, atomically: false, encoding: .utf8)
         let writers = OpenWriters()
-        let watcher: InboxWatcher
-        do {
-            // The limit is read when the instance is made: other tests keep the usual one.
-            defer { try? original.write(toFile: limitFile, atomically: false, encoding: .utf8) }
-            watcher = try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule, writers: writers)
+        // The limit is read when the instance is made: other tests keep the usual one.
+        let watcher = try InotifyQueueLimit.whileLowered(to: 16) {
+            try InboxWatcher(inbox: bytes(box.inbox), skipFolder: skipRule, writers: writers)
         }
         defer { watcher.stop() }
         // A writer holds its file, then a burst fills the queue before the thread reads it.

@@ -94,14 +94,9 @@ struct DaemonTests {
     @Test func aBurstThatOverflowsTheInotifyQueueIsIngestedCompletely() throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
-        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        // The limit is read when an inotify instance is created: lower it only while the
+        // The limit is read when an inotify instance is created: lowered only while the
         // daemon starts, so that other tests running meanwhile keep the usual limit.
-        try "32\n".write(toFile: limitFile, atomically: false, encoding: .utf8)
-        let started = Result { try RunningDaemon(world: world) }
-        try (original + "\n").write(toFile: limitFile, atomically: false, encoding: .utf8)
-        let daemon = try started.get()
+        let daemon = try InotifyQueueLimit.whileLowered(to: 32) { try RunningDaemon(world: world) }
         // Hundreds of events at once (creations, writes, renames) overflow a queue of 32.
         let staging = world.root.appendingPathComponent("source")
         let photos = try Self.photos(world, count: 240, width: 160, height: 120)

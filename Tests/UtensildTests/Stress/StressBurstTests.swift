@@ -22,12 +22,9 @@ struct StressBurstTests {
 
         // A queue of 256 events overflows during the burst: the rescan must pick up what the
         // events lost. (Lowered only while the daemon starts: inotify reads it at inotify_init.)
-        let limitFile = "/proc/sys/fs/inotify/max_queued_events"
-        let original = try String(contentsOfFile: limitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        try "256\n".write(toFile: limitFile, atomically: false, encoding: .utf8)
-        let started = Result { try RunningDaemon(world: world, extra: ["--workers", "2", "--log-level", "info"]) }
-        try (original + "\n").write(toFile: limitFile, atomically: false, encoding: .utf8)
-        let daemon = try started.get()
+        let daemon = try InotifyQueueLimit.whileLowered(to: 256) {
+            try RunningDaemon(world: world, extra: ["--workers", "2", "--log-level", "info"])
+        }
         let began = Date()
 
         // 1. The small ones, copied in by one `cp` as fast as it goes — while the daemon is
