@@ -6,7 +6,9 @@ PREFIX    ?= /usr/local
 VAR       := $(CURDIR)/var
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Suites that `make test` runs after the Swift tests; each make/<topic>.mk appends its own.
+# What `make test` runs beside the Swift tests, at low priority (builds that compute while the
+# tests wait), and the suites it runs after them; each make/<topic>.mk appends its own.
+TEST_BESIDE :=
 TEST_EXTRAS :=
 .DEFAULT_GOAL := all
 include $(sort $(wildcard make/*.mk))
@@ -23,7 +25,7 @@ TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy li
                   libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES) $(METRICS_PACKAGES) $(POSTGRES_PACKAGES)
 
 
-.PHONY: all build release run test unit-test deps test-deps clean
+.PHONY: all build release run test test-swift test-beside unit-test deps test-deps clean
 
 all: build
 
@@ -52,8 +54,27 @@ run: release
 		--control-socket $(VAR)/run/control.sock --web-listen 127.0.0.1:8180 \
 		--web-users-file $(VAR)/web-users
 
-## Builds and runs every test: the Swift tests, then each suite in TEST_EXTRAS.
-test: unit-test $(TEST_EXTRAS)
+## Builds and runs every test, and prints how long it took. After the debug build, the Swift
+## tests run (test-swift) while TEST_BESIDE runs beside them at low priority (the release build
+## of the Debian package and its lint, the sanitizer's build and run); then the suites in
+## TEST_EXTRAS run, TEST_JOBS at a time. Each target's output is printed when it ends.
+TEST_JOBS    ?= 3
+TEST_STARTED := $(shell date +%s)
+test: test-deps
+	$(SWIFT) build --build-tests
+	@echo "make test: the Swift tests, and beside them: $(TEST_BESIDE)"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-swift test-beside
+	@echo "make test: then $(TEST_EXTRAS), $(TEST_JOBS) at a time"
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_EXTRAS)
+	@echo "make test: everything passed in $$(( $$(date +%s) - $(TEST_STARTED) )) s"
+
+# The suites of RELEASE_SUITES run in `make test` only against the release binaries
+# (release-suites, make/system.mk); `make unit-test` runs them against the debug ones too.
+test-swift:
+	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT) --shards $(SWIFT_TEST_SHARDS) --skip-suites '^UtensildTests\.($(RELEASE_SUITES))$$'
+
+test-beside:
+	nice -n 10 $(MAKE) --no-print-directory $(TEST_BESIDE)
 
 ## Only the Swift tests, their suites dealt into SWIFT_TEST_SHARDS processes that run side by
 ## side (by the durations in Tests/suite-seconds.tsv). A run that has not finished after

@@ -10,12 +10,13 @@
 #                      what an administrator would; about 1 minute once the root is cached
 #                      (2 more the first time), plus the release build the first time
 #
-# `make test` (hence .ci/run) runs system-test, and system-test runs lint first.
+# `make test` (hence .ci/run) runs lint beside the Swift tests, then release-suites and
+# system-suite: release-test and system-test without their lint.
 
 LINT_PACKAGES   := lintian systemd procps man-db
 SYSTEM_PACKAGES := debootstrap debian-archive-keyring util-linux curl $(PHOTO_PACKAGES)
 
-.PHONY: lint release-test system-test
+.PHONY: lint release-test system-test release-suites system-suite
 
 lint: deb
 	@scripts/ensure-packages $(LINT_PACKAGES)
@@ -29,6 +30,10 @@ lint: deb
 	scripts/lint-unit $(DEB_STAGE)
 
 system-test: lint
+	@$(MAKE) --no-print-directory system-suite
+
+# system-test without building and linting the package first (make test has done that).
+system-suite:
 	@scripts/ensure-packages $(SYSTEM_PACKAGES)
 	scripts/system-test $(DEB_FILE)
 
@@ -38,6 +43,12 @@ system-test: lint
 RELEASE_SUITES := WebListenerLimitsTests|WebSignInTests|WebHostCheckTests|UploadConfinementTests|DecodeMemoryTests|PngSuiteDaemonTests|StressWebAdversaryTests
 release-test: lint
 	$(SWIFT) build --build-tests
-	UTENSIL_TEST_BIN_DIR=$(DEB_STAGE)/usr/bin $(SWIFT) test --skip-build --no-parallel --filter '$(RELEASE_SUITES)'
+	@$(MAKE) --no-print-directory release-suites
 
-TEST_EXTRAS += release-test system-test
+# release-test without building and linting the package first (make test has done that).
+release-suites:
+	UTENSIL_TEST_BIN_DIR=$(DEB_STAGE)/usr/bin SWIFT_TEST_LOGS=$(CURDIR)/.build/test-logs/release \
+		SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT) -- --filter '^UtensildTests\.($(RELEASE_SUITES))(/|$$)'
+
+TEST_BESIDE += lint
+TEST_EXTRAS += release-suites system-suite
