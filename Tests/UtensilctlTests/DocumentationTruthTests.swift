@@ -108,6 +108,17 @@ import Testing
         }
     }
 
+    /// README's "Exit codes: 0; 1 …; 64 …" sentence lists utensilctl's exit statuses, and only them.
+    @Test func theReadmeListsTheExitCodes() throws {
+        let readme = Self.text("README.md")
+        let sentence = try #require(readme.components(separatedBy: "Exit codes: ").dropFirst().first?.components(separatedBy: ". ").first)
+        let documented = Set(sentence.matches(of: /(?:^|; )(\d+)/).compactMap { Int32($0.output.1) })
+        let statuses: Set<Int32> = [
+            ExitStatus.success, ExitStatus.failure, ExitStatus.usage, ExitStatus.unavailable, ExitStatus.permissionDenied,
+        ]
+        #expect(documented == statuses, "README.md's \"Exit codes:\" sentence lists \(documented.sorted()), utensilctl exits with \(statuses.sorted()): make them agree")
+    }
+
     @Test func everyExampleLineParses() {
         var examples = 0
         for document in Self.documents {
