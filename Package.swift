@@ -200,13 +200,18 @@ let package = Package(
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
         .testTarget(
             name: "UtensilMetricsTests",
-            dependencies: ["UtensilMetrics", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            dependencies: ["UtensilMetrics", "UtensilCatalogModel", .product(name: "CoreMetrics", package: "swift-metrics")]),
         .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore", "UtensilTestSupport"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
-        .testTarget(name: "UtensilctlTests", dependencies: ["UtensilControlProtocol", "UtensilCore", "utensilctl"]),
+        .testTarget(
+            name: "UtensilctlTests",
+            dependencies: [
+                "UtensilControlProtocol", "UtensilCore", "utensilctl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,
         // and running the real utensild binary. A test target (test targets may depend on one
         // another), so that no build of the products, release or not, compiles it.
