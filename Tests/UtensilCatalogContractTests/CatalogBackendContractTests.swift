@@ -7,7 +7,7 @@ import UtensilCore
 /// Every rule of ``CatalogBackend`` that the store relies on, checked against every backend
 /// in ``CatalogBackends/all`` through the protocol alone (and a snapshot's SQLite file read back
 /// by the SQLite catalog, as `utensild restore` reads it).
-@Suite("Catalog backend contract")
+@Suite("Catalog backend contract", .tags(.spawnsProcesses))
 struct CatalogBackendContractTests {
     typealias R = ContractRecords
 

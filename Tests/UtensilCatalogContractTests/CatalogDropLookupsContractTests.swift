@@ -6,7 +6,7 @@ import UtensilCore
 /// A drop's combined look-ups (``CatalogBackend/lookUp(drop:claiming:)``,
 /// ``CatalogBackend/duplicates(nameKey:sha256:)``) answer what the single calls answer, and the
 /// claim among them follows the duty rules, checked against every backend in ``CatalogBackends/all``.
-@Suite("Catalog drop look-ups contract")
+@Suite("Catalog drop look-ups contract", .tags(.spawnsProcesses))
 struct CatalogDropLookupsContractTests {
     typealias R = ContractRecords
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_795_000_000 + seconds) }

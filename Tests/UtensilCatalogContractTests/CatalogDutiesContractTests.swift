@@ -4,7 +4,7 @@ import UtensilCatalogModel
 
 /// The rules of ``CatalogDuties`` (the lease behind "one host at a time" for the trash
 /// purge), checked against every backend in ``CatalogBackends/all``.
-@Suite("Catalog duties contract")
+@Suite("Catalog duties contract", .tags(.spawnsProcesses))
 struct CatalogDutiesContractTests {
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_795_000_000 + seconds) }
 

@@ -5,7 +5,7 @@ import UtensilCatalogModel
 
 /// The rules of ``CatalogEventLog`` (the numbered events behind `events --since` and a
 /// gallery's `Last-Event-ID`), checked against every backend in ``CatalogBackends/all``.
-@Suite("Catalog event log contract")
+@Suite("Catalog event log contract", .tags(.spawnsProcesses))
 struct CatalogEventLogContractTests {
     @Test("appended events get growing seqs and are read back after any seq", arguments: CatalogBackends.all)
     func appendAndReadBack(_ backend: BackendUnderTest) async throws {

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 
 /// The rules of ``CatalogHostRegistry`` (the heartbeats behind `utensilctl hosts`), checked
 /// against every backend in ``CatalogBackends/all``: each must keep them.
-@Suite("Catalog host registry contract")
+@Suite("Catalog host registry contract", .tags(.spawnsProcesses))
 struct CatalogHostRegistryContractTests {
     /// A date with whole milliseconds (what every backend stores exactly).
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_795_000_000 + seconds) }

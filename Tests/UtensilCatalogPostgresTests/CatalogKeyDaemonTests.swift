@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// The real utensild with `catalog` set to a PostgreSQL server that cannot be reached:
 /// `--oneshot` and `restore`, which someone waits for, say so at once (exit 1) and install
 /// nothing; a URL with a password is refused without showing it.
-@Suite struct CatalogKeyDaemonTests {
+@Suite(.tags(.spawnsProcesses)) struct CatalogKeyDaemonTests {
     static let url = "postgresql://utensil@127.0.0.1:1/utensils"
 
     @Test func oneshotAndRestoreSayAtOnceThatTheyCannotReachPostgreSQL() throws {

@@ -9,7 +9,7 @@ import UtensilTestSupport
 /// refuses the catalog when it starts again; older hosts beside it change nothing. The other
 /// hosts are rows written as theirs would be: a newer one records the migration it applied
 /// (one this utensild does not know) and its heartbeat.
-@Suite("hosts of several versions on one catalog", .serialized)
+@Suite("hosts of several versions on one catalog", .serialized, .tags(.spawnsProcesses))
 struct MixedVersionTests {
     /// This build's newest schema: how many migrations it knows.
     static let schema = PostgresSchema.migrations.count

@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// The hosts of the several-hosts tests (``NetworkLab``): each in a network namespace of its
 /// own, reaching the test's PostgreSQL server only over its virtual link.
-@Suite struct NetworkLabTests {
+@Suite(.tags(.spawnsProcesses)) struct NetworkLabTests {
     @Test func eachHostReachesPostgreSQLOverItsLinkAndNotOverItsOwnLoopback() throws {
         let lab = try NetworkLab(hosts: 2)
         defer { lab.remove() }

@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// `utensilctl backup` of a catalog several hosts share: taken on one host while two hosts
 /// ingest a burst, it is one portable backup (a SQLite catalog, the files, `backup.json`)
 /// that restores, byte for byte, into an empty PostgreSQL catalog and into SQLite.
-@Suite("PostgreSQL backup", .serialized)
+@Suite("PostgreSQL backup", .serialized, .tags(.spawnsProcesses))
 struct PostgresBackupTests {
     private static func socket(_ world: TestWorld) -> String { world.root.appendingPathComponent("control.sock").path }
 

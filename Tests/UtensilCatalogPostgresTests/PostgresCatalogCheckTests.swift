@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// The check `--check-config` runs, against a real server: each way of being wrong is told
 /// apart by its typed problem, and a good set-up reports the server and the schema's state.
-@Suite struct PostgresCatalogCheckTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresCatalogCheckTests {
     @Test func aGoodSetUpReportsTheServerAndPendingThenAppliedMigrations() async throws {
         let server = try PostgresServer()
         defer { server.remove() }

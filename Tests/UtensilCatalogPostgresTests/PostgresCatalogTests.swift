@@ -11,7 +11,7 @@ import UtensilTestSupport
 /// What the contract suite cannot show of the PostgreSQL catalog: a connection cut in the
 /// middle of a call is "unavailable" (the caller retries), leaves nothing half done, and the
 /// next call works on a new connection.
-@Suite struct PostgresCatalogTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresCatalogTests {
     @Test func aConnectionCutMidCallIsUnavailableAndTheNextCallWorks() async throws {
         let server = try PostgresServer()
         defer { server.remove() }

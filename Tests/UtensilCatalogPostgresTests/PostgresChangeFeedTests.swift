@@ -9,7 +9,7 @@ import UtensilTestSupport
 
 /// ``PostgresChangeFeed`` on a real PostgreSQL: two hosts' feeds on one server, each
 /// receiving the other's changes and never its own.
-@Suite struct PostgresChangeFeedTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresChangeFeedTests {
     @Test func aChangeOneHostPublishesReachesTheOtherAndNotItself() async throws {
         let server = try PostgresServer()
         defer { server.remove() }

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// `utensild --check-config` (the real binary) with a PostgreSQL `catalog`, against a real
 /// server: it says that it connected, or exits 78 with one sentence saying what is wrong, and
 /// never shows the password.
-@Suite struct PostgresCheckConfigTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresCheckConfigTests {
     private func checkConfig(
         _ world: TestWorld, catalog: String, passwordFile: String?, environment: [String: String] = [:]
     ) throws -> UtensildProcess.Result {

@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// The real utensild with its catalog in a real PostgreSQL 15: one host, then two hosts in
 /// network namespaces of their own (``NetworkLab``) sharing one state folder and one catalog.
-@Suite struct PostgresDaemonTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresDaemonTests {
     @Test func aDaemonKeepsItsCatalogInPostgreSQL() throws {
         let server = try PostgresServer()
         defer { server.remove() }

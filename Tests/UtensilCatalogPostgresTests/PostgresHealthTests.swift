@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// While PostgreSQL is down, what monitoring asks is answered from what the daemon knows, in
 /// about 1.5 s, not after the pool's 10 s connect time-out (Prometheus's scrape time-out): the
 /// health checks, `/metrics` and `status`.
-@Suite("health during a PostgreSQL outage", .serialized)
+@Suite("health during a PostgreSQL outage", .serialized, .tags(.spawnsProcesses))
 struct PostgresHealthTests {
     /// Well below the 10 s a request for a connection waits while the server is down.
     static let promptly = 4.0

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// sharing one real PostgreSQL catalog and one state folder; `events` followed on one shows
 /// what the other ingested (`LISTEN/NOTIFY`), and the other's hooks do not run here; the
 /// gallery's live updates show them too, and they come back after PostgreSQL restarts.
-@Suite(.serialized) struct PostgresLiveEventsTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct PostgresLiveEventsTests {
     @Test func eventsOnOneHostShowAnIngestOnAnother() throws {
         let lab = try NetworkLab(hosts: 2)
         defer { lab.remove() }

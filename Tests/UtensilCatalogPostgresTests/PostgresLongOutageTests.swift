@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// and to trip its circuit breaker. The drop that waited is ingested within
 /// ``resumedWithinSeconds`` of the server's return all the same, and `GET /metrics` shows the
 /// pool of connections replaced, every series with HELP and TYPE (`promtool check metrics`).
-@Suite struct PostgresLongOutageTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresLongOutageTests {
     static let outageSeconds: Double = 45
     /// Well above what the return takes (the probe's 1 s, a heartbeat's 1 s, one ingest), well
     /// below the pool's own back-off after such an outage (up to 11 s, up to a minute later on).

@@ -6,7 +6,7 @@ import UtensilTestSupport
 
 /// Migrations against a real server: applied once whoever starts first, and the schema keeps
 /// the SQLite catalog's rules (claims unique among rows that have them, counts kept by trigger).
-@Suite struct PostgresMigratorTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresMigratorTests {
     @Test func clientsMigratingAtOnceApplyEachMigrationExactlyOnce() async throws {
         let server = try PostgresServer()
         defer { server.remove() }

@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// `utensild --oneshot` with its catalog in a real PostgreSQL 15: the drops become rows there
 /// (no SQLite file in the state folder), and a later run's duplicate name is refused by the
 /// catalog's claim.
-@Suite("PostgreSQL oneshot", .serialized)
+@Suite("PostgreSQL oneshot", .serialized, .tags(.spawnsProcesses))
 struct PostgresOneShotTests {
     @Test func oneshotIngestsIntoPostgreSQL() throws {
         let server = try PostgresServer()

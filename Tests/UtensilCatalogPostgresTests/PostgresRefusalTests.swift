@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// The server's refusals at login, each against a real server with a pg_hba.conf the test
 /// writes: no line for this host, role and database; peer authentication over the socket; no
 /// such role; a wrong password; no such database — each its own problem and sentence.
-@Suite struct PostgresRefusalTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresRefusalTests {
     private func problem(_ settings: PostgresCatalogSettings) async -> PostgresCatalogProblem? {
         do {
             _ = try await PostgresCatalogCheck.run(settings: settings, logger: quietLogger)

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// daemon on SQLite, `utensild restore` with a PostgreSQL `catalog` into a fresh state folder,
 /// then a daemon on PostgreSQL lists the same utensils; a second restore into the now
 /// non-empty catalog is refused and changes nothing.
-@Suite("PostgreSQL restore", .serialized)
+@Suite("PostgreSQL restore", .serialized, .tags(.spawnsProcesses))
 struct PostgresRestoreTests {
     private static func socket(_ world: TestWorld) -> String { world.root.appendingPathComponent("control.sock").path }
 

@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// The daemon runs with every retry back-off stretched to ten minutes (the debug build's
 /// `UTENSIL_FAULT_RETRY_AFTER`): a drop ingested within two minutes of the server's return
 /// was woken by that return, not by its back-off.
-@Suite struct PostgresReturnDaemonTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresReturnDaemonTests {
     static let retryAfterSeconds = 600
     /// Far below ``retryAfterSeconds``, far above what the return takes (about 1 s here).
     static let resumedWithinSeconds: Double = 120

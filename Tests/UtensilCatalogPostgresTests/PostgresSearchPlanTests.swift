@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// A search's page is the same whichever way ``PostgresSearchPlan`` finds it: by a short walk
 /// of the listing order, by gathering every match through the trigram index and sorting them,
 /// or by a longer walk and then, when that gives up, gathering.
-@Suite struct PostgresSearchPlanTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresSearchPlanTests {
     /// Small enough for a few hundred rows to cross each bound; the sample is the whole table,
     /// so that the way each search takes is known.
     static let plan = PostgresSearchPlan(walkFirst: 100, sampleSize: 100_000, gatherBelow: 100, walkAtMost: 300)

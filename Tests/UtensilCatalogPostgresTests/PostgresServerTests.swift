@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// The test server itself (``PostgresServer``): the role logs in with its password over both
 /// ways in, a wrong password is refused, and a stopped server comes back with its data.
-@Suite struct PostgresServerTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresServerTests {
     @Test func theRoleLogsInWithItsPasswordOverTheSocketAndLoopback() throws {
         let server = try PostgresServer()
         defer { server.remove() }

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// The real daemon refusing to start for what no restart mends — a catalog a newer utensild
 /// migrated, a `host_name` another daemon holds, a refused login — exits 78, so that the
 /// unit's `RestartPreventExitStatus=78` keeps systemd from starting it again and again.
-@Suite struct PostgresStartRefusalTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresStartRefusalTests {
     private func daemonArguments(_ world: TestWorld, _ server: PostgresServer, host: String = "kitchen-1") -> [String] {
         UtensildProcess.arguments(
             for: world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", server.passwordFile, "--host-name", host])

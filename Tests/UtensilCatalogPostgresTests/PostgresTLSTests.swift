@@ -7,7 +7,7 @@ import UtensilTestSupport
 
 /// `sslmode` and `sslrootcert` against a real server with TLS on (a certificate signed by an
 /// authority the test makes), off, and allowing the role over TLS only (`hostssl`).
-@Suite struct PostgresTLSTests {
+@Suite(.tags(.spawnsProcesses)) struct PostgresTLSTests {
     /// A server with TLS on, its certificate made out to localhost and 127.0.0.1 by `authority`.
     private func tlsServer(_ authority: TestCertificateAuthority) throws -> PostgresServer {
         let server = try PostgresServer()

@@ -19,7 +19,7 @@ import UtensilTestSupport
 /// The second test has the three hosts poll one shared inbox, as hosts sharing an inbox on a
 /// network filesystem do: each drop is taken by exactly one of them (it is claimed in the
 /// catalog before it is read), through a `kill -9` of one host mid-burst.
-@Suite(.serialized) struct ThreeHostsTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct ThreeHostsTests {
     @Test func nothingIsLostOrDoubledThroughAKillAndAPostgreSQLRestart() throws {
         let kitchens = try KitchenLab(hosts: 3)
         defer { kitchens.remove() }

@@ -6,7 +6,7 @@ import UtensilTestSupport
 
 /// `kill -9` at every step of an ingest and of a rejection, then a restart: every drop ends up
 /// exactly once as a utensil or a rejection, and no file lacks its row.
-@Suite("Crash safety", .serialized)
+@Suite("Crash safety", .serialized, .tags(.spawnsProcesses))
 struct CrashSafetyTests {
     /// Three good photos and one broken file, so that both the ingest and the rejection paths run.
     static func populate(_ world: TestWorld) throws -> [Data] {

@@ -9,7 +9,7 @@ import UtensilTestSupport
 /// `kill -9` at every step of a photo replacement (`duplicate_names = "replace"`), then a
 /// restart: the utensil has the new photo completely (the drop is ingested exactly once), keeps
 /// its id and `createdAt`, and no file lacks its row or is left over.
-@Suite("Crash safety of a replacement", .serialized)
+@Suite("Crash safety of a replacement", .serialized, .tags(.spawnsProcesses))
 struct ReplaceCrashSafetyTests {
     static let steps: [FaultInjection.Step] = [
         .opened, .originalWritten, .thumbnailWritten, .filesDurable, .committed,

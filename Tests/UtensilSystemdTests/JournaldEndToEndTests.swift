@@ -4,7 +4,7 @@ import Testing
 import UtensilSystemd
 
 /// `JournaldLogHandler` against a real journald, read back with `journalctl`.
-@Suite(.serialized) struct JournaldEndToEndTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct JournaldEndToEndTests {
     @Test func entryArrivesWithEveryFieldIntact() async throws {
         let run = UUID().uuidString
         let utensilID = UUID().uuidString

@@ -5,7 +5,7 @@ import UtensilControlProtocol
 
 /// `utensilctl backup` against a canned daemon: what it sends, how it shows the progress and
 /// the summary, and its exit codes.
-@Suite struct BackupCommandTests {
+@Suite(.tags(.spawnsProcesses)) struct BackupCommandTests {
     static let summary = BackupInfo(
         destination: "/var/lib/utensild/backups/today", createdAt: Samples.createdAt, utensils: 3, trash: 1, categories: 2,
         files: 8, bytes: 123_456, linked: 8, copied: 0, missing: 0)

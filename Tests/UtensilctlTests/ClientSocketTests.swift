@@ -4,7 +4,7 @@ import Testing
 import UtensilControlProtocol
 
 /// The real `utensilctl` binary against a real Unix socket answered by `CannedDaemon`.
-@Suite(.serialized) struct ClientSocketTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct ClientSocketTests {
     private func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

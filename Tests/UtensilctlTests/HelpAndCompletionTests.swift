@@ -1,7 +1,7 @@
 import Testing
 
 /// What argument-parser generates for the real binary: help, version, completions.
-@Suite struct HelpAndCompletionTests {
+@Suite(.tags(.spawnsProcesses)) struct HelpAndCompletionTests {
     static let subcommands = ["status", "list", "show", "delete", "rename", "rejected", "retry", "check", "events", "categories", "set-category", "trash", "restore", "backup"]
 
     @Test func versionIsZeroOneZero() throws {

@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// The signed-in user's account through the real daemon: sign out from every page, and a
 /// password change that needs the old password, is written to the users file, ends every
 /// other session of the user and keeps the one that asked.
-@Suite("web accounts against utensild", .serialized)
+@Suite("web accounts against utensild", .serialized, .tags(.spawnsProcesses))
 struct AccountEndToEndTests {
     static let form = ["Content-Type": "application/x-www-form-urlencoded"]
 

@@ -8,7 +8,7 @@ import UtensilTestSupport
 
 /// `utensilctl backup` against the real daemon while drops arrive, and `utensild restore` of
 /// what it wrote into a fresh state folder; damaged backups refused with a sentence.
-@Suite("Backup and restore against utensild", .serialized)
+@Suite("Backup and restore against utensild", .serialized, .tags(.spawnsProcesses))
 struct BackupRestoreEndToEndTests {
     private func socket(_ world: TestWorld) -> String { world.root.appendingPathComponent("control.sock").path }
 

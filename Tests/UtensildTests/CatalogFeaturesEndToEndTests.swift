@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// The catalog's features against the real daemon and the real `utensilctl`: categories
 /// from inbox folders, who added a utensil, the natural name order.
-@Suite("Catalog features against utensild", .serialized)
+@Suite("Catalog features against utensild", .serialized, .tags(.spawnsProcesses))
 struct CatalogFeaturesEndToEndTests {
     typealias Run = UtensilctlEndToEndTests.Run
 
@@ -177,7 +177,7 @@ struct CatalogFeaturesEndToEndTests {
 }
 
 /// The trash: delete, restore (with a name clash and `--as`), delete for good, and the purge.
-@Suite("The trash against utensild", .serialized)
+@Suite("The trash against utensild", .serialized, .tags(.spawnsProcesses))
 struct TrashEndToEndTests {
     func ctl(_ arguments: [String], _ socket: String) throws -> UtensilctlEndToEndTests.Run {
         try UtensilctlEndToEndTests.ctl(arguments, socket: socket)

@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// out. The daemon runs with every retry back-off stretched to ten minutes (the debug
 /// build's `UTENSIL_FAULT_RETRY_AFTER`), so a drop ingested within two minutes of the
 /// release was woken by the catalog's return.
-@Suite struct CatalogReturnDaemonTests {
+@Suite(.tags(.spawnsProcesses)) struct CatalogReturnDaemonTests {
     static let retryAfterSeconds = 600
     /// Far below ``retryAfterSeconds``, far above what the return takes (a few seconds here).
     static let resumedWithinSeconds: Double = 120

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// `utensilctl category rename|delete` and the gallery's category forms through the real
 /// daemon: merges add up, a delete uncategorises, names are checked as `set-category` checks
 /// them, only those who may change do, and the event stream announces each change.
-@Suite("categories managed against utensild", .serialized)
+@Suite("categories managed against utensild", .serialized, .tags(.spawnsProcesses))
 struct CategoriesManagedEndToEndTests {
     typealias Ctl = UtensilctlEndToEndTests
 

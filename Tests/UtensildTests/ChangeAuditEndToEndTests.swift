@@ -5,7 +5,7 @@ import UtensilTestSupport
 /// Who did it: a change through the web is logged for the signed-in user, one through the
 /// control socket for the peer's Unix user, with the same field (`CHANGED_BY`) and the door
 /// it came through; an upload's `addedBy` is the signed-in user.
-@Suite("who did it, against utensild", .serialized)
+@Suite("who did it, against utensild", .serialized, .tags(.spawnsProcesses))
 struct ChangeAuditEndToEndTests {
     /// The daemon's log lines holding `text`.
     static func lines(_ daemon: RunningDaemon, containing text: String) -> [Substring] {

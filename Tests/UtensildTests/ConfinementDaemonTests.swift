@@ -9,7 +9,7 @@ import UtensilTestSupport
 /// The real daemon stays inside its folders: a group member who swaps watched sub-folders
 /// for symbolic links while their drops wait to settle makes the daemon refuse them (and say
 /// so), never read, move or delete what lies behind the links.
-@Suite("Confinement, end to end", .serialized)
+@Suite("Confinement, end to end", .serialized, .tags(.spawnsProcesses))
 struct ConfinementDaemonTests {
     @Test func subFoldersSwappedForLinksWhileTheirDropsWaitAreNeverFollowed() throws {
         let world = try TestWorld()

@@ -4,7 +4,7 @@ import Testing
 import UtensilTestSupport
 
 /// Clients that misbehave on purpose: the daemon keeps serving and ingesting.
-@Suite("Control socket abuse", .serialized)
+@Suite("Control socket abuse", .serialized, .tags(.spawnsProcesses))
 struct ControlSocketAbuseTests {
     static func socketPath(_ world: TestWorld) -> String { world.root.appendingPathComponent("control.sock").path }
 
@@ -110,7 +110,7 @@ struct ControlSocketAbuseTests {
 
 /// One user cannot take every slot of the control socket: each holds at most
 /// `ControlProtocol.maximumClientsPerUser` connections, and root always gets in.
-@Suite("Control socket fairness", .serialized)
+@Suite("Control socket fairness", .serialized, .tags(.spawnsProcesses))
 struct ControlSocketFairnessTests {
     /// A tiny client run as another user: opens `count` `events` followers, prints how many
     /// were subscribed and how many turned away, then holds them until its stdin closes.

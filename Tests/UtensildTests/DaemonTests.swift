@@ -5,7 +5,7 @@ import UtensilCatalogModel
 import UtensilTestSupport
 
 /// The real daemon on temporary folders: drops made the ways people and tools make them.
-@Suite("utensild daemon", .serialized)
+@Suite("utensild daemon", .serialized, .tags(.spawnsProcesses))
 struct DaemonTests {
     /// Runs a shell command (cp, mv, rsync …) and requires success.
     static func shell(_ command: String) throws {

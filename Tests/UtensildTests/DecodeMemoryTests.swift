@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// the daemon past the unit's `MemoryMax=1G` (an OOM kill, then a restart loop). A HEIC or
 /// AVIF whose size box declares 300 × 300 while its stream codes 8192 × 8192 (400 MB to
 /// decode, budgeted as 0.5 MB) is refused as `corrupt-image` before it is decoded.
-@Suite("utensild: decoding memory", .serialized)
+@Suite("utensild: decoding memory", .serialized, .tags(.spawnsProcesses))
 struct DecodeMemoryTests {
     /// `memory_budget`'s default.
     static let budgetMiB = 512.0

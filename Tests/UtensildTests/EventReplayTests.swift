@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// `events` with `since` first replays what a follower missed, then follows, none twice; the
 /// gallery's event stream does the same for `Last-Event-ID` (a reconnecting browser) and
 /// `?since=`; a `since` older than the log keeps is refused with a sentence saying what to do.
-@Suite("event replay against utensild", .serialized)
+@Suite("event replay against utensild", .serialized, .tags(.spawnsProcesses))
 struct EventReplayTests {
     @Test func aFollowerThatWasAwayGetsWhatItMissedOnceEach() throws {
         let world = try TestWorld()

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// Favorites through the real daemon: `utensilctl favorite`, `unfavorite`, `list --favorites`
 /// and the gallery's star, each user seeing only their own; the Unix user and the web user of
 /// one name share them.
-@Suite("favorites against utensild", .serialized)
+@Suite("favorites against utensild", .serialized, .tags(.spawnsProcesses))
 struct FavoritesEndToEndTests {
     typealias Ctl = UtensilctlEndToEndTests
 

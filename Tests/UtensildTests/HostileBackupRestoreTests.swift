@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// checksum in backup.json made to match): each is refused in one sentence naming what is
 /// wrong, and leaves the target catalog and state folder empty; the untouched backup
 /// still restores.
-@Suite("Restoring tampered backups", .serialized)
+@Suite("Restoring tampered backups", .serialized, .tags(.spawnsProcesses))
 struct HostileBackupRestoreTests {
     private static func socket(_ world: TestWorld) -> String { world.root.appendingPathComponent("control.sock").path }
 

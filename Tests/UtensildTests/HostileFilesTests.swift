@@ -12,7 +12,7 @@ import UtensilTestSupport
 /// waves once the earlier ones are settled), every drop must end as its expected outcome
 /// within a generous bound, and then the daemon must still be running, answer
 /// `utensilctl status`, ingest a good photo and stop cleanly; the invariant check closes it.
-@Suite("Hostile and odd files", .serialized)
+@Suite("Hostile and odd files", .serialized, .tags(.spawnsProcesses))
 struct HostileFilesTests {
     /// Where a drop ends.
     enum Outcome: Hashable, Sendable, CustomStringConvertible {

@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// `utensilctl hosts` through the real daemon and the real catalog: this host up with its
 /// version and what it did since start, another host's stale heartbeat gone, and this host
 /// marked stopped by its last beat on a graceful shutdown.
-@Suite("hosts against utensild", .serialized)
+@Suite("hosts against utensild", .serialized, .tags(.spawnsProcesses))
 struct HostsEndToEndTests {
     typealias Ctl = UtensilctlEndToEndTests
 

@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// `on_ingest` / `on_reject` with the real daemon: the event's JSON on standard input and the
 /// `UTENSIL_*` variables; a hook that fails, hangs or floods its output is logged (and killed)
 /// while drops go on being ingested.
-@Suite(.serialized) struct IngestHookTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct IngestHookTests {
     static let failedID = "MESSAGE_ID=5c0b1f6e8a7d4e3f9b2c4d6a8e0f1a37"
 
     /// Writes `body` as an executable shell script `name` in the world's root.

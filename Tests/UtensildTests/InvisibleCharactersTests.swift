@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// Default-ignorable code points cannot make a second "Spoon", hide one from a search, or
 /// hide in the log.
-@Suite("Invisible characters in names", .serialized)
+@Suite("Invisible characters in names", .serialized, .tags(.spawnsProcesses))
 struct InvisibleCharactersTests {
     @Test func aZeroWidthSpaceNeitherDuplicatesANameNorHidesItFromSearchOrTheLog() throws {
         let world = try TestWorld()

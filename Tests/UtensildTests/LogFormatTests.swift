@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// `log_format`: the real daemon with `--log-format json` writes nothing on stderr but JSON
 /// objects, one a line, with the journal's fields; a bad value is a one-line error, exit 78.
-@Suite struct LogFormatTests {
+@Suite(.tags(.spawnsProcesses)) struct LogFormatTests {
     static let ingestedID = "092aa93d51e24d3a8839ac8796bda321"
     static let rejectedID = "d1c7c9574b2e4974941b108ff0f349c2"
 

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// `GET /metrics` of the real daemon, in the Prometheus text format, after drops; and a real
 /// Prometheus server (Debian's `prometheus`, installed by `make unit-test`'s package list)
 /// scraping it on loopback and answering a query for the ingest counter.
-@Suite(.serialized) struct MetricsTests {
+@Suite(.serialized, .tags(.spawnsProcesses)) struct MetricsTests {
     /// A daemon whose gallery listens on a free loopback port, after 3 ingests and 1 rejection.
     static func populated(hostName: String, extra: [String] = []) throws -> (TestWorld, RunningDaemon, Int) {
         let world = try TestWorld()

@@ -4,7 +4,7 @@ import Testing
 import UtensilTestSupport
 
 /// `utensild --oneshot` as cron users and operators run it.
-@Suite("utensild --oneshot")
+@Suite("utensild --oneshot", .tags(.spawnsProcesses))
 struct OneShotTests {
     @Test func printsALinePerDropAndASummary() throws {
         let world = try TestWorld()

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// A writer that rests with the file still open (a slow network copy, a camera app, a person
 /// at a prompt) is waited for until it closes the file, however long it rests past
 /// `settle_seconds`; files that are complete (moved in, hard-linked, closed) are not.
-@Suite("utensild: writers that pause", .serialized)
+@Suite("utensild: writers that pause", .serialized, .tags(.spawnsProcesses))
 struct PausedWriterTests {
     static let settleSeconds = 0.3
 

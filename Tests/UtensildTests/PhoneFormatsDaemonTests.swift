@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// HEIC and WebP drops, as iPhones, Android phones and browsers hand them out, through the real
 /// daemon: each becomes a utensil with its original unchanged and an upright 180 × 180
 /// thumbnail, or the rejection the contract gives it.
-@Suite("HEIC and WebP drops through the daemon", .serialized)
+@Suite("HEIC and WebP drops through the daemon", .serialized, .tags(.spawnsProcesses))
 struct PhoneFormatsDaemonTests {
     @Test func heicAndWebPDropsBecomeUprightUtensilsAndBadOnesAreRejected() throws {
         let world = try TestWorld()

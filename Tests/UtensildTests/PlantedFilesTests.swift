@@ -6,7 +6,7 @@ import UtensilTestSupport
 
 /// What a member of the group can put into `rejected/` (a folder it may write): start-up and
 /// every command survive it, and nothing planted is followed, read whole or moved by mistake.
-@Suite("Files planted in rejected/", .serialized)
+@Suite("Files planted in rejected/", .serialized, .tags(.spawnsProcesses))
 struct PlantedFilesTests {
     static func ctl(_ arguments: [String], _ world: TestWorld) throws -> UtensilctlEndToEndTests.Run {
         try UtensilctlEndToEndTests.ctl(arguments, socket: world.root.appendingPathComponent("control.sock").path)

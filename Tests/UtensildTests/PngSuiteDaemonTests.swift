@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// rejected as `duplicate-content` — and its 14 deliberately broken ones are rejected as
 /// `corrupt-image`, each with a sentence saying what to do. The codec-level test
 /// (`PngSuiteConformanceTests`) compares each thumbnail with a reference decode.
-@Suite("PngSuite through the daemon", .serialized)
+@Suite("PngSuite through the daemon", .serialized, .tags(.spawnsProcesses))
 struct PngSuiteDaemonTests {
     static let suite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/pngsuite")

@@ -11,7 +11,7 @@ import UtensilTestSupport
 ///
 /// No real decoder crash is known, so the fault hook `UTENSIL_FAULT_DECODER_CRASH` raises
 /// SIGSEGV inside the decoder crash guard, on the worker thread, as a real one would.
-@Suite("Poison file under the daemon", .serialized)
+@Suite("Poison file under the daemon", .serialized, .tags(.spawnsProcesses))
 struct PoisonFileDaemonTests {
     @Test func aPoisonFileCrashesTheDaemonTwiceThenIsQuarantinedAndTheDaemonRunsOn() throws {
         let world = try TestWorld()

@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// A state folder of a version without previews (its utensils have none): the daemon sees
 /// `previews/` empty at start and makes them in the background, as `rethumb --missing` would.
-@Suite("Previews made at start for a state folder without them", .serialized)
+@Suite("Previews made at start for a state folder without them", .serialized, .tags(.spawnsProcesses))
 struct PreviewUpgradeTests {
     @Test func aStateFolderWithoutPreviewsGetsThemInTheBackground() throws {
         let world = try TestWorld()

@@ -13,7 +13,7 @@ import UtensilTestSupport
 ///
 /// The read error is real: utensild runs as `nobody`, and the staged original is made
 /// readable by root alone (EACCES), as a disk or file-system error would leave it unreadable.
-@Suite("Recovery that never swallows an error", .serialized)
+@Suite("Recovery that never swallows an error", .serialized, .tags(.spawnsProcesses))
 struct RecoveryErrorTests {
     static let nobody: uid_t = 65534
     static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]

@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// `duplicate_names = "replace"` against the real daemon: a drop named like a utensil gives it
 /// a new photo, and the utensil stays itself.
-@Suite("Replacing a photo against utensild", .serialized)
+@Suite("Replacing a photo against utensild", .serialized, .tags(.spawnsProcesses))
 struct ReplaceEndToEndTests {
     @Test func aDropNamedLikeAUtensilReplacesItsPhoto() throws {
         let world = try TestWorld()

@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// `utensilctl rethumb` against the real daemon: thumbnails made again from the originals in
 /// the background, while new drops keep arriving.
-@Suite("Rethumb against utensild", .serialized)
+@Suite("Rethumb against utensild", .serialized, .tags(.spawnsProcesses))
 struct RethumbEndToEndTests {
     /// `status --json`'s `rethumb` once it reports a finished run with `total` thumbnails.
     private func waitForFinishedRun(_ daemon: RunningDaemon, socket: String, total: Int) throws -> [String: Any] {

@@ -11,7 +11,7 @@ import UtensilTestSupport
 /// The activator is started with `posix_spawn`, not Foundation's `Process`: it closes every
 /// descriptor but the sockets before it becomes utensild, and `Process` takes that for the
 /// child's exit and blocks reaping it.
-@Suite("socket activation")
+@Suite("socket activation", .tags(.spawnsProcesses))
 struct SocketActivationTests {
     static let activator = "/usr/bin/systemd-socket-activate"
 

@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// Followers of the live events that never read cost the daemon a bounded queue each: they
 /// are cut off, never buffered without bound, and event streams cannot take the gallery's
 /// slots from a new visitor.
-@Suite("stalled event followers against utensild", .serialized)
+@Suite("stalled event followers against utensild", .serialized, .tags(.spawnsProcesses))
 struct StalledFollowerTests {
     /// Category renames published as events, through one control connection.
     static func renameBackAndForth(_ times: Int, socket: String) throws {

@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// The state folder is the daemon's alone: `0700` folders, `0600` files, tightened at start
 /// where an older version left them looser; another user can read neither catalog nor photos.
-@Suite("State folder permissions", .serialized)
+@Suite("State folder permissions", .serialized, .tags(.spawnsProcesses))
 struct StatePermissionsTests {
     static func mode(_ path: String) -> mode_t? {
         var status = stat()

@@ -11,7 +11,7 @@ import UtensilTestSupport
 /// files, and a rename just after its commit — then a restart: rows and files agree again
 /// (the invariant check, `utensilctl check` included), and the operation is either done or
 /// not done, never half.
-@Suite("Crash safety of the store's operations", .serialized)
+@Suite("Crash safety of the store's operations", .serialized, .tags(.spawnsProcesses))
 struct StoreCrashSafetyTests {
     /// Spoon and Whisk ingested by a daemon that kills itself at `step`.
     struct Kitchen {

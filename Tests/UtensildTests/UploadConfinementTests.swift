@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// a link, or a name the inbox ignores, is refused and nothing is written outside; an upload
 /// waiting in the inbox is writable by utensild alone; a killed upload's hidden file is swept
 /// at the next start, and `check` reports one that stays.
-@Suite("upload confinement against utensild", .serialized)
+@Suite("upload confinement against utensild", .serialized, .tags(.spawnsProcesses))
 struct UploadConfinementTests {
     typealias Web = WebAccessTests
 

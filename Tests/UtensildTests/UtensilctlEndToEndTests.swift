@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// The real `utensilctl` against the real daemon: every command, both output forms, the
 /// contract's exit codes and JSON fields.
-@Suite("utensilctl against utensild", .serialized)
+@Suite("utensilctl against utensild", .serialized, .tags(.spawnsProcesses))
 struct UtensilctlEndToEndTests {
     struct Run {
         var status: Int32

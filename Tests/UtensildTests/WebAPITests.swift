@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// The web gallery's JSON API and file routes against the real daemon, listening on a Unix
 /// socket (`--web-listen unix:PATH`), with hostile input.
-@Suite("web API against utensild", .serialized)
+@Suite("web API against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebAPITests {
     /// A daemon with two utensils and one rejection, its gallery on `web.sock`.
     static func populated() throws -> (TestWorld, RunningDaemon, WebClient, [Data]) {

@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// Signing in, refusing changes without a session or from another site, and uploads, against
 /// the real daemon; users made with the real `utensilctl web-user`.
-@Suite("web access against utensild", .serialized)
+@Suite("web access against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebAccessTests {
     static let password = "correct horse battery"
 

@@ -3,7 +3,7 @@ import Testing
 import UtensilTestSupport
 
 /// The gallery answers only to its own names (`web_hosts`), against the real daemon.
-@Suite("web Host check against utensild", .serialized)
+@Suite("web Host check against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebHostCheckTests {
     @Test func anotherHostGets421AndAWebHostsNameIsServed() throws {
         let (world, daemon, web, _) = try WebAccessTests.world(extra: ["--web-hosts", "photos.example.org"])

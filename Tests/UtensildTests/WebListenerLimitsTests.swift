@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// A stranger's idle connections cannot take the daemon's descriptors: the gallery holds a
 /// bounded number, and the control socket, the watcher and the catalog keep working.
-@Suite("web listener limits against utensild", .serialized)
+@Suite("web listener limits against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebListenerLimitsTests {
     @Test func elevenHundredIdleConnectionsDoNotStarveStatusOrIngest() throws {
         let world = try TestWorld()

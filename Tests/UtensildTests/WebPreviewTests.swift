@@ -4,7 +4,7 @@ import UtensilTestSupport
 
 /// `/previews/{id}.jpeg` against the real daemon: served like a thumbnail (same checks on the
 /// id, `ETag`, caching), named by the API's `preview` field, shown on the utensil's page.
-@Suite("web previews against utensild", .serialized)
+@Suite("web previews against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebPreviewTests {
     @Test func previewsStreamLikeThumbnailsAndTheUtensilsPageShowsOne() throws {
         let (world, daemon, web, _) = try WebAPITests.populated()

@@ -5,7 +5,7 @@ import UtensilTestSupport
 
 /// Sessions that end with their password, and a sign-in throttle that parallel guesses
 /// cannot outrun, against the real daemon.
-@Suite("web sign-in against utensild", .serialized)
+@Suite("web sign-in against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebSignInTests {
     static let form = ["Content-Type": "application/x-www-form-urlencoded"]
 

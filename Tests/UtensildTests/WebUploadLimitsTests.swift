@@ -9,7 +9,7 @@ import UtensilWeb
 /// A signed-in user cannot take the daemon's descriptors with uploads: finished files are
 /// closed, uploads in progress are capped per user and in all, a body has a deadline however
 /// it trickles, and the ingest goes on meanwhile. Real uploads over the gallery's socket.
-@Suite("web upload limits against utensild", .serialized)
+@Suite("web upload limits against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebUploadLimitsTests {
     /// The head of an upload whose body is sent by hand (its length promises more than is sent).
     static func head(cookie: String) -> Data {

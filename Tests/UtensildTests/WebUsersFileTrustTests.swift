@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// Only root and the daemon's user may change who can sign in: a web users file that its
 /// group or others may write (so any member of the daemon's group could put their own hash
 /// on another user's line) signs nobody in, and the journal says what to run.
-@Suite("the web users file's owner and mode against utensild", .serialized)
+@Suite("the web users file's owner and mode against utensild", .serialized, .tags(.spawnsProcesses))
 struct WebUsersFileTrustTests {
     static func signInStatus(_ web: WebClient) throws -> Int {
         try web.request(

@@ -12,7 +12,7 @@ import UtensilTestSupport
 /// link is read, moved or deleted; every photo of the burst and every paused writer's whole
 /// photo is one utensil; every rewritten drop's last bytes are exactly one utensil or
 /// rejection (its first bytes at most one); each link is rejected once, as itself.
-@Suite("Stress: adversary", .serialized)
+@Suite("Stress: adversary", .serialized, .tags(.spawnsProcesses))
 struct StressAdversaryTests {
     @Test func foldersSwappedForLinksAndDropsRewrittenInPlaceDuringABurst() throws {
         let profile = StressProfile.current

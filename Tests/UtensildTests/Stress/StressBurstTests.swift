@@ -6,7 +6,7 @@ import UtensilTestSupport
 /// Thousands of real photos at once, through an inotify queue made to overflow, then large
 /// photos: nothing lost, nothing twice, memory bounded, and `utensilctl status` answers
 /// throughout.
-@Suite("Stress: burst", .serialized)
+@Suite("Stress: burst", .serialized, .tags(.spawnsProcesses))
 struct StressBurstTests {
     /// Generous: a daemon that kept every drop's bytes would need gigabytes.
     static let peakMemoryLimitMiB = 600.0

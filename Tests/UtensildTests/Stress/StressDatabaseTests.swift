@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// longer than the daemon's busy time-out, and the database files made immutable
 /// (`chattr +i`, which root cannot write through either). The drops are retried, nothing is
 /// lost or rejected, the daemon stays up and says why; once the trouble ends, all are ingested.
-@Suite("Stress: database trouble", .serialized)
+@Suite("Stress: database trouble", .serialized, .tags(.spawnsProcesses))
 struct StressDatabaseTests {
     /// Drops made while the catalog cannot be written: checked without opening the catalog.
     static let workers = 2

@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// (unmounted when the test ends or dies), filled to the last byte: ingests and rejections
 /// fail as transient, the drops stay in the inbox, the daemon stays up and says why; once
 /// the space is freed, the retry back-off ingests everything.
-@Suite("Stress: disk full", .serialized)
+@Suite("Stress: disk full", .serialized, .tags(.spawnsProcesses))
 struct StressDiskFullTests {
     @Test func aFullDiskLeavesDropsInTheInboxUntilSpaceIsFreed() throws {
         let profile = StressProfile.current

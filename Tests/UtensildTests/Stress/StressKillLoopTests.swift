@@ -7,7 +7,7 @@ import UtensilTestSupport
 /// `kill -9` at random moments during a burst, restarting each time — sometimes killing the
 /// restart itself before it is ready (during reconciliation or the start-up scan). Seeded:
 /// the seed is printed and `UTENSIL_STRESS_SEED` replays it.
-@Suite("Stress: kill -9 loop", .serialized)
+@Suite("Stress: kill -9 loop", .serialized, .tags(.spawnsProcesses))
 struct StressKillLoopTests {
     @Test func killedAgainAndAgainDuringABurstLosesNothing() throws {
         let profile = StressProfile.current

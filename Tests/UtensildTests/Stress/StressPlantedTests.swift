@@ -12,7 +12,7 @@ import UtensilTestSupport
 /// sidecars, names that are not UTF-8 — with `utensilctl rejected` asked all along. Every
 /// drop still ends exactly once, every restart succeeds, nothing planted is removed or read
 /// whole, and memory stays bounded. Sized like the kill -9 loop.
-@Suite("Stress: planted files in rejected/", .serialized)
+@Suite("Stress: planted files in rejected/", .serialized, .tags(.spawnsProcesses))
 struct StressPlantedTests {
     @Test func plantingInRejectedDuringABurstDisturbsNothing() throws {
         let profile = StressProfile.current

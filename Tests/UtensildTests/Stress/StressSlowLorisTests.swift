@@ -8,7 +8,7 @@ import UtensilTestSupport
 /// line now and then and never finishing it. An operator's `utensilctl status` must still be
 /// answered, ingest goes on, the daemon's memory stays bounded — and (long profile) the
 /// dribblers are cut off by the idle time-out, which counts whole requests, not bytes.
-@Suite("Stress: slow-loris", .serialized)
+@Suite("Stress: slow-loris", .serialized, .tags(.spawnsProcesses))
 struct StressSlowLorisTests {
     static let clientLimit = 512
     static let peakMemoryLimitMiB = 256.0

@@ -13,7 +13,7 @@ import UtensilTestSupport
 /// read. Every photo of the burst and every accepted upload is one utensil (the upload's
 /// bytes, added by its web user), every lying file one `corrupt-image` rejection; nothing
 /// outside the daemon's folders is written; `utensilctl status` answers within 1 s throughout.
-@Suite("Stress: web adversary", .serialized)
+@Suite("Stress: web adversary", .serialized, .tags(.spawnsProcesses))
 struct StressWebAdversaryTests {
     static let form = ["Content-Type": "application/x-www-form-urlencoded"]
 
