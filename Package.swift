@@ -183,7 +183,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore"]),
+        .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore", "UtensilTestSupport"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
         .testTarget(
             name: "UtensilCatalogTests",
@@ -197,10 +197,10 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig"]),
+        .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig", "UtensilTestSupport"]),
         .testTarget(
             name: "UtensilMetricsTests",
-            dependencies: ["UtensilMetrics", "UtensilCatalogModel", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            dependencies: ["UtensilMetrics", "UtensilCatalogModel", "UtensilTestSupport", .product(name: "CoreMetrics", package: "swift-metrics")]),
         .testTarget(
             name: "UtensilSystemdTests",
             dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "UtensilctlTests",
             dependencies: [
-                "UtensilControlProtocol", "UtensilCore", "utensilctl",
+                "UtensilControlProtocol", "UtensilCore", "utensilctl", "UtensilTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Shared by the test targets: temporary worlds, real test images, the invariant check,

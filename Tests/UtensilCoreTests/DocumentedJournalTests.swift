@@ -1,35 +1,17 @@
 import Foundation
 import Testing
 import UtensilCore
+import UtensilTestSupport
 
 /// The journal catalog (systemd/utensild.catalog) has an entry for every `MessageID` and
 /// explains every `RejectionReason`, and nothing else; the README and the guides name only
 /// real message ids and reasons.
 @Suite struct DocumentedJournalTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The documents read (PERFORMANCE.md and ARCHITECTURE.md are not).
-    static let documents = [
-        "README.md", "docs/CONFORMANCE.md", "docs/FORMATS.md", "docs/INSTALL.md", "docs/OPERATIONS.md",
-        "docs/PROTOCOL.md", "docs/RELIABILITY.md", "docs/SEVERAL-HOSTS.md", "docs/TESTING.md", "docs/WEB.md",
-    ]
-
-    static func text(_ path: String) -> String {
-        (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? ""
-    }
-
-    static func matches(_ pattern: String, in text: String) -> [String] {
-        let expression = try! NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
-        return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
-            String(text[Range($0.range(at: 1), in: text)!])
-        }
-    }
-
-    static let catalog = text("systemd/utensild.catalog")
+    static let catalog = RepositoryDocuments.text("systemd/utensild.catalog")
 
     @Test func theCatalogHasAnEntryForEveryMessageIDAndNoOther() {
-        let entries = Set(Self.matches(#"^-- ([0-9a-f]{32})$"#, in: Self.catalog))
+        let entries = Set(RepositoryDocuments.matches(#"^-- ([0-9a-f]{32})$"#, in: Self.catalog))
         #expect(!entries.isEmpty, "systemd/utensild.catalog not found beside Package.swift")
         for id in MessageID.allCases where !entries.contains(id.rawValue) {
             Issue.record("MessageID \(id) (\(id.rawValue)) has no entry in systemd/utensild.catalog: add one")
@@ -63,15 +45,15 @@ import UtensilCore
     }
 
     @Test func theDocumentsNameOnlyRealMessageIDsAndReasons() {
-        for document in Self.documents {
-            let text = Self.text(document)
+        for document in RepositoryDocuments.guides {
+            let text = RepositoryDocuments.text(document)
             #expect(!text.isEmpty, "\(document) not found beside Package.swift")
             // An id cut short with "…" names the one it begins.
-            for id in Self.matches(#"MESSAGE_ID=([0-9a-f]+…?)"#, in: text)
+            for id in RepositoryDocuments.matches(#"MESSAGE_ID=([0-9a-f]+…?)"#, in: text)
             where !MessageID.allCases.contains(where: { id.hasSuffix("…") ? $0.rawValue.hasPrefix(id.dropLast()) : $0.rawValue == id }) {
                 Issue.record("\(document) names MESSAGE_ID=\(id), which is no MessageID (UtensilCore/MessageID.swift): correct it")
             }
-            for reason in Self.matches(#"REJECT_REASON=([a-z0-9-]+)"#, in: text) where RejectionReason(rawValue: reason) == nil {
+            for reason in RepositoryDocuments.matches(#"REJECT_REASON=([a-z0-9-]+)"#, in: text) where RejectionReason(rawValue: reason) == nil {
                 Issue.record("\(document) names REJECT_REASON=\(reason), which is no RejectionReason: correct it")
             }
         }

@@ -13,7 +13,7 @@ struct FileNameEscapingTests {
         ([0xED, 0xA0, 0x80], #"\xED\xA0\x80"#),  // a UTF-16 surrogate
         ([0x43, 0xE2, 0x82], #"C\xE2\x82"#),  // a cut-off character
         (Array("包丁 🔪\u{1B}".utf8), "包丁 🔪\u{1B}"),
-    ])
+    ] as [([UInt8], String)])
     func escapesAndComesBack(_ bytes: [UInt8], _ text: String) {
         #expect(FileNameEscaping.escaped(bytes) == text)
         #expect(FileNameEscaping.unescaped(text) == bytes)

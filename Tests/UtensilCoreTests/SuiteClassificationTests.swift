@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import UtensilTestSupport
 
 /// `make check` runs only the suites without the `.spawnsProcesses` tag, so a suite that starts
 /// the daemon, utensilctl or a server without the tag would slip into it: scripts/list-suites
 /// `--check` finds such suites in Tests/, and this keeps the tree free of them.
 @Suite struct SuiteClassificationTests {
-    static let repository = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = RepositoryDocuments.root
 
     struct Run {
         var status: Int32

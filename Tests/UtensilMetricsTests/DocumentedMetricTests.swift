@@ -3,19 +3,11 @@ import Foundation
 import Testing
 import UtensilCatalogModel
 @testable import UtensilMetrics
+import UtensilTestSupport
 
 /// Every metric family `/metrics` can serve is named in the README or a guide, and every
 /// `utensild_…` metric name they mention is one it serves.
 @Suite struct DocumentedMetricTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The documents read (PERFORMANCE.md and ARCHITECTURE.md are not).
-    static let documents = [
-        "README.md", "docs/CONFORMANCE.md", "docs/FORMATS.md", "docs/INSTALL.md", "docs/OPERATIONS.md",
-        "docs/PROTOCOL.md", "docs/RELIABILITY.md", "docs/SEVERAL-HOSTS.md", "docs/TESTING.md", "docs/WEB.md",
-    ]
-
     /// `utensild_…` names in the documents that are not metrics: a PostgreSQL table, its
     /// NOTIFY channel, the gallery's cookie.
     static let notMetrics: Set<String> = ["utensild_migrations", "utensild_events", "utensild_session"]
@@ -47,13 +39,9 @@ import UtensilCatalogModel
         return Set(text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { String($0.split(separator: " ")[2]) })
     }()
 
-    static func text(_ document: String) -> String {
-        (try? String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)) ?? ""
-    }
-
     /// The `utensild_…` names a document mentions, a histogram's `_bucket`/`_count`/`_sum` cut off.
     static func mentioned(in document: String) -> Set<String> {
-        let text = text(document)
+        let text = RepositoryDocuments.text(document)
         let expression = try! NSRegularExpression(pattern: #"\butensild_[a-z_]*[a-z]"#)
         return Set(expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { match in
             let name = String(text[Range(match.range, in: text)!])
@@ -63,15 +51,15 @@ import UtensilCatalogModel
 
     @Test func everyServedMetricIsDocumented() {
         #expect(Self.served.count >= 25, "\(Self.served.sorted())")
-        let documented = Self.documents.reduce(into: Set<String>()) { $0.formUnion(Self.mentioned(in: $1)) }
+        let documented = RepositoryDocuments.guides.reduce(into: Set<String>()) { $0.formUnion(Self.mentioned(in: $1)) }
         for name in Self.served.sorted() {
             #expect(documented.contains(name), "/metrics serves \(name), which no document names: add it to the metrics list in docs/OPERATIONS.md")
         }
     }
 
     @Test func everyDocumentedMetricIsServed() {
-        for document in Self.documents {
-            #expect(!Self.text(document).isEmpty, "\(document) not found beside Package.swift")
+        for document in RepositoryDocuments.guides {
+            #expect(!RepositoryDocuments.text(document).isEmpty, "\(document) not found beside Package.swift")
             for name in Self.mentioned(in: document).subtracting(Self.notMetrics).sorted() {
                 #expect(Self.served.contains(name), "\(document) names the metric \(name), which /metrics does not serve: correct it")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import UtensilTestSupport
 import UtensilControlProtocol
 
 /// `utensilctl backup` against a canned daemon: what it sends, how it shows the progress and

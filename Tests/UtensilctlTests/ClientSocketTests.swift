@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import UtensilTestSupport
 import UtensilControlProtocol
 
 /// The real `utensilctl` binary against a real Unix socket answered by `CannedDaemon`.

@@ -1,24 +1,12 @@
 import ArgumentParser
 import Foundation
 import Testing
+import UtensilTestSupport
 @testable import utensilctl
 
 /// The README and the guides name `utensilctl`'s commands as they are, and every
 /// `utensilctl …` example in their code blocks parses with the real command (in-process).
 @Suite struct DocumentationTruthTests {
-    /// The documents read, relative to the package root (PERFORMANCE.md and ARCHITECTURE.md are not).
-    static let documents = [
-        "README.md", "docs/CONFORMANCE.md", "docs/FORMATS.md", "docs/INSTALL.md", "docs/OPERATIONS.md",
-        "docs/PROTOCOL.md", "docs/RELIABILITY.md", "docs/SEVERAL-HOSTS.md", "docs/TESTING.md", "docs/WEB.md",
-    ]
-
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func text(_ document: String) -> String {
-        (try? String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)) ?? ""
-    }
-
     /// Every command path: `["status"]`, `["web-user", "add"]` …
     static let commandPaths: [[String]] = {
         func paths(_ command: ParsableCommand.Type, prefix: [String]) -> [[String]] {
@@ -35,7 +23,7 @@ import Testing
     static func exampleLines(_ document: String) -> [String] {
         var inBlock = false
         var lines: [String] = []
-        for raw in text(document).split(separator: "\n", omittingEmptySubsequences: false) {
+        for raw in RepositoryDocuments.text(document).split(separator: "\n", omittingEmptySubsequences: false) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("```") { inBlock.toggle(); continue }
             guard inBlock else { continue }
@@ -76,7 +64,7 @@ import Testing
     }
 
     @Test func everyCommandIsInTheReadme() {
-        let readme = Self.text("README.md")
+        let readme = RepositoryDocuments.text("README.md")
         #expect(!readme.isEmpty, "README.md not found beside Package.swift")
         for path in Self.commandPaths {
             let spelled = path.joined(separator: " ")
@@ -92,8 +80,8 @@ import Testing
 
     @Test func everyDocumentedCommandExists() {
         let topLevel = Set(Self.commandPaths.filter { $0.count == 1 }.map { $0[0] })
-        for document in Self.documents {
-            let text = Self.text(document)
+        for document in RepositoryDocuments.guides {
+            let text = RepositoryDocuments.text(document)
             #expect(!text.isEmpty, "\(document) not found")
             // `utensilctl NAME` in backticks or at the start of a code-block line; options before it skipped.
             let pattern = #"(?:`|^)(?:sudo )?utensilctl((?: +--?[a-z-]+(?: (?!-)[^ `]+)?)*) +([a-z][a-z-]*)"#
@@ -110,7 +98,7 @@ import Testing
 
     /// README's "Exit codes: 0; 1 …; 64 …" sentence lists utensilctl's exit statuses, and only them.
     @Test func theReadmeListsTheExitCodes() throws {
-        let readme = Self.text("README.md")
+        let readme = RepositoryDocuments.text("README.md")
         let sentence = try #require(readme.components(separatedBy: "Exit codes: ").dropFirst().first?.components(separatedBy: ". ").first)
         let documented = Set(sentence.matches(of: /(?:^|; )(\d+)/).compactMap { Int32($0.output.1) })
         let statuses: Set<Int32> = [
@@ -121,7 +109,7 @@ import Testing
 
     @Test func everyExampleLineParses() {
         var examples = 0
-        for document in Self.documents {
+        for document in RepositoryDocuments.guides {
             for line in Self.exampleLines(document) {
                 var words = Self.shellWords(line)
                 words.removeFirst()

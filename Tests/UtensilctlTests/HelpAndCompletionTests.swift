@@ -1,4 +1,5 @@
 import Testing
+import UtensilTestSupport
 
 /// What argument-parser generates for the real binary: help, version, completions.
 @Suite(.tags(.spawnsProcesses)) struct HelpAndCompletionTests {
