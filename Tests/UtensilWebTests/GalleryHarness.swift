@@ -25,8 +25,8 @@ struct MemoryBackend: GalleryBackend {
     let utensil: UtensilInfo
 
     /// A fresh folder with the utensil's thumbnail, preview and original, and a users file
-    /// holding ``user``.
-    init(readiness: Readiness = Readiness(catalog: nil, storage: nil)) throws {
+    /// holding ``user``; the utensil is called `name`.
+    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon") throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("utensil-web-\(UUID().uuidString)")
         for folder in ["thumbnails", "previews", "originals", "inbox"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
@@ -37,7 +37,7 @@ struct MemoryBackend: GalleryBackend {
         try Data("thumbnail bytes".utf8).write(to: root.appendingPathComponent("thumbnails/\(Self.id).jpeg"))
         try Data("preview bytes".utf8).write(to: root.appendingPathComponent("previews/\(Self.id).jpeg"))
         utensil = UtensilInfo(
-            id: Self.id, name: "Spoon", fileExtension: "png", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            id: Self.id, name: name, fileExtension: "png", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
             width: 640, height: 480, bytes: 14, original: original.path,
             thumbnail: root.appendingPathComponent("thumbnails/\(Self.id).jpeg").path, category: "Kitchen")
         var users = WebUsersFile()
@@ -92,8 +92,8 @@ struct Gallery {
     let backend: MemoryBackend
     let server: GalleryServer
 
-    init(readiness: Readiness = Readiness(catalog: nil, storage: nil)) throws {
-        backend = try MemoryBackend(readiness: readiness)
+    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon") throws {
+        backend = try MemoryBackend(readiness: readiness, name: name)
         var logger = Logger(label: "utensil-web-tests")
         logger.logLevel = .critical
         server = GalleryServer(
