@@ -109,12 +109,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "UtensilCore"),
+        // Perceptual fingerprints of photos and their near-neighbour index: pure Swift, no dependencies.
+        .target(name: "UtensilLookalike"),
         // The codec's C side for libheif: a plugin that holds its HEVC and AV1 decoders to the
         // size the file declares.
         .target(name: "CHeifGuard", dependencies: ["CHeif"]),
         .target(
             name: "UtensilCodec",
-            dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"]),
+            dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"],
+            // Optimised in debug builds too: unoptimised, its pixel loops (resampling, planes,
+            // orientation) run about 25 times slower, and every test that ingests real photos
+            // through a debug utensild pays for it. Its checks are preconditions, which -O keeps.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The catalog seam (docs/ARCHITECTURE.md, "The catalog seam"): what the store asks of a
         // catalog, in its own value types; no database dependency.
         .target(name: "UtensilCatalogModel", dependencies: ["UtensilCore"]),
@@ -180,11 +186,13 @@ let package = Package(
             name: "utensil-bench",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
+                "UtensilLookalike",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "UtensilCoreTests", dependencies: ["UtensilCore", "UtensilTestSupport"]),
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
+        .testTarget(name: "UtensilLookalikeTests", dependencies: ["UtensilLookalike", "UtensilCodec"]),
         .testTarget(
             name: "UtensilCatalogTests",
             dependencies: ["UtensilCatalog", "UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
