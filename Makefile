@@ -25,7 +25,7 @@ TEST_PACKAGES  := $(BUILD_PACKAGES) sqlite3 python3 python3-pil python3-numpy li
                   libheif-examples webp $(PHOTO_PACKAGES) $(WEB_PACKAGES) $(METRICS_PACKAGES) $(POSTGRES_PACKAGES)
 
 
-.PHONY: all build release run test test-swift test-beside unit-test deps test-deps clean
+.PHONY: all build release run test test-build test-swift test-beside unit-test deps test-deps clean
 
 all: build
 
@@ -57,16 +57,28 @@ run: release
 ## Builds and runs every test, and prints how long it took. After the debug build, the Swift
 ## tests run (test-swift) while TEST_BESIDE runs beside them at low priority (the release build
 ## of the Debian package and its lint, the sanitizer's build and run); then the suites in
-## TEST_EXTRAS run, TEST_JOBS at a time. Each target's output is printed when it ends.
+## TEST_EXTRAS run, TEST_JOBS at a time. Each target's output is printed when it ends, and
+## the seconds each stage and target took at the very end.
 TEST_JOBS    ?= 3
 TEST_STARTED := $(shell date +%s)
+TEST_TIMES   := $(CURDIR)/.build/test-times
 test: test-deps
-	$(SWIFT) build --build-tests
+	@mkdir -p $(dir $(TEST_TIMES)) && rm -f $(TEST_TIMES)
+	@$(MAKE) --no-print-directory timed-test-build
 	@echo "make test: the Swift tests, and beside them: $(TEST_BESIDE)"
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-swift test-beside
+	@$(MAKE) --no-print-directory -j2 --output-sync=target timed-test-swift timed-test-beside
 	@echo "make test: then $(TEST_EXTRAS), $(TEST_JOBS) at a time"
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_EXTRAS)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(addprefix timed-,$(TEST_EXTRAS))
+	@echo "make test: seconds per step: $$(sort -k2,2nr $(TEST_TIMES) | awk '{printf "%s%s %s", sep, $$1, $$2; sep=", "}')"
 	@echo "make test: everything passed in $$(( $$(date +%s) - $(TEST_STARTED) )) s"
+
+test-build:
+	$(SWIFT) build --build-tests
+
+# Runs a target and appends "target seconds" to TEST_TIMES when it passes.
+timed-%:
+	@started=$$(date +%s) && $(MAKE) --no-print-directory $* \
+		&& echo "$* $$(( $$(date +%s) - started ))" >> $(TEST_TIMES)
 
 # The suites of RELEASE_SUITES run in `make test` only against the release binaries
 # (release-suites, make/system.mk); `make unit-test` runs them against the debug ones too.
@@ -74,7 +86,7 @@ test-swift:
 	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT) --shards $(SWIFT_TEST_SHARDS) --skip-suites '^UtensildTests\.($(RELEASE_SUITES))$$'
 
 test-beside:
-	nice -n 10 $(MAKE) --no-print-directory $(TEST_BESIDE)
+	nice -n 10 $(MAKE) --no-print-directory $(addprefix timed-,$(TEST_BESIDE))
 
 ## Only the Swift tests, their suites dealt into SWIFT_TEST_SHARDS processes that run side by
 ## side (by the durations in Tests/suite-seconds.tsv). A run that has not finished after
