@@ -1,3 +1,5 @@
+import UtensilCore
+
 /// Lexical rules for the path keys: absolute, normalised, and folders that do not swallow each other.
 enum PathRules {
     /// `path` with duplicate and trailing slashes and `.` components removed.
@@ -61,7 +63,7 @@ enum PathRules {
         if isSameOrInside(c.controlSocket, c.rejected) {
             return (.controlSocket, "is inside rejected \(rejected); choose a path outside it")
         }
-        for owned in ["originals", "thumbnails", "previews", "staging"] {
+        for owned in StateLayout.ownedFolderNames {
             let folder = c.stateDir + "/" + owned
             if isSameOrInside(c.inbox, folder) {
                 return (.inbox, "is inside \(TOMLText.quoted(folder)), which only the daemon may write; choose another folder")

@@ -54,18 +54,20 @@ public struct IngestSettings: Sendable {
 
     /// `state_dir/utensils.sqlite`
     public var catalogPath: String { stateDirectory.appending("utensils.sqlite").description }
+    /// Where each rendition of a utensil lives under `state_dir`.
+    public var layout: StateLayout { StateLayout(stateDirectory: stateDirectory) }
     /// `state_dir/originals`
-    public var originals: RawPath { stateDirectory.appending("originals") }
+    public var originals: RawPath { layout.folder(of: .original) }
     /// `state_dir/thumbnails`
-    public var thumbnails: RawPath { stateDirectory.appending("thumbnails") }
+    public var thumbnails: RawPath { layout.folder(of: .thumbnail) }
     /// `state_dir/previews`
-    public var previews: RawPath { stateDirectory.appending("previews") }
+    public var previews: RawPath { layout.folder(of: .preview) }
     /// `state_dir/staging`: one folder per host (``staging``), and the files of an older
     /// version's operations, which staged directly in it.
-    public var stagingRoot: RawPath { stateDirectory.appending("staging") }
+    public var stagingRoot: RawPath { layout.stagingRoot }
     /// `state_dir/staging/<host_name>`: the files of this host's store operations in flight
     /// (see `UtensilStore`); only this host recovers them.
-    public var staging: RawPath { stagingRoot.appending(hostName) }
+    public var staging: RawPath { layout.staging(host: hostName) }
     /// The drops being decoded, one slot a decoding thread, mapped into memory
     /// (``DecoderCrashGuard``): what it says when the process dies is read at the next start.
     public var decodingSlots: RawPath { stateDirectory.appending(ownFiles.decodingSlots) }
@@ -73,15 +75,19 @@ public struct IngestSettings: Sendable {
     public var ownFiles: HostFileNames { HostFileNames(sharedAs: sharesStateFolder ? hostName : nil) }
 
     public func originalPath(id: UUIDString, fileExtension: String) -> RawPath {
-        originals.appending("\(id).\(fileExtension)")
+        renditionPath(.original, id: id, fileExtension: fileExtension)
     }
 
     public func thumbnailPath(id: UUIDString) -> RawPath {
-        thumbnails.appending("\(id).jpeg")
+        renditionPath(.thumbnail, id: id, fileExtension: "jpeg")
     }
 
     public func previewPath(id: UUIDString) -> RawPath {
-        previews.appending("\(id).jpeg")
+        renditionPath(.preview, id: id, fileExtension: "jpeg")
+    }
+
+    private func renditionPath(_ rendition: Rendition, id: UUIDString, fileExtension: String) -> RawPath {
+        layout.folder(of: rendition).appending(StateLayout.fileName(of: rendition, idText: id, fileExtension: fileExtension))
     }
 }
 

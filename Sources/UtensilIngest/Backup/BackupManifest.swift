@@ -1,4 +1,5 @@
 import Foundation
+import UtensilCore
 
 /// `backup.json`: what a backup holds, written last (a folder without it is not a finished
 /// backup). Counts, and for every file its size and SHA-256, so that `utensild restore` can
@@ -60,7 +61,8 @@ public struct BackupManifest: Codable, Sendable, Equatable {
 }
 
 /// The folders of `state_dir` a backup carries, and which file of a utensil each holds.
-/// Adding a folder (previews, say) is one more entry in ``all``; backup and restore follow it.
+/// One for each ``Rendition``, named by ``StateLayout``: a rendition added there is carried by
+/// backup and restore too.
 public struct BackupFolder: Sendable {
     public var name: String
     /// The file of a utensil in this folder, from its id and its original's extension.
@@ -70,9 +72,11 @@ public struct BackupFolder: Sendable {
     /// `utensilctl rethumb --missing` makes again) is noted in the manifest's `missing`.
     public var holdsOriginals: Bool = false
 
-    public static let all: [BackupFolder] = [
-        BackupFolder(name: "originals", fileName: { "\($0.uuidString).\($1)" }, holdsOriginals: true),
-        BackupFolder(name: "thumbnails", fileName: { id, _ in "\(id.uuidString).jpeg" }),
-        BackupFolder(name: "previews", fileName: { id, _ in "\(id.uuidString).jpeg" }),
-    ]
+    /// Every rendition's folder, in ``Rendition``'s order (originals, thumbnails, previews).
+    public static let all: [BackupFolder] = Rendition.allCases.map { rendition in
+        BackupFolder(
+            name: StateLayout.folderName(of: rendition),
+            fileName: { StateLayout.fileName(of: rendition, id: $0, fileExtension: $1) },
+            holdsOriginals: rendition == .original)
+    }
 }

@@ -89,19 +89,19 @@ public final class UtensilStore: Sendable {
 
     // MARK: Layout
 
-    /// `<UUID>.<ext>`, the name of a utensil's original in `originals/`.
+    /// `<UUID>.<ext>`, the name of a utensil's original in `originals/` (``StateLayout``).
     static func originalName(id: UUID, fileExtension: String) -> [UInt8] {
-        Array("\(id.uuidString).\(fileExtension)".utf8)
+        Array(StateLayout.fileName(of: .original, id: id, fileExtension: fileExtension).utf8)
     }
 
     /// `<UUID>.jpeg`, the name of a utensil's thumbnail in `thumbnails/`.
     static func thumbnailName(id: UUID) -> [UInt8] {
-        Array("\(id.uuidString).jpeg".utf8)
+        Array(StateLayout.fileName(of: .thumbnail, id: id, fileExtension: "jpeg").utf8)
     }
 
     /// `<UUID>.jpeg`, the name of a utensil's preview in `previews/`.
     static func previewName(id: UUID) -> [UInt8] {
-        Array("\(id.uuidString).jpeg".utf8)
+        Array(StateLayout.fileName(of: .preview, id: id, fileExtension: "jpeg").utf8)
     }
 
     /// `<UUID>.<ext>` → the UUID.
