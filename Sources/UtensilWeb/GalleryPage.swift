@@ -67,7 +67,7 @@ struct GalleryPage: Sendable {
         if user != nil, let category = query.category, !query.favorites {
             body += Self.categoryForms(category)
         }
-        body += "<ul class=\"news\" id=\"news\" aria-live=\"polite\"></ul>\n"
+        body += Self.tray
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
         let back = user == nil ? nil : "/" + HTML.query([
             ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
@@ -110,6 +110,22 @@ struct GalleryPage: Sendable {
 
         """
     }
+
+    /// The notices tray, filled by gallery.js from the event stream (so hidden until it has a
+    /// notice, and without JavaScript): one line over the grid with the newest notice and a
+    /// count that opens a panel of them all, each dismissed by its own button.
+    static let tray = """
+        <section class="tray" id="tray" aria-label="Notices" hidden>
+        <div class="tray-bar"><p class="tray-latest" id="tray-latest" role="status"></p>\
+        <button type="button" class="tray-toggle" id="tray-toggle" aria-expanded="false" aria-controls="tray-panel">\
+        <span class="visually-hidden">Notices: </span><span class="total">0</span><span class="rejections"></span></button></div>
+        <div class="tray-panel" id="tray-panel" hidden>
+        <div class="tray-head"><h2>Notices</h2><button type="button" id="tray-clear">Dismiss all</button></div>
+        <ul class="news" id="news"></ul>
+        </div>
+        </section>
+
+        """
 
     /// On a category's view, for a signed-in user: rename it (into an existing name: merge)
     /// or delete it (its utensils stay, uncategorised).

@@ -64,9 +64,25 @@ enum StaticAssets {
     .chips a.chosen .count { color: var(--on-good); }
     .more { text-align: center; margin: 2rem 0; }
     .more a, .back, .download { display: inline-flex; align-items: center; min-height: 2.75rem; }
-    .news { list-style: none; margin: 0 0 1rem; padding: 0; }
-    .news li { padding: .4rem .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: var(--tint); }
+    .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+    .tray { position: relative; margin: 0 0 .75rem; }
+    .tray-bar { display: flex; align-items: center; gap: .5rem; min-height: 2.75rem; padding-left: .6rem; border-left: 4px solid var(--good); background: var(--tint); }
+    .tray.bad .tray-bar { border-color: var(--bad); }
+    .tray-latest { flex: 1 1 auto; display: flex; gap: 1.5rem; min-width: 0; margin: 0; white-space: nowrap; overflow: hidden; }
+    .tray-latest .line { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+    .tray-latest .line + .line { display: none; color: var(--muted); }
+    .tray-latest .line.rejected:first-child { color: var(--bad); }
+    .tray-toggle { flex: none; min-width: 2.75rem; border: 1px solid var(--line); border-radius: 999px; background: var(--bg); color: var(--fg); cursor: pointer; }
+    .tray-toggle.bad { border-color: var(--bad); color: var(--bad); }
+    .tray-panel { position: absolute; z-index: 10; top: 100%; left: 0; right: 0; max-height: 60vh; overflow: auto; margin-top: .25rem; padding: .5rem .75rem; \
+    background: var(--bg); border: 1px solid var(--line); border-radius: 8px; box-shadow: 0 6px 24px #0005; }
+    .tray-head { display: flex; align-items: center; justify-content: space-between; gap: .5rem; }
+    .tray-head h2 { margin: 0; font-size: 1.1rem; }
+    .news { list-style: none; margin: .5rem 0 0; padding: 0; }
+    .news li { display: flex; align-items: center; gap: .5rem; padding-left: .6rem; margin-bottom: .3rem; border-left: 4px solid var(--good); background: var(--tint); }
     .news li.rejected { border-color: var(--bad); }
+    .news .text { flex: 1 1 auto; min-width: 0; padding: .3rem 0; }
+    .news .dismiss { flex: none; min-width: 2.75rem; border: 0; background: transparent; color: inherit; font-size: 1.3rem; cursor: pointer; }
     .utensil h2 { margin: .25rem 0; }
     .utensil figure { margin: .5rem 0 1rem; }
     .utensil figure img { display: block; max-width: 100%; max-height: 80vh; width: auto; height: auto; background: var(--tint); }
@@ -102,6 +118,8 @@ enum StaticAssets {
       .search select { flex: 0 1 auto; }
       .upload input[type=file] { width: auto; }
       .grid { gap: 1rem; grid-template-columns: repeat(auto-fill, 180px); }
+      .tray-latest .line + .line { display: block; }
+      .tray-panel { left: auto; width: min(36rem, 100%); }
     }
     /* Favorites, managed categories and accounts: the star and its forms. */
     .card { position: relative; }
@@ -167,13 +185,86 @@ enum StaticAssets {
         return form;
       }
 
-      function note(text, kind) {
-        const item = document.createElement("li");
-        item.className = kind;
-        item.textContent = text;
-        news.prepend(item);
-        while (news.children.length > 20) news.lastElementChild.remove();
+      // The notices tray: one line (the newest notice, or two on a wide screen, and a count)
+      // that opens a panel over the grid listing them all. A rejection stays until dismissed;
+      // of the other notices the newest 20 are kept. Kept for this tab across its pages.
+      const tray = document.getElementById("tray");
+      const latest = document.getElementById("tray-latest");
+      const toggle = document.getElementById("tray-toggle");
+      const panel = document.getElementById("tray-panel");
+      const stored = "utensild-notices";
+      let notices = [];
+      try { notices = JSON.parse(sessionStorage.getItem(stored) || "[]").filter(function (n) { return n && n.text; }); } catch (ignored) { notices = []; }
+
+      function keep() {
+        try { sessionStorage.setItem(stored, JSON.stringify(notices)); } catch (ignored) {}
       }
+
+      function drawTray() {
+        news.replaceChildren();
+        notices.forEach(function (notice, index) {
+          const item = document.createElement("li");
+          item.className = notice.kind;
+          const text = document.createElement("span");
+          text.className = "text";
+          text.textContent = notice.text;
+          const dismiss = document.createElement("button");
+          dismiss.type = "button";
+          dismiss.className = "dismiss";
+          dismiss.textContent = "×";
+          dismiss.setAttribute("aria-label", "Dismiss: " + notice.text);
+          dismiss.addEventListener("click", function () {
+            notices.splice(index, 1);
+            keep();
+            drawTray();
+            if (notices.length) toggle.focus();
+          });
+          item.append(text, dismiss);
+          news.append(item);
+        });
+        latest.replaceChildren();
+        notices.slice(0, 2).forEach(function (notice) {
+          const line = document.createElement("span");
+          line.className = "line " + notice.kind;
+          line.textContent = notice.text;
+          latest.append(line);
+        });
+        const rejected = notices.filter(function (n) { return n.kind === "rejected"; }).length;
+        const onlyRejections = rejected > 0 && rejected === notices.length;
+        toggle.querySelector(".total").textContent = onlyRejections ? "" : String(notices.length);
+        toggle.querySelector(".rejections").textContent = rejected ? (onlyRejections ? "" : " · ") + rejected + " rejected" : "";
+        toggle.classList.toggle("bad", rejected > 0);
+        tray.classList.toggle("bad", rejected > 0);
+        tray.hidden = notices.length === 0;
+        if (!notices.length) open(false);
+      }
+
+      function open(show) {
+        panel.hidden = !show;
+        toggle.setAttribute("aria-expanded", show ? "true" : "false");
+      }
+
+      function note(text, kind) {
+        notices.unshift({ text: text, kind: kind });
+        let others = 0;
+        notices = notices.filter(function (n) { return n.kind === "rejected" || ++others <= 20; });
+        keep();
+        drawTray();
+      }
+
+      toggle.addEventListener("click", function () { open(panel.hidden); });
+      document.getElementById("tray-clear").addEventListener("click", function () {
+        notices = [];
+        keep();
+        drawTray();
+      });
+      document.addEventListener("keydown", function (event) {
+        if (event.key === "Escape" && !panel.hidden) {
+          open(false);
+          toggle.focus();
+        }
+      });
+      drawTray();
 
       // Uploads (signed-in users): one request per file, its progress, then its outcome from
       // the event stream, matched by the name it got in the inbox.
@@ -257,6 +348,9 @@ enum StaticAssets {
       }
 
       const events = new EventSource("/api/v1/events");
+      // `data-stream`: whether the live updates are connected (open) or waiting to reconnect.
+      events.addEventListener("open", function () { grid.dataset.stream = "open"; });
+      events.addEventListener("error", function () { grid.dataset.stream = "waiting"; });
       // A stream cut off for falling behind reconnects by itself and is sent what it missed
       // (Last-Event-ID); one whose missed events are no longer kept says so, and stops.
       events.addEventListener("fell-behind", function (message) {
@@ -284,6 +378,7 @@ enum StaticAssets {
           if (empty) empty.remove();
         }
         note(utensil.name + " was added.", "ingested");
+        redrawChipsSoon();
       });
       events.addEventListener("rejected", function (message) {
         const event = JSON.parse(message.data);
@@ -295,13 +390,17 @@ enum StaticAssets {
       });
 
       // Categories renamed, merged or deleted (here or anywhere): a note, and the chips are
-      // drawn again from /api/v1/categories, keeping this page's search, order and favorites.
+      // drawn again from /api/v1/categories, keeping this page's search, order and favorites;
+      // so they are after new utensils (a new category folder gets its chip, counts follow).
       const chips = document.getElementById("chips");
-      events.addEventListener("category", function (message) {
-        const change = JSON.parse(message.data).categoryChange;
-        if (!change) return;
-        note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
-        if (!chips) return;
+      let redrawTimer = null;
+
+      function redrawChipsSoon() {
+        if (!chips || redrawTimer) return;
+        redrawTimer = setTimeout(function () { redrawTimer = null; redrawChips(); }, 400);
+      }
+
+      function redrawChips() {
         fetch("/api/v1/categories").then(function (reply) { return reply.ok ? reply.json() : null; }).then(function (categories) {
           if (!categories) return;
           const here = new URLSearchParams(location.search);
@@ -322,6 +421,13 @@ enum StaticAssets {
             chips.append(chip);
           });
         }).catch(function () {});
+      }
+
+      events.addEventListener("category", function (message) {
+        const change = JSON.parse(message.data).categoryChange;
+        if (!change) return;
+        note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
+        if (chips) redrawChips();
       });
     })();
     """

@@ -46,6 +46,21 @@ import UtensilWeb
         }
     }
 
+    /// The notices tray is there, hidden, for gallery.js to fill (nothing shows without it).
+    @Test func theNoticesTrayWaitsHidden() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                let page = response.text
+                #expect(page.contains("<section class=\"tray\" id=\"tray\" aria-label=\"Notices\" hidden>"))
+                #expect(page.contains("<div class=\"tray-panel\" id=\"tray-panel\" hidden>"))
+                #expect(page.contains("aria-controls=\"tray-panel\""))
+                let tray = try #require(page.range(of: "id=\"tray\""))
+                let grid = try #require(page.range(of: "id=\"grid\""))
+                #expect(tray.lowerBound < grid.lowerBound, "the tray is the one line above the grid")
+            }
+        }
+    }
+
     @Test func theUtensilsAPIAnswersJSONAndRefusesABadQuery() async throws {
         try await Gallery().test { client in
             try await client.execute(uri: "/api/v1/utensils?limit=1", method: .get) { response in

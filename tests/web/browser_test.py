@@ -365,9 +365,11 @@ def main():
               and new_name in driver.find_element(By.ID, "grid").text)
         with open(os.path.join(daemon.inbox, "Broken.jpg"), "wb") as broken:
             broken.write(b"this is not a photograph")
-        shown = wait.until(lambda d: "Broken.jpg was rejected" in d.find_element(By.ID, "news").text)
+        shown = wait.until(lambda d: "Broken.jpg was rejected" in d.find_element(By.ID, "tray-latest").text)
+        driver.find_element(By.ID, "tray-toggle").click()
         news = driver.find_element(By.ID, "news").text
         check("a rejection shows with its message", shown and "JPEG" in news, news)
+        driver.find_element(By.ID, "tray-toggle").click()
 
         # The page stays open while the daemon restarts and a photo is dropped meanwhile: the
         # browser reconnects with the last event's id and is sent what it missed.
