@@ -5,8 +5,9 @@ import UtensilCore
 /// an empty state saying where photos go, and a place for live news (gallery.js). A
 /// signed-in user also gets a star on each utensil and a Favorites chip (`?favorites=1`).
 struct GalleryPage: Sendable {
-    /// The upload picker's `accept`: every photo extension, and any image.
-    static var uploadAccept: String { PhotoExtension.allCases.map { "." + $0.rawValue }.joined(separator: ",") + ",image/*" }
+    /// The upload picker's `accept`: any image, so that a phone offers its camera beside its
+    /// photo library (a list of extensions makes some phones offer files only).
+    static let uploadAccept = "image/*"
 
     let query: ListQuery
     let page: UtensilPage
@@ -34,10 +35,11 @@ struct GalleryPage: Sendable {
             body += """
             <section class="upload" id="upload">
             <form id="upload-form" method="post" action="/api/v1/uploads" enctype="multipart/form-data">
-            <label>Add photos <input type="file" name="files" id="upload-files" multiple accept="\(Self.uploadAccept)"></label>
+            <label><span class="pointer-fine">Add photos</span><span class="pointer-coarse">Take a photo or choose from your library</span> \
+            <input type="file" name="files" id="upload-files" multiple accept="\(Self.uploadAccept)"></label>
             <button type="submit">Upload</button>
             </form>
-            <p class="hint">…or drop photos anywhere on this page.</p>
+            <p class="hint pointer-fine">…or drop photos anywhere on this page.</p>
             <ul class="uploads" id="uploads" aria-live="polite"></ul>
             </section>
 

@@ -42,7 +42,7 @@ public struct GalleryServer: Sendable {
     /// The router, separate from the listener so that tests can drive it directly.
     func makeRouter() -> Router<GalleryRequestContext> {
         let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: SecurityHeaders())
+        router.add(middleware: SecurityHeaders(access: access))
         router.add(middleware: HostCheck(
             listen: listen, boundHost: activatedDescriptor.flatMap(BoundHost.of(descriptor:)), extraHosts: extraHosts))
         // Before every route: a middleware applies to the routes added after it.

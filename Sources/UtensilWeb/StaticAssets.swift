@@ -105,6 +105,8 @@ enum StaticAssets {
     .upload input[type=file] { width: 100%; min-width: 0; }
     body.dragging .upload { border-color: var(--good); }
     .upload .hint { margin: .3rem 0 0; color: var(--muted); }
+    .pointer-coarse { display: none; }
+    @media (pointer: coarse) { .pointer-fine, .upload .hint.pointer-fine { display: none; } .pointer-coarse { display: inline; } }
     .uploads { list-style: none; padding: 0; margin: .5rem 0 0; }
     .uploads li { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin: .3rem 0; }
     .uploads img { width: 48px; height: 48px; border-radius: 4px; }
@@ -137,6 +139,18 @@ enum StaticAssets {
 
     static let script = """
     "use strict";
+    // Times in the viewer's own zone: the page says UTC (it works without this script), and
+    // the script shows each <time datetime> as local time, the UTC one in its title.
+    (function () {
+      document.querySelectorAll("time[datetime]").forEach(function (element) {
+        const when = new Date(element.getAttribute("datetime"));
+        if (isNaN(when.getTime())) return;
+        element.title = element.textContent;
+        element.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+        element.classList.add("local");
+      });
+    })();
+
     // Live updates for the gallery: new utensils appear without a reload and rejections show
     // with their message, from the daemon's event stream (server-sent events).
     (function () {

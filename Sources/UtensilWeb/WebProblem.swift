@@ -35,16 +35,19 @@ struct WebProblem: Error, HTTPResponseError {
     }
 
     /// For the API and files a JSON body, `{"error":{"code":…,"message":…}}`, as the control
-    /// socket words errors; for pages a page saying it.
+    /// socket words errors; for pages a page for people (``ProblemPage``), with the header of
+    /// every page for `user` (the signed-in user, or nil).
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        try response(from: request, context: context, user: nil)
+    }
+
+    func response(from request: Request, context: some RequestContext, user: String?) throws -> Response {
         if !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/thumbnails/")
             && !request.uri.path.hasPrefix("/previews/") && !request.uri.path.hasPrefix("/originals/")
         {
-            let body = """
-            <header class="top"><h1><a href="/">Utensils</a></h1></header>
-            <main><p>\(HTML.escape(message))</p><p><a href="/">← All utensils</a></p></main>
-            """
-            return HTML.response(HTML.page(title: "Utensils", body: body), status: status)
+            var response = HTML.response(ProblemPage(problem: self, path: request.uri.path, user: user).render(), status: status)
+            for field in headers { response.headers.append(field) }
+            return response
         }
         let body = (try? LineFraming.encode(["error": ControlError(code, message)])) ?? Data(message.utf8)
         var headers = self.headers

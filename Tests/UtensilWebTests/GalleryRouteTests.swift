@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-import UtensilWeb
+@testable import UtensilWeb
 
 /// docs/WEB.md's routes, statuses and headers, route by route, through the gallery's real
 /// router in-process (no daemon, no socket); the backend is ``MemoryBackend``.
@@ -42,6 +42,49 @@ import UtensilWeb
             }
             try await client.execute(uri: "/utensils/not-an-id", method: .get) { response in
                 #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    /// A missing utensil or page answers a page for people: the header's links, a heading,
+    /// a sentence about the gallery (never a quoted `utensilctl` command), the way back.
+    @Test func aMissingPageIsWrittenForPeople() async throws {
+        try await Gallery().test { client in
+            for uri in ["/utensils/\(UUID().uuidString)", "/utensils/not-an-id", "/no-such-page", "/static/nothing.js"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                    #expect(response.headers[.contentType]?.hasPrefix("text/html") == true, "\(uri)")
+                    let page = response.text
+                    #expect(!page.contains("`"), "\(uri): \(page)")
+                    #expect(!page.contains("utensilctl"), "\(uri)")
+                    #expect(page.contains("<a href=\"/trash\">Trash</a>") && page.contains("<a href=\"/login\">Sign in</a>"), "\(uri)")
+                    #expect(page.contains("<h1><a href=\"/\">Utensils</a></h1>"), "\(uri)")
+                    #expect(page.contains("href=\"/\">← All utensils</a>"), "\(uri)")
+                    #expect(page.contains("<title>No such"), "\(uri)")
+                }
+            }
+            try await client.execute(uri: "/utensils/\(UUID().uuidString)", method: .get) {
+                #expect($0.text.contains("<h2>No such utensil</h2>") && $0.text.contains("deleted"))
+            }
+            try await client.execute(uri: "/?sort=sideways", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("The sort must be one of"))
+                #expect(response.text.contains("<a href=\"/trash\">Trash</a>"))
+            }
+        }
+    }
+
+    @Test func aCommandQuotedInAProblemShowsAsCode() {
+        #expect(ProblemPage.prose("Run `utensilctl list` <now>.") == "Run <code>utensilctl list</code> &lt;now&gt;.")
+        #expect(!ProblemPage.prose("a ` stray").contains("`"))
+    }
+
+    /// Times are written in UTC, labelled, inside `<time datetime>` for gallery.js to show
+    /// as the viewer's local time.
+    @Test func aUtensilsTimesAreUTCForTheScriptToLocalize() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/utensils/\(Self.id)", method: .get) { response in
+                #expect(response.text.contains("<time datetime=\"2023-11-14T22:13:20.000Z\">2023-11-14 22:13 UTC</time>"), "\(response.text)")
             }
         }
     }
@@ -257,6 +300,26 @@ import UtensilWeb
                 #expect(response.status != .seeOther)
                 #expect(response.status.code >= 400, "\(response.status)")
                 #expect(response.headers[.setCookie] == nil)
+            }
+        }
+    }
+
+    /// The upload box takes any image (so a phone offers its camera and library) and says so
+    /// on a touch screen; "drop photos anywhere" is for a mouse (pointer: fine).
+    @Test func theUploadBoxOffersTheCameraOnAPhone() async throws {
+        try await Gallery().test { client in
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders, body: .form("name=alice&password=correct+horse+battery")
+            ) { String(($0.headers[.setCookie] ?? "").prefix { $0 != ";" }) }
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) { response in
+                let page = response.text
+                #expect(page.contains("id=\"upload-files\" multiple accept=\"image/*\">"), "\(page)")
+                #expect(page.contains("<span class=\"pointer-coarse\">Take a photo or choose from your library</span>"))
+                #expect(page.contains("<p class=\"hint pointer-fine\">…or drop photos anywhere on this page.</p>"))
+            }
+            try await client.execute(uri: "/utensils/\(UUID().uuidString)", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .notFound)
+                #expect(response.text.contains("Signed in as"), "a missing page keeps the signed-in header")
             }
         }
     }

@@ -30,6 +30,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 import account_steps
+import phone_steps
 
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
@@ -122,10 +123,13 @@ def post(url, data=b"", headers=None):
         return error.code
 
 
-def browser(phone_width=None):
+def browser(phone_width=None, javascript=True):
     """A desktop Chromium (1280×900), or a phone one: `phone_width` CSS pixels wide, 844 high,
-    three device pixels to one (Chromium's own mobile emulation: touch, the viewport meta tag)."""
+    three device pixels to one (Chromium's own mobile emulation: touch, the viewport meta tag);
+    `javascript=False` for one that runs no script."""
     options = webdriver.ChromeOptions()
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
         options.add_argument(argument)
@@ -465,6 +469,7 @@ def main():
         evil.shutdown()
 
         layout_checks(daemon, driver, root, docs, weights)
+        phone_steps.run(daemon, browser, patient_wait, sign_in, check, os.path.dirname(screenshot), real_photos(9)[8])
         # Favorites, a category renamed, the password changed, signing out: last (the password
         # changes), in a desktop browser of their own, as the layout checks used this one.
         account = browser()
