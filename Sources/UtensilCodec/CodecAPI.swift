@@ -43,16 +43,20 @@ public struct ThumbnailRequest: Sendable, Equatable {
     public var previewLongSide: Int
     /// JPEG quality (1…100) of the preview.
     public var previewQuality: Int
+    /// Edge of the ``GreyMiniature`` made from the preview's decode (clamped to 0…256); 0 makes
+    /// none, and neither does a request without a preview.
+    public var miniatureSide: Int
 
     public init(
         size: Int = 180, quality: Int = 85, maxPixels: Int = 100_000_000, previewLongSide: Int = 0,
-        previewQuality: Int = Self.defaultPreviewQuality
+        previewQuality: Int = Self.defaultPreviewQuality, miniatureSide: Int = 0
     ) {
         self.size = size
         self.quality = quality
         self.maxPixels = maxPixels
         self.previewLongSide = previewLongSide
         self.previewQuality = previewQuality
+        self.miniatureSide = miniatureSide
     }
 
     /// The preview's long side utensild uses: a 390-point phone at 3× is 1,170 pixels wide, and
@@ -95,14 +99,20 @@ public struct Thumbnail: Sendable, Equatable {
     public var jpeg: [UInt8]
     /// The display-size preview, when ``ThumbnailRequest/previewLongSide`` asked for one.
     public var preview: Preview?
+    /// The grey miniature of the whole photo, when ``ThumbnailRequest/miniatureSide`` asked for one.
+    public var miniature: GreyMiniature?
 
-    public init(format: SniffedFormat, width: Int, height: Int, orientation: Int, jpeg: [UInt8], preview: Preview? = nil) {
+    public init(
+        format: SniffedFormat, width: Int, height: Int, orientation: Int, jpeg: [UInt8], preview: Preview? = nil,
+        miniature: GreyMiniature? = nil
+    ) {
         self.format = format
         self.width = width
         self.height = height
         self.orientation = orientation
         self.jpeg = jpeg
         self.preview = preview
+        self.miniature = miniature
     }
 }
 

@@ -17,6 +17,9 @@ public struct ThumbnailMaker: Sendable {
     /// The preview's long side: `request.previewLongSide` clamped to 0…8192 (0: none).
     var previewSide: Int { min(max(request.previewLongSide, 0), 8192) }
 
+    /// The miniature's edge: `request.miniatureSide` clamped to 0…256 (0: none).
+    var miniatureSide: Int { min(max(request.miniatureSide, 0), 256) }
+
     /// Reads the format from the first bytes (magic numbers only; nothing is decoded).
     public static func sniff(_ bytes: UnsafeRawBufferPointer) -> SniffedFormat {
         FormatSniffer.sniff(bytes)
@@ -26,7 +29,8 @@ public struct ThumbnailMaker: Sendable {
     /// (EXIF orientation applied; for HEIF, its rotation and mirroring), scaled to `size` ×
     /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`. With a
     /// `previewLongSide`, also the preview from the same decode: the whole photo as displayed,
-    /// its long side scaled down to that (never up), encoded at `previewQuality`.
+    /// its long side scaled down to that (never up), encoded at `previewQuality`; with a
+    /// `miniatureSide` too, the ``GreyMiniature`` of that decode.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
@@ -49,7 +53,10 @@ public struct ThumbnailMaker: Sendable {
             jpeg: jpeg,
             preview: try square.preview.map { preview throws(ImageCodecError) in
                 try encode(preview, orientation: square.orientation)
-            })
+            },
+            miniature: miniatureSide > 0 ? square.preview.map {
+                GreyMiniature(preview: $0, side: miniatureSide, orientation: square.orientation)
+            } : nil)
     }
 
     /// Stands the preview upright and encodes it.

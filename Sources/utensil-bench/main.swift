@@ -12,6 +12,10 @@ import Foundation
 ///         the same N utensils as COPY text for a PostgreSQL catalog (see PostgresRows)
 ///     utensil-bench postgres-columns
 ///         the columns of those lines, comma-separated, for `COPY utensils (…) FROM STDIN`
+///     utensil-bench lookalike-files --list FILE | lookalike-grey --file RAW [--side N]
+///         | lookalike-pairs --file HEX --within D
+///         look-alike fingerprints of photos (real codec) or of raw grey images, and the pairs
+///         within D among fingerprints, through the near-neighbour index (bench/lookalike.py)
 ///
 /// cpu, search and scale print one JSON document on standard output.
 func main() throws {
@@ -54,6 +58,16 @@ func main() throws {
         PostgresRows(rows: rows, host: options["host"] ?? "bench-scale").run()
     case "postgres-columns":
         print(PostgresRows.columns.joined(separator: ", "))
+    case "lookalike-files":
+        guard let list = options["list"] else { throw BenchError("lookalike-files needs --list FILE") }
+        try Lookalike.files(list: list)
+    case "lookalike-grey":
+        guard let file = options["file"] else { throw BenchError("lookalike-grey needs --file RAW") }
+        try Lookalike.grey(file: file, side: Int(options["side"] ?? "32") ?? 32)
+    case "lookalike-pairs":
+        guard let file = options["file"], let within = options["within"].flatMap({ Int($0) })
+        else { throw BenchError("lookalike-pairs needs --file HEX --within D") }
+        try printJSON(try Lookalike.pairs(file: file, within: within))
     default:
         throw BenchError("unknown command \(command); use cpu, search, scale, postgres-rows or postgres-columns")
     }

@@ -1,0 +1,66 @@
+import Foundation
+import UtensilCodec
+import UtensilLookalike
+
+/// The Swift side of bench/lookalike.py: fingerprints through the real codec, and pair counts
+/// and look-up times through the real near-neighbour index.
+enum Lookalike {
+    /// The request the fingerprints are made with: the store's preview, and a 32 × 32 miniature.
+    static let request = ThumbnailRequest(previewLongSide: ThumbnailRequest.defaultPreviewLongSide, miniatureSide: 32)
+
+    /// One line per path in `list`: the path, a tab, and its fingerprint (or `-` and why none).
+    static func files(list: String) throws {
+        let maker = ThumbnailMaker(request: request)
+        let hash = PerceptualHash(side: 32)
+        var out = ""
+        for path in try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n").map(String.init) {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            do {
+                let made = try bytes.withUnsafeBytes { raw throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+                guard let miniature = made.miniature else { throw BenchError("\(path): no miniature") }
+                out += "\(path)\t\(try hash.fingerprint(of: miniature.pixels))\n"
+            } catch {
+                out += "\(path)\t-\t\(error)\n"
+            }
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+
+    /// One fingerprint (or `-`) per `side` × `side` grey image in the raw file `grey`.
+    static func grey(file: String, side: Int) throws {
+        let data = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        let hash = PerceptualHash(side: side)
+        var out = ""
+        for start in stride(from: 0, to: data.count - side * side + 1, by: side * side) {
+            let pixels = Array(data[start..<(start + side * side)])
+            out += ((try? hash.fingerprint(of: pixels))?.description ?? "-") + "\n"
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+
+    /// The pairs within `within` among the fingerprints of `file` (hex, one a line, `-` lines
+    /// skipped), found through ``NearNeighbourIndex``, and the index's look-up time.
+    static func pairs(file: String, within: Int) throws -> [String: Any] {
+        let fingerprints = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+            .compactMap { Fingerprint(hex: String($0)) }
+        var index = NearNeighbourIndex<Int>()
+        var byDistance = [Int](repeating: 0, count: within + 1)
+        var pairs: [[Int]] = []
+        var lookups: [Double] = []
+        for (position, fingerprint) in fingerprints.enumerated() {
+            let start = Measure.wallms()
+            let matches = index.neighbours(of: fingerprint, within: within)
+            lookups.append((Measure.wallms() - start) * 1000)
+            for match in matches {
+                byDistance[match.distance] += 1
+                if pairs.count < 1000 { pairs.append([match.id, position, match.distance]) }
+            }
+            index.insert(fingerprint, for: position)
+        }
+        return [
+            "fingerprints": fingerprints.count, "within": within, "pairs": byDistance.reduce(0, +),
+            "pairsByDistance": byDistance, "somePairs": pairs,
+            "lookupMicrosecondsMedian": Measure.median(lookups), "lookupMicrosecondsP99": Measure.percentile(lookups, 99),
+        ]
+    }
+}
