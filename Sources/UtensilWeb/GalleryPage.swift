@@ -78,7 +78,8 @@ struct GalleryPage: Sendable {
         // `data-back`: gallery.js gives a utensil that arrives live the same star.
         let starAttribute = back.map { " data-back=\"\(HTML.escape($0))\"" } ?? ""
         body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")\(starAttribute)>\n"
-        for utensil in page.utensils { body += Self.card(utensil, back: back) }
+        let context = query.context(after: query.after)
+        for utensil in page.utensils { body += Self.card(utensil, back: back, context: context) }
         body += "</ul>\n"
         if page.utensils.isEmpty && query.favorites && query.after == nil {
             body += "<p class=\"empty\" id=\"empty\">No favorites here yet: press the star (☆) on a utensil to add it.</p>\n"
@@ -104,9 +105,11 @@ struct GalleryPage: Sendable {
 
     /// One grid cell; gallery.js builds the same markup for a utensil that arrives live. With
     /// `back` (a signed-in user; the page to come back to), a star toggles it as a favorite.
-    static func card(_ utensil: UtensilInfo, back: String? = nil) -> String {
+    /// `context` (``ListQuery/context(after:)``) goes to the utensil's page, for its previous,
+    /// next and back links; the cell's `id` is where "back" scrolls to.
+    static func card(_ utensil: UtensilInfo, back: String? = nil, context: String = "") -> String {
         """
-        <li class="card" data-id="\(utensil.id)"><a href="/utensils/\(utensil.id)">\
+        <li class="card" id="u-\(utensil.id)" data-id="\(utensil.id)"><a href="\(HTML.escape("/utensils/\(utensil.id)" + context))">\
         <img src="\(HTML.thumbnailURL(utensil))" width="180" height="180" alt="\(HTML.escape(utensil.name))" loading="lazy">\
         <span class="name">\(HTML.escape(utensil.name))</span></a>\(back.map { star(utensil, back: $0) } ?? "")</li>
 

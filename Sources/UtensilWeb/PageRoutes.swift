@@ -20,7 +20,14 @@ struct PageRoutes: Sendable {
             guard let segment = context.parameters.get("id"), let id = UtensilID(segment) else { throw WebProblem.notFound }
             let user = access.user(request)
             let utensil = try await GalleryReads(backend: backend).utensil(id, for: user)
-            return HTML.response(UtensilDetailPage(utensil: utensil, user: user).render())
+            // The list it was opened from; a query that is not one (or a visitor's favorites)
+            // leaves the page without neighbours rather than refusing it.
+            var page = UtensilDetailPage(utensil: utensil, user: user)
+            if let list = try? ListQuery(query: request.uri.query), !list.favorites || user != nil {
+                page.list = list
+                page.neighbours = await ListNeighbours.find(utensil.id, in: list, user: user, backend: backend)
+            }
+            return HTML.response(page.render())
         }
         router.get("/trash") { request, _ in
             let utensils = try await backend.answer(.trash, webUser: nil).payload()

@@ -64,6 +64,9 @@ enum StaticAssets {
     .chips a.chosen .count { color: var(--on-good); }
     .more { text-align: center; margin: 2rem 0; }
     .more a, .back, .download { display: inline-flex; align-items: center; min-height: 2.75rem; }
+    .pager { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; margin: .5rem 0; }
+    .pager a { display: inline-flex; align-items: center; min-height: 2.75rem; min-width: 2.75rem; }
+    .pager a[rel=prev] { margin-left: auto; }
     .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
     .tray { position: relative; margin: 0 0 .75rem; }
     .tray-bar { display: flex; align-items: center; gap: .5rem; min-height: 2.75rem; padding-left: .6rem; border-left: 4px solid var(--good); background: var(--tint); }
@@ -148,6 +151,23 @@ enum StaticAssets {
         element.title = element.textContent;
         element.textContent = when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
         element.classList.add("local");
+      });
+    })();
+
+    // A utensil's page: the arrow keys go to the previous and next utensil of the list it was
+    // opened from (its rel=prev and rel=next links), unless a form field has the keyboard.
+    (function () {
+      const pager = document.querySelector(".pager");
+      if (!pager) return;
+      document.addEventListener("keydown", function (event) {
+        if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+        const target = event.target;
+        if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT|BUTTON)$/.test(target.tagName))) return;
+        const rel = event.key === "ArrowLeft" ? "prev" : event.key === "ArrowRight" ? "next" : null;
+        const link = rel && pager.querySelector('a[rel="' + rel + '"]');
+        if (!link) return;
+        event.preventDefault();
+        location.href = link.href;
       });
     })();
 

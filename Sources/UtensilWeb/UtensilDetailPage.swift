@@ -7,6 +7,29 @@ import UtensilControlProtocol
 struct UtensilDetailPage: Sendable {
     let utensil: UtensilInfo
     let user: String?
+    /// The list the utensil was opened from, and its neighbours there: previous and next
+    /// (`rel=prev`/`rel=next`, also the arrow keys in gallery.js) and the way back to the same
+    /// place in that list.
+    var list = ListQuery()
+    var neighbours = ListNeighbours()
+
+    /// Back to the list, scrolled to this utensil's card; previous and next in it.
+    func pager() -> String {
+        let context = list.context(after: list.after)
+        let back = "/" + context + "#u-\(utensil.id)"
+        var links = "<a class=\"back\" href=\"\(HTML.escape(back))\">\(context.isEmpty ? "← All utensils" : "← Back to the list")</a>"
+        if let previous = neighbours.previous {
+            let href = "/utensils/\(previous.id)" + list.context(after: list.after)
+            links += "<a rel=\"prev\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(previous.name))\">‹ Previous"
+                + "<span class=\"visually-hidden\">: \(HTML.escape(previous.name))</span></a>"
+        }
+        if let next = neighbours.next {
+            let href = "/utensils/\(next.id)" + list.context(after: neighbours.nextAfter)
+            links += "<a rel=\"next\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(next.name))\">Next"
+                + "<span class=\"visually-hidden\">: \(HTML.escape(next.name))</span> ›</a>"
+        }
+        return "<nav class=\"pager\" aria-label=\"In the list\">\(links)</nav>"
+    }
 
     func render() -> String {
         let name = HTML.escape(utensil.name)
@@ -39,7 +62,7 @@ struct UtensilDetailPage: Sendable {
         """
         let body = HTML.header(user: user) + """
         <main class="utensil">
-        <p><a class="back" href="/">← All utensils</a></p>
+        \(pager())
         <h2>\(name)\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
         <figure><img class="preview" src="\(HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
         <figcaption><a class="download" href="\(HTML.originalURL(utensil))" download>Download the original         (\(HTML.escape(utensil.fileExtension.uppercased())), \(HTML.escape(HTML.size(utensil.bytes))))</a></figcaption></figure>

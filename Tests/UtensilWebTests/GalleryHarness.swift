@@ -23,10 +23,12 @@ struct MemoryBackend: GalleryBackend {
     let root: URL
     let readinessNow: Readiness
     let utensil: UtensilInfo
+    /// `utensil`, then the utensils called `more` (rows only, without files), in list order.
+    let utensils: [UtensilInfo]
 
     /// A fresh folder with the utensil's thumbnail, preview and original, and a users file
     /// holding ``user``; the utensil is called `name`.
-    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon") throws {
+    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon", more: [String] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("utensil-web-\(UUID().uuidString)")
         for folder in ["thumbnails", "previews", "originals", "inbox"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
@@ -40,6 +42,11 @@ struct MemoryBackend: GalleryBackend {
             id: Self.id, name: name, fileExtension: "png", createdAt: Date(timeIntervalSince1970: 1_700_000_000),
             width: 640, height: 480, bytes: 14, original: original.path,
             thumbnail: root.appendingPathComponent("thumbnails/\(Self.id).jpeg").path, category: "Kitchen")
+        utensils = [utensil] + more.map { [utensil] name in
+            UtensilInfo(
+                id: UUID().uuidString, name: name, fileExtension: "jpg", createdAt: utensil.createdAt, width: 1, height: 1, bytes: 1,
+                original: utensil.original, thumbnail: utensil.thumbnail)
+        }
         var users = WebUsersFile()
         users.set(Self.user, password: Self.password, cost: 4)
         try Data(users.text.utf8).write(to: URL(fileURLWithPath: usersFile))
@@ -51,8 +58,9 @@ struct MemoryBackend: GalleryBackend {
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError> {
         let reply: ControlReply =
             switch call.request {
-            case .list: .success(UtensilPage(utensils: [utensil]), for: .list)
-            case .show(let id, _) where id.uppercased() == Self.id: .success(utensil, for: .show)
+            case .list(let options): page(options)
+            case .show(let id, _) where utensils.contains(where: { $0.id == id.uppercased() }):
+                .success(utensils.first(where: { $0.id == id.uppercased() })!, for: .show)
             case .show: .failure(.notFound, "No utensil has that id; `utensilctl list` shows them.")
             case .categories: .success([CategoryInfo(name: "Kitchen", count: 1)], for: .categories)
             case .trash: .success([UtensilInfo](), for: .trash)
@@ -66,6 +74,14 @@ struct MemoryBackend: GalleryBackend {
             default: .failure(.badRequest, "This test backend answers reads only.")
             }
         return reply.result(as: Reply.self)
+    }
+
+    /// Pages of `limit`, the cursor being the index the next page starts at.
+    private func page(_ options: ListOptions) -> ControlReply {
+        let start = options.after.flatMap { Int($0) } ?? 0
+        let end = min(utensils.count, start + (options.limit ?? 50))
+        let page = start < end ? Array(utensils[start..<end]) : []
+        return .success(UtensilPage(utensils: page, next: end < utensils.count ? String(end) : nil), for: .list)
     }
 
     func followEvents() -> EventFollower {
@@ -92,8 +108,8 @@ struct Gallery {
     let backend: MemoryBackend
     let server: GalleryServer
 
-    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon") throws {
-        backend = try MemoryBackend(readiness: readiness, name: name)
+    init(readiness: Readiness = Readiness(catalog: nil, storage: nil), name: String = "Spoon", more: [String] = []) throws {
+        backend = try MemoryBackend(readiness: readiness, name: name, more: more)
         var logger = Logger(label: "utensil-web-tests")
         logger.logLevel = .critical
         server = GalleryServer(

@@ -74,6 +74,51 @@ import Testing
         }
     }
 
+    /// A utensil's page opened from the gallery keeps its list: the cards carry the list's
+    /// query, the page links its previous and next there (`rel=prev`/`rel=next`), past the end
+    /// of a page to the next page's first, and back to the same list, at its card.
+    @Test func aUtensilsPageLeadsToItsNeighboursInTheSameList() async throws {
+        try await Gallery(more: ["Fork", "Knife", "Ladle"]).test { client in
+            let ids = try await client.execute(uri: "/api/v1/utensils?limit=500", method: .get) { response in
+                (response.json["utensils"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            }
+            try #require(ids.count == 4)
+            func links(_ uri: String) async throws -> (prev: String?, next: String?, back: String?) {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    let page = response.text
+                    func href(_ prefix: String) -> String? {
+                        guard let start = page.range(of: prefix) else { return nil }
+                        return String(page[start.upperBound...].prefix { $0 != "\"" })
+                    }
+                    return (href("<a rel=\"prev\" href=\""), href("<a rel=\"next\" href=\""), href("<a class=\"back\" href=\""))
+                }
+            }
+            try await client.execute(uri: "/?search=o&sort=name", method: .get) { response in
+                #expect(response.text.contains("<li class=\"card\" id=\"u-\(ids[1])\" data-id=\"\(ids[1])\"><a href=\"/utensils/\(ids[1])?search=o&amp;sort=name\">"))
+            }
+            var found = try await links("/utensils/\(ids[1])?search=o&sort=name")
+            #expect(found.prev == "/utensils/\(ids[0])?search=o&amp;sort=name")
+            #expect(found.next == "/utensils/\(ids[2])?search=o&amp;sort=name")
+            #expect(found.back == "/?search=o&amp;sort=name#u-\(ids[1])")
+            found = try await links("/utensils/\(ids[0])")
+            #expect(found.prev == nil && found.next == "/utensils/\(ids[1])" && found.back == "/#u-\(ids[0])")
+            found = try await links("/utensils/\(ids[3])?favorites=0")
+            #expect(found.prev == "/utensils/\(ids[2])" && found.next == nil)
+            // The last of a page leads to the first of the next, which carries that page's cursor
+            // (and, cursors leading forward only, has no previous).
+            found = try await links("/utensils/\(ids[1])?limit=2")
+            #expect(found.next == "/utensils/\(ids[2])?after=2")
+            found = try await links("/utensils/\(ids[2])?after=2")
+            #expect(found.prev == nil && found.next == "/utensils/\(ids[3])?after=2" && found.back == "/?after=2#u-\(ids[2])")
+            // A query that names no list, or a visitor's favorites: the page, without neighbours.
+            for query in ["sort=sideways", "favorites=1", "search=%zz"] {
+                found = try await links("/utensils/\(ids[1])?\(query)")
+                #expect(found.prev == nil && found.next == nil, "\(query)")
+            }
+        }
+    }
+
     @Test func aCommandQuotedInAProblemShowsAsCode() {
         #expect(ProblemPage.prose("Run `utensilctl list` <now>.") == "Run <code>utensilctl list</code> &lt;now&gt;.")
         #expect(!ProblemPage.prose("a ` stray").contains("`"))

@@ -1,7 +1,8 @@
 """Browser steps of the everyday flow on a phone, run by browser_test.py: the notices tray
 stays one line above the grid however many drops are rejected, and lists every rejection until
 dismissed; a new category folder gets its chip live; the upload box offers a phone's camera and
-library; times show in the viewer's zone; a missing page is written for people; and without
+library; times show in the viewer's zone; a missing page is written for people; a utensil's
+page leads to its neighbours in the list it was opened from, and back; and without
 JavaScript the pages still read (UTC times, no tray).
 """
 import datetime
@@ -10,7 +11,10 @@ import shutil
 import uuid
 import zoneinfo
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 STREAM_OPEN = "return document.getElementById('grid').dataset.stream === 'open';"
 GRID_TOP = "return document.getElementById('grid').getBoundingClientRect().top + window.scrollY;"
@@ -118,6 +122,25 @@ def missing_page(daemon, phone, check):
           f"{body[:200]!r} {links}")
 
 
+def viewer(daemon, desktop, check):
+    """From the gallery sorted by name: a card's page links its neighbours in that order, the
+    right arrow key goes to the next, and "back" returns to the same list at that card."""
+    desktop.get(daemon.base + "/?sort=name")
+    cards = [a.get_attribute("href") for a in desktop.find_elements(By.CSS_SELECTOR, "#grid .card > a")]
+    desktop.get(cards[1])
+    prev = desktop.find_element(By.CSS_SELECTOR, 'a[rel="prev"]').get_attribute("href")
+    following = desktop.find_element(By.CSS_SELECTOR, 'a[rel="next"]').get_attribute("href")
+    check("desktop: a utensil's page links its previous and next in the list's order",
+          prev == cards[0] and following == cards[2] and "sort=name" in following, f"{prev} {following} {cards[:3]}")
+    ActionChains(desktop).send_keys(Keys.ARROW_RIGHT).perform()
+    moved = WebDriverWait(desktop, 30).until(lambda d: d.current_url == cards[2])
+    check("desktop: the right arrow key goes to the next", moved, desktop.current_url)
+    desktop.find_element(By.CSS_SELECTOR, "a.back").click()
+    third = cards[2].split("/utensils/")[1].split("?")[0]
+    back = WebDriverWait(desktop, 30).until(lambda d: "sort=name" in d.current_url and d.current_url.endswith("#u-" + third))
+    check("desktop: back returns to the same list, at that utensil", back, desktop.current_url)
+
+
 def without_javascript(daemon, browser, check, utensil_id):
     plain = browser(javascript=False)
     try:
@@ -148,6 +171,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         upload_box(phone, desktop, check)
         local_time(daemon, phone, check, utensil_id)
         missing_page(daemon, phone, check)
+        viewer(daemon, desktop, check)
     finally:
         phone.quit()
         desktop.quit()
