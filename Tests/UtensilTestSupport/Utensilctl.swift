@@ -19,18 +19,32 @@ public enum Utensilctl {
 
     /// Runs `utensilctl --socket SOCKET ARGUMENTS…`; throws if it has not exited after `timeout` seconds.
     public static func run(_ arguments: [String], socket: String, timeout: Double = 60) throws -> Run {
+        try run(["--socket", socket] + arguments, environment: [:], timeout: timeout)
+    }
+
+    /// Runs `utensilctl ARGUMENTS…` as a user types it, with `environment` added to the test's
+    /// (`UTENSIL_SOCKET` names the socket) and `input` on standard input; throws if it has not
+    /// exited after `timeout` seconds.
+    public static func run(
+        _ arguments: [String], environment: [String: String], input: Data = Data(), timeout: Double = 60
+    ) throws -> Run {
         let process = Process()
         process.executableURL = try UtensildProcess.built("utensilctl")
-        process.arguments = ["--socket", socket] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged["NO_COLOR"] = "1"
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let standardInput = Pipe()
         let output = Pipe()
         let errors = Pipe()
+        process.standardInput = standardInput
         process.standardOutput = output
         process.standardError = errors
         let started = Date()
         try process.run()
+        if !input.isEmpty { standardInput.fileHandleForWriting.write(input) }
+        try standardInput.fileHandleForWriting.close()
         // Read both pipes while waiting, so a large reply never blocks the child.
         let reader = PipeCollector(output, errors)
         let deadline = started.addingTimeInterval(timeout)

@@ -18,51 +18,6 @@ import UtensilTestSupport
         return paths(Utensilctl.self, prefix: [])
     }()
 
-    /// The lines of fenced code blocks that run `utensilctl`, without `sudo`, a path before it
-    /// or a trailing comment.
-    static func exampleLines(_ document: String) -> [String] {
-        var inBlock = false
-        var lines: [String] = []
-        for raw in RepositoryDocuments.text(document).split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("```") { inBlock.toggle(); continue }
-            guard inBlock else { continue }
-            var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            if words.first == "$" { words.removeFirst() }
-            while let first = words.first, first == "sudo" || first.contains("=") { words.removeFirst() }
-            guard let first = words.first, first == "utensilctl" || first.hasSuffix("/utensilctl") else { continue }
-            lines.append(words.joined(separator: " "))
-        }
-        return lines
-    }
-
-    /// Shell words of an example line, up to a comment, a pipe, a redirection or a `;`; a
-    /// command substitution `$(…)` stands for one word.
-    static func shellWords(_ example: String) -> [String] {
-        let line = example.replacingOccurrences(of: #"\$\([^)]*\)"#, with: "SUBSTITUTED", options: .regularExpression)
-        var words: [String] = []
-        var current = ""
-        var inWord = false
-        var quote: Character?
-        for character in line {
-            if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
-                continue
-            }
-            switch character {
-            case "'", "\"": quote = character; inWord = true
-            case " ", "\t":
-                if inWord { words.append(current); current = ""; inWord = false }
-            case "#" where !inWord, "|", ";", ">", "<", "&":
-                if inWord { words.append(current) }
-                return words
-            default: current.append(character); inWord = true
-            }
-        }
-        if inWord { words.append(current) }
-        return words
-    }
-
     @Test func everyCommandIsInTheReadme() {
         let readme = RepositoryDocuments.text("README.md")
         #expect(!readme.isEmpty, "README.md not found beside Package.swift")
@@ -110,8 +65,8 @@ import UtensilTestSupport
     @Test func everyExampleLineParses() {
         var examples = 0
         for document in RepositoryDocuments.guides {
-            for line in Self.exampleLines(document) {
-                var words = Self.shellWords(line)
+            for line in RepositoryDocuments.exampleLines(document) {
+                var words = RepositoryDocuments.shellWords(line)
                 words.removeFirst()
                 examples += 1
                 do {
