@@ -148,10 +148,13 @@ let package = Package(
         .target(
             name: "UtensilConfig",
             dependencies: ["TOMLKit", "UtensilCore"]),
+        // Where a utensil's renditions are kept: the seam (RenditionStorage) and the local
+        // folder that keeps them (LocalFolderStorage, HeldFolder, FileOps); no catalog, no GRDB.
+        .target(name: "UtensilStorage", dependencies: ["UtensilCore", "CUtensilSupport"]),
         .target(
             name: "UtensilIngest",
             dependencies: [
-                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "CUtensilSupport",
+                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -205,6 +208,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The storage contract: every rule of RenditionStorage, run against every storage in
+        // StorageBackends.all, in a temporary folder.
+        .testTarget(name: "UtensilStorageContractTests", dependencies: ["UtensilStorage", "UtensilCore"]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig", "UtensilTestSupport"]),
         .testTarget(
             name: "UtensilMetricsTests",

@@ -1,6 +1,7 @@
 import CUtensilSupport
 import Glibc
 import UtensilCore
+import UtensilStorage
 
 /// Records which drops are being decoded, in a file of the state folder mapped into memory,
 /// so that when the process dies during a decode — a fault in a decoder, an abort, a SIGKILL,

@@ -1,4 +1,5 @@
 import UtensilCore
+import UtensilStorage
 /// One entry of the inbox that is to become a utensil or a rejection.
 public struct Drop: Sendable, Hashable, CustomStringConvertible {
     /// Full path of the entry.

@@ -1,6 +1,7 @@
 import Glibc
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 #if DEBUG
 /// Test-only hooks that inject faults which cannot be produced for real at an exact instant:

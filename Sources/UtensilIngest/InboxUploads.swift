@@ -2,6 +2,7 @@ import CUtensilSupport
 import Foundation
 import Glibc
 import UtensilCore
+import UtensilStorage
 
 /// The web gallery's way into the inbox, through the same confined operations as every other
 /// file operation of the daemon. A category's folder is opened beneath the held inbox (made

@@ -6,6 +6,7 @@ import Synchronization
 import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore
+import UtensilStorage
 
 /// Where a drop becomes a utensil — atomically — or a rejection a person understands.
 ///

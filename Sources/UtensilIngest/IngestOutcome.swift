@@ -1,5 +1,6 @@
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// What became of one drop.
 public enum IngestOutcome: Sendable {

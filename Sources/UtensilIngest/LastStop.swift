@@ -1,5 +1,6 @@
 import Glibc
 import UtensilCore
+import UtensilStorage
 
 /// How the previous run of the daemon ended, as systemd said: the unit's `ExecStopPost=` runs
 /// `utensild --record-stop`, which stores `$SERVICE_RESULT` (`success`, `signal`, `oom-kill`,

@@ -1,5 +1,6 @@
 import Foundation
 import UtensilCore
+import UtensilStorage
 
 /// Moves a failed drop to `rejected/` beside a sidecar that tells a person why.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import UtensilCore
+import UtensilStorage
 
 /// Reads a sidecar from `rejected/`, a folder members of the group can write: so the file
 /// read may be anything they planted. It is read only if it is a regular file (a symbolic

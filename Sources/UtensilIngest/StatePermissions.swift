@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import UtensilCore
+import UtensilStorage
 
 /// The state folder is the daemon's alone: members of the `utensil` group drop photos and
 /// read `rejected/`, but reach the catalog and the stored photos only through `utensilctl`
@@ -10,8 +11,8 @@ import UtensilCore
 /// older version or by hand are tightened, and the catalog's file is created `0600` before
 /// SQLite opens it (its `-wal` and `-shm` files take their mode from it).
 public enum StatePermissions {
-    public static let folderMode: mode_t = 0o700
-    public static let fileMode: mode_t = 0o600
+    public static let folderMode: mode_t = LocalFolderStorage.folderMode
+    public static let fileMode: mode_t = LocalFolderStorage.fileMode
 
     /// Tightens what start-up finds; never fatal (a folder the daemon does not own is logged).
     /// With `sqliteCatalog` (the catalog is the file in the state folder) that file is made

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import UtensilCatalogModel
 import UtensilCodec
+import UtensilStorage
 
 /// Why a utensil's thumbnail and preview could not be made again.
 public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Glibc
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// Puts the files of a backup's utensils into its folder, one utensil at a time: hard links
 /// where the file system allows, else copies; and what `backup.json` says of each.

@@ -1,6 +1,7 @@
 import Glibc
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// Why `utensilctl backup` made no backup; each says, in one sentence, what to do. Whatever
 /// the backup had written is removed again.

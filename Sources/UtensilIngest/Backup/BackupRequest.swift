@@ -1,4 +1,5 @@
 import Foundation
+import UtensilStorage
 
 /// Where a backup goes and what the caller saw there.
 public struct BackupRequest: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Crypto
 import Glibc
 import UtensilCore
+import UtensilStorage
 
 /// Streams a file's bytes through SHA-256, optionally writing them to a new file on the way:
 /// a backup's copies and checksums, a restore's copies and verification. Never holds a whole

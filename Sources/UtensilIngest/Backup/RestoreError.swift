@@ -1,4 +1,5 @@
 import UtensilCatalog
+import UtensilStorage
 
 /// Why `utensild restore` installed nothing; each says in one sentence what is wrong and what
 /// to do. The first bad file is named.

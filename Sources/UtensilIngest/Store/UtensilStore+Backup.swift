@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// `utensilctl backup DEST`: a consistent copy of the catalog and the files of exactly its
 /// utensils, while ingests go on.

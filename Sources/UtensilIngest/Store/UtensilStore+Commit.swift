@@ -1,5 +1,6 @@
 import Foundation
 import UtensilCatalogModel
+import UtensilStorage
 
 /// The commit of an ingest, a new utensil or a new photo for one (`duplicate_names =
 /// "replace"`): its files written into `staging/`, made durable, its row committed, then its

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// What start-up reconciliation found and mended.
 public struct ReconcileReport: Sendable, Equatable {

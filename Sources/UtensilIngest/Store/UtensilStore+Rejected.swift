@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilCore
+import UtensilStorage
 
 /// The `rejected/` folder as `utensilctl rejected` and `retry` see it.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// Deleting utensils — to the trash, back from it, and for good.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
 extension UtensilStore {

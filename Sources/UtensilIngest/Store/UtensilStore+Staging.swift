@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// `staging/`: the files of every store operation in flight, and so the only place a crash
 /// can leave anything behind.
@@ -38,18 +39,13 @@ extension UtensilStore {
             previews: try HeldFolder.open(settings.previews), staging: try HeldFolder.open(settings.staging))
     }
 
-    static let stagedOriginal = "original"
-    static let stagedThumbnail = "thumbnail"
-    static let stagedPreview = "preview"
+    static let stagedOriginal = Rendition.original.rawValue
 
-    /// `<utensil>.<operation>.original.<ext>` or `<utensil>.<operation>.thumbnail.jpeg` → its parts.
+    /// `<utensil>.<operation>.original.<ext>` or `<utensil>.<operation>.thumbnail.jpeg` → its
+    /// parts (``StagedName``).
     static func parseStagedName(_ name: [UInt8]) -> (utensil: UUID, operation: UUID, role: String, fileExtension: String)? {
-        let parts = name.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
-            .map { $0.lossyString }
-        guard parts.count == 4, let utensil = UUID(uuidString: parts[0]), let operation = UUID(uuidString: parts[1]),
-              [stagedOriginal, stagedThumbnail, stagedPreview].contains(parts[2]), !parts[3].isEmpty
-        else { return nil }
-        return (utensil, operation, parts[2], parts[3])
+        guard let staged = StagedName(parsing: name) else { return nil }
+        return (staged.utensil, staged.operation, staged.rendition.rawValue, staged.fileExtension)
     }
 
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
@@ -326,16 +322,17 @@ struct StagedFiles: Sendable {
     /// The original's extension.
     let fileExtension: String
 
-    var original: [UInt8] {
-        Array("\(utensil.uuidString).\(operation.uuidString).\(UtensilStore.stagedOriginal).\(fileExtension)".utf8)
-    }
+    var original: [UInt8] { name(.original) }
 
-    var thumbnail: [UInt8] {
-        Array("\(utensil.uuidString).\(operation.uuidString).\(UtensilStore.stagedThumbnail).jpeg".utf8)
-    }
+    var thumbnail: [UInt8] { name(.thumbnail) }
 
-    var preview: [UInt8] {
-        Array("\(utensil.uuidString).\(operation.uuidString).\(UtensilStore.stagedPreview).jpeg".utf8)
+    var preview: [UInt8] { name(.preview) }
+
+    private func name(_ rendition: Rendition) -> [UInt8] {
+        StagedName(
+            utensil: utensil, operation: operation, rendition: rendition,
+            fileExtension: rendition.fileExtension(original: fileExtension)
+        ).bytes
     }
 
     /// Makes the three files durable (`staging/` itself is synced by the caller).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import UtensilCore
+import UtensilStorage
 
 /// Files of web uploads cut off by a kill (``InboxUploads``' hidden `.upload-<UUID>.part`):
 /// start-up removes them, `check` reports any that stay. Only utensild's own regular files

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import UtensilCatalogModel
 import UtensilCore
+import UtensilStorage
 
 /// The one owner of utensild's state: the state folder's layout (`originals/`,
 /// `thumbnails/`, `previews/`), the catalog, and `rejected/` as far as a retry takes files out of it.

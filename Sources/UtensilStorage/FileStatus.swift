@@ -16,7 +16,8 @@ public struct FileStatus: Sendable, Hashable {
     /// The uid owning the file: who dropped it.
     public var owner: UInt32
 
-    init(_ raw: stat) {
+    /// What `raw` says.
+    public init(_ raw: stat) {
         switch raw.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory

@@ -69,7 +69,7 @@ public final class HeldFolder: Sendable {
 
     /// Opens an entry for reading without following a link or blocking (a FIFO opens at
     /// once and is then refused by its `fstat`).
-    func openForReading(_ name: [UInt8]) throws(SystemError) -> Int32 {
+    public func openForReading(_ name: [UInt8]) throws(SystemError) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY
         let fd = Self.withCString(name) { openat(descriptor, $0, flags) }
         guard fd >= 0 else { throw SystemError("open", path.appending(name)) }
@@ -77,7 +77,7 @@ public final class HeldFolder: Sendable {
     }
 
     /// Creates a new file; fails with EEXIST if the name is taken (a link included).
-    func createExclusively(_ name: [UInt8], mode: mode_t) throws(SystemError) -> Int32 {
+    public func createExclusively(_ name: [UInt8], mode: mode_t) throws(SystemError) -> Int32 {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
         let fd = Self.withCString(name) { openat(descriptor, $0, flags, mode) }
         guard fd >= 0 else { throw SystemError("create", path.appending(name)) }
@@ -92,7 +92,7 @@ public final class HeldFolder: Sendable {
 
     /// Renames an entry of this folder into `target` (possibly this folder), replacing
     /// whatever has that name.
-    func rename(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
+    public func rename(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
         let result = Self.withCString(name) { from in
             Self.withCString(newName) { renameat(descriptor, from, target.descriptor, $0) }
         }
@@ -100,14 +100,14 @@ public final class HeldFolder: Sendable {
     }
 
     /// Removes an entry; one already gone is fine.
-    func unlinkIfPresent(_ name: [UInt8]) throws(SystemError) {
+    public func unlinkIfPresent(_ name: [UInt8]) throws(SystemError) {
         guard Self.withCString(name, { unlinkat(descriptor, $0, 0) }) == 0 || errno == ENOENT else {
             throw SystemError("remove", path.appending(name))
         }
     }
 
     /// Renames an entry of this folder into `target` (replacing), if it is there.
-    func renameIfPresent(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
+    public func renameIfPresent(_ name: [UInt8], to target: HeldFolder, as newName: [UInt8]) throws(SystemError) {
         let result = Self.withCString(name) { from in
             Self.withCString(newName) { renameat(descriptor, from, target.descriptor, $0) }
         }
@@ -128,14 +128,14 @@ public final class HeldFolder: Sendable {
     }
 
     /// Creates a new folder; fails with EEXIST if the name is taken.
-    func makeNewFolder(_ name: [UInt8], mode: mode_t) throws(SystemError) {
+    public func makeNewFolder(_ name: [UInt8], mode: mode_t) throws(SystemError) {
         guard Self.withCString(name, { mkdirat(descriptor, $0, mode) }) == 0 else {
             throw SystemError("create folder", path.appending(name))
         }
     }
 
     /// Removes an empty folder.
-    func removeFolder(_ name: [UInt8]) throws(SystemError) {
+    public func removeFolder(_ name: [UInt8]) throws(SystemError) {
         guard Self.withCString(name, { unlinkat(descriptor, $0, AT_REMOVEDIR) }) == 0 else {
             throw SystemError("remove folder", path.appending(name))
         }
@@ -166,9 +166,11 @@ public final class HeldFolder: Sendable {
         return names
     }
 
-    static let slash = UInt8(ascii: "/")
+    /// `/`, which no name of an entry holds.
+    public static let slash = UInt8(ascii: "/")
 
-    static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    /// Runs `body` on `bytes` as a C string (a name or a relative path).
+    public static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try RawPath(bytes: bytes).withCString(body)
     }
 }

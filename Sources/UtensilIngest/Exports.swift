@@ -1,0 +1,4 @@
+/// The file primitives (``HeldFolder``, ``FileOps``, ``FileStatus``, ``SystemError``) live in
+/// the storage target, below this one; the daemon and the tests keep finding them through
+/// `import UtensilIngest`, as before they moved.
+@_exported import UtensilStorage

@@ -1,0 +1,198 @@
+import Foundation
+import Glibc
+import UtensilCore
+
+/// ``RenditionStorage`` in `state_dir`, laid out by ``StateLayout``: each rendition a file in
+/// `originals/`, `thumbnails/` or `previews/`, staged in this host's `staging/<host_name>/`.
+///
+/// How it keeps the promises: every name is resolved beneath a held folder, never through a
+/// link (``HeldFolder``); a staged file is written under a temporary name and renamed
+/// (``FileOps/writeThroughTemporary(_:in:as:mode:durable:)``), made durable by an `fsync` of
+/// each file and then one of the staging folder for a whole group; a publish is a rename
+/// that never replaces (`renameat2(RENAME_NOREPLACE)`), atomic, so a power cut leaves each
+/// file either staged or live; a delete is an `unlink` and an `fsync` of its folder. Files and
+/// folders are private to the daemon (``fileMode``, ``folderMode``).
+public struct LocalFolderStorage: RenditionStorage {
+    /// Where each rendition lives.
+    public let layout: StateLayout
+    /// Names this host's own folder in `staging/`; only this host stages there and recovers it.
+    public let hostName: String
+
+    /// The mode of every folder under `state_dir`: the daemon's alone.
+    public static let folderMode: mode_t = 0o700
+    /// The mode of every file under `state_dir`.
+    public static let fileMode: mode_t = 0o600
+
+    public init(layout: StateLayout, hostName: String) {
+        self.layout = layout
+        self.hostName = hostName
+    }
+
+    /// `staging/<host_name>`.
+    public var staging: RawPath { layout.staging(host: hostName) }
+
+    public func prepare() async throws(StorageError) {
+        try local { () throws(SystemError) in
+            for folder in [layout.stateDirectory] + Rendition.allCases.map(layout.folder(of:)) + [layout.stagingRoot, staging] {
+                try FileOps.makeDirectory(folder, mode: Self.folderMode)
+            }
+        }
+    }
+
+    public func stage(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions {
+        let staged = StagedRenditions(
+            utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys))
+        try local { () throws(SystemError) in
+            let folder = try HeldFolder.open(staging)
+            do throws(SystemError) {
+                for rendition in Rendition.allCases {
+                    guard let bytes = renditions[rendition] else { continue }
+                    try FileOps.writeThroughTemporary(
+                        bytes, in: folder, as: stagedName(staged, rendition), mode: Self.fileMode, durable: false)
+                }
+            } catch {
+                removeStaged(staged, in: folder)
+                throw error
+            }
+        }
+        return staged
+    }
+
+    public func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError) {
+        try local { () throws(SystemError) in
+            let folder = try HeldFolder.open(staging)
+            for operation in operations {
+                for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
+                    try FileOps.fsyncFile(stagedName(operation, rendition), in: folder)
+                }
+            }
+            try folder.sync()
+        }
+    }
+
+    public func publish(_ operation: StagedRenditions) async throws(StorageError) {
+        let folder = try local { () throws(SystemError) in try HeldFolder.open(staging) }
+        for rendition in operation.publishingOrder {
+            let key = operation.key(rendition)
+            let target = try local { () throws(SystemError) in try HeldFolder.open(layout.folder(of: rendition)) }
+            do throws(SystemError) {
+                try folder.renameNoReplace(stagedName(operation, rendition), to: target, as: Array(key.fileName.utf8))
+            } catch where error.code == EEXIST {
+                throw .alreadyLive(key)
+            } catch where error.isNotFound {
+                throw .notStaged(key)
+            } catch {
+                throw .fileSystem(error)
+            }
+        }
+    }
+
+    public func discard(_ operation: StagedRenditions) async throws(StorageError) {
+        try local { () throws(SystemError) in
+            let folder = try HeldFolder.open(staging)
+            for rendition in Rendition.allCases {
+                try folder.unlinkIfPresent(stagedName(operation, rendition))
+            }
+        }
+    }
+
+    public func size(of key: RenditionKey) async throws(StorageError) -> Int64 {
+        try withLiveFile(key) { (_: Int32, status: FileStatus, _: RawPath) throws(SystemError) -> Int64 in Int64(status.size) }
+    }
+
+    public func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8] {
+        try withLiveFile(key) { (fd: Int32, status: FileStatus, path: RawPath) throws(SystemError) -> [UInt8] in
+            let size = Int64(status.size)
+            let wanted = range ?? 0..<size
+            let start = min(max(wanted.lowerBound, 0), size)
+            let end = min(max(wanted.upperBound, start), size)
+            return try FileOps.readRange(fd, offset: start, count: Int(end - start), path: path)
+        }
+    }
+
+    public func delete(_ key: RenditionKey) async throws(StorageError) {
+        try local { () throws(SystemError) in
+            let folder = try HeldFolder.open(layout.folder(of: key.rendition))
+            try folder.unlinkIfPresent(Array(key.fileName.utf8))
+            try folder.sync()
+        }
+    }
+
+    public func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey] {
+        try local { () throws(SystemError) in
+            try HeldFolder.open(layout.folder(of: rendition)).list().compactMap { name in
+                guard !name.starts(with: Array(FileOps.temporaryPrefix.utf8)),
+                      let dot = name.firstIndex(of: UInt8(ascii: ".")),
+                      let id = UUID(uuidString: String(decoding: name[..<dot], as: UTF8.self)),
+                      dot + 1 < name.endIndex
+                else { return nil }
+                return RenditionKey(utensil: id, rendition: rendition, fileExtension: String(decoding: name[(dot + 1)...], as: UTF8.self))
+            }
+        }
+    }
+
+    public func listStaged() async throws(StorageError) -> [StagedRenditions] {
+        let names = try local { () throws(SystemError) in try HeldFolder.open(staging).list().compactMap(StagedName.init(parsing:)) }
+        var operations: [UUID: (utensil: UUID, original: String?, renditions: Set<Rendition>)] = [:]
+        for name in names {
+            var entry = operations[name.operation] ?? (name.utensil, nil, [])
+            if name.rendition == .original { entry.original = name.fileExtension }
+            entry.renditions.insert(name.rendition)
+            operations[name.operation] = entry
+        }
+        return operations.map { operation, entry in
+            StagedRenditions(
+                utensil: entry.utensil, operation: operation, originalExtension: entry.original ?? "jpeg", renditions: entry.renditions)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The name of `rendition` of `operation` in `staging/<host_name>/`.
+    private func stagedName(_ operation: StagedRenditions, _ rendition: Rendition) -> [UInt8] {
+        StagedName(
+            utensil: operation.utensil, operation: operation.operation, rendition: rendition,
+            fileExtension: rendition.fileExtension(original: operation.originalExtension)
+        ).bytes
+    }
+
+    /// Removes what an operation staged, after a failure (what cannot be removed is left to recovery).
+    private func removeStaged(_ operation: StagedRenditions, in folder: HeldFolder) {
+        for rendition in Rendition.allCases {
+            try? folder.unlinkIfPresent(stagedName(operation, rendition))
+        }
+    }
+
+    /// Runs `body` on the open live file of `key` (a regular file; a link is not followed): a
+    /// missing file, or anything but a regular file, is ``StorageError/notFound(_:)``.
+    private func withLiveFile<T>(
+        _ key: RenditionKey, _ body: (Int32, FileStatus, RawPath) throws(SystemError) -> T
+    ) throws(StorageError) -> T {
+        let folder = try local { () throws(SystemError) in try HeldFolder.open(layout.folder(of: key.rendition)) }
+        let name = Array(key.fileName.utf8)
+        let path = folder.path.appending(name)
+        let fd: Int32
+        do throws(SystemError) {
+            fd = try folder.openForReading(name)
+        } catch where error.isNotFound || error.code == ELOOP {
+            throw .notFound(key)  // ELOOP: a link under that name, which is no rendition.
+        } catch {
+            throw .fileSystem(error)
+        }
+        defer { close(fd) }
+        let status = try local { () throws(SystemError) in try FileOps.fstat(fd, path: path) }
+        guard status.kind == .regular else { throw .notFound(key) }
+        return try local { () throws(SystemError) in try body(fd, status, path) }
+    }
+
+    /// Runs `body`, its file errors as ``StorageError/fileSystem(_:)``.
+    private func local<T>(_ body: () throws(SystemError) -> T) throws(StorageError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .fileSystem(error)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import UtensilCore
+
+/// Where a utensil's renditions (its original, thumbnail and preview) are kept, as the
+/// promises the store needs of it rather than as paths. ``LocalFolderStorage`` keeps them in
+/// `state_dir`; another storage (object storage) keeps the same promises with its own means.
+///
+/// An operation that adds renditions goes in two steps around the catalog's commit:
+///
+/// 1. ``stage(_:of:originalExtension:)`` then ``makeDurable(_:)``: the bytes are kept, not yet
+///    live (no read or listing of live renditions sees them), and survive a crash from the
+///    moment `makeDurable` returns — so the row committed next never lacks its files;
+/// 2. after the commit, ``publish(_:)``: they become live, never over a live rendition. If the
+///    commit did not happen, ``discard(_:)``.
+///
+/// What a crash leaves between the two steps is in ``listStaged()``, for recovery to publish
+/// (the row was committed) or discard (it was not). ``list(_:)`` is every live rendition, for
+/// `check` and recovery to measure against the rows. ``delete(_:)`` and ``discard(_:)`` are
+/// idempotent: what is already gone is fine.
+///
+/// Every rule here is tested against every implementation by the storage contract tests.
+public protocol RenditionStorage: Sendable {
+    /// Makes the storage ready to use (creates what it needs that is missing).
+    func prepare() async throws(StorageError)
+
+    /// Keeps `renditions` of utensil `utensil` under a new operation, not live and not yet
+    /// durable (see ``makeDurable(_:)``). `originalExtension` is the photo's type (`jpeg`,
+    /// `png` …). Nothing is left behind when this throws.
+    func stage(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions
+
+    /// Makes staged operations durable, together (a group of operations shares the cost).
+    func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError)
+
+    /// Makes an operation's staged renditions live: the preview, then the thumbnail, then the
+    /// original. Never replaces a live rendition: one that is there already is
+    /// ``StorageError/alreadyLive(_:)``, and it and the staged ones not yet published stay
+    /// as they were. A rendition not staged (discarded, already published) is
+    /// ``StorageError/notStaged(_:)``.
+    func publish(_ operation: StagedRenditions) async throws(StorageError)
+
+    /// Removes an operation's staged renditions; those already gone are fine.
+    func discard(_ operation: StagedRenditions) async throws(StorageError)
+
+    /// The size in bytes of a live rendition; ``StorageError/notFound(_:)`` when there is none.
+    func size(of key: RenditionKey) async throws(StorageError) -> Int64
+
+    /// The bytes of a live rendition, all of them or those in `range` (offsets in bytes; the
+    /// part past its end is cut off, so a range starting at or past the end reads nothing).
+    /// ``StorageError/notFound(_:)`` when there is none.
+    func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8]
+
+    /// Removes a live rendition, durably; one that is not there is fine.
+    func delete(_ key: RenditionKey) async throws(StorageError)
+
+    /// Every live rendition of kind `rendition`, in no particular order.
+    func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey]
+
+    /// The operations staged and neither published nor discarded (what a crash left), with
+    /// the renditions each still has staged.
+    func listStaged() async throws(StorageError) -> [StagedRenditions]
+}
+
+/// One rendition of one utensil: what the storage keeps and hands back by id.
+public struct RenditionKey: Hashable, Sendable, CustomStringConvertible {
+    public var utensil: UUID
+    public var rendition: Rendition
+    /// The extension of its file: the photo's type for the original, `jpeg` for the others.
+    public var fileExtension: String
+
+    /// The key of `rendition` of a utensil whose original is of type `originalExtension`.
+    public init(_ rendition: Rendition, of utensil: UUID, originalExtension: String) {
+        self.init(utensil: utensil, rendition: rendition, fileExtension: rendition.fileExtension(original: originalExtension))
+    }
+
+    /// A key as listed: the file's own extension, whatever the rendition.
+    public init(utensil: UUID, rendition: Rendition, fileExtension: String) {
+        self.utensil = utensil
+        self.rendition = rendition
+        self.fileExtension = fileExtension
+    }
+
+    /// `<UUID>.<ext>`, its name in ``StateLayout``.
+    public var fileName: String {
+        "\(utensil.uuidString).\(fileExtension)"
+    }
+
+    public var description: String {
+        "the \(rendition.rawValue) of utensil \(utensil.uuidString) (\(fileName))"
+    }
+}
+
+/// The renditions one operation staged (see ``RenditionStorage``), by utensil and operation:
+/// the operation id keeps two operations on one utensil (a delete and a replacement) apart.
+public struct StagedRenditions: Hashable, Sendable {
+    public let utensil: UUID
+    public let operation: UUID
+    /// The photo's type (`jpeg` when the operation staged no original).
+    public let originalExtension: String
+    /// What it staged.
+    public let renditions: Set<Rendition>
+
+    public init(utensil: UUID, operation: UUID, originalExtension: String, renditions: Set<Rendition>) {
+        self.utensil = utensil
+        self.operation = operation
+        self.originalExtension = originalExtension
+        self.renditions = renditions
+    }
+
+    /// The live key each of its renditions becomes when published.
+    public func key(_ rendition: Rendition) -> RenditionKey {
+        RenditionKey(rendition, of: utensil, originalExtension: originalExtension)
+    }
+
+    /// Its renditions in the order they are published: the preview, the thumbnail, the
+    /// original (the original last into place, so a live original has its other files).
+    public var publishingOrder: [Rendition] {
+        [Rendition.preview, .thumbnail, .original].filter(renditions.contains)
+    }
+}
+
+/// Why a storage operation did not happen.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No live rendition has that key.
+    case notFound(RenditionKey)
+    /// A publish would have replaced a live rendition; nothing was replaced.
+    case alreadyLive(RenditionKey)
+    /// A publish found a rendition of its operation no longer staged (discarded, or published).
+    case notStaged(RenditionKey)
+    /// A file operation of the local storage failed (its path and the system's reason).
+    case fileSystem(SystemError)
+
+    /// The disk or the user's quota is full.
+    public var isNoSpace: Bool {
+        if case .fileSystem(let error) = self { return error.isNoSpace }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .notFound(let key): "There is no \(key)."
+        case .alreadyLive(let key): "\(key.description.prefix(1).uppercased())\(key.description.dropFirst()) is already there; it was not replaced."
+        case .notStaged(let key): "\(key.description.prefix(1).uppercased())\(key.description.dropFirst()) is no longer staged."
+        case .fileSystem(let error): error.description
+        }
+    }
+}

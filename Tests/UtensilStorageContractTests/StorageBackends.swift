@@ -1,0 +1,52 @@
+import Foundation
+import UtensilCore
+import UtensilStorage
+
+/// Every rendition storage the contract is checked against. A new storage is one more line
+/// here (and its target in this test target's dependencies).
+enum StorageBackends {
+    static let all: [StorageUnderTest] = [.localFolder]
+}
+
+/// A rendition storage under test: how to open a fresh, empty one of it.
+struct StorageUnderTest: Sendable, CustomStringConvertible {
+    let description: String
+    /// Opens a new, empty storage; the test calls `remove` of what it returns when done.
+    let open: @Sendable () async throws -> OpenedStorage
+}
+
+/// A fresh storage for one test.
+struct OpenedStorage: Sendable {
+    /// The storage the test works on, prepared.
+    let storage: any RenditionStorage
+    /// A second, independent handle on the same storage, as the daemon holds after a restart.
+    let reopened: @Sendable () async throws -> any RenditionStorage
+    /// Removes the storage and whatever it left behind.
+    let remove: @Sendable () async -> Void
+}
+
+extension StorageUnderTest {
+    /// `state_dir` in a temporary folder.
+    static let localFolder = StorageUnderTest(description: "local folder") {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storage-contract-\(UUID().uuidString)")
+        let layout = StateLayout(stateDirectory: RawPath(folder.path))
+        let storage = LocalFolderStorage(layout: layout, hostName: "kitchen-1")
+        try await storage.prepare()
+        return OpenedStorage(
+            storage: storage,
+            reopened: { LocalFolderStorage(layout: layout, hostName: "kitchen-1") },
+            remove: { try? FileManager.default.removeItem(at: folder) })
+    }
+
+    /// Runs `body` on a fresh storage of this kind, removing it afterwards.
+    func check(_ body: (OpenedStorage) async throws -> Void) async throws {
+        let opened = try await open()
+        do {
+            try await body(opened)
+        } catch {
+            await opened.remove()
+            throw error
+        }
+        await opened.remove()
+    }
+}
