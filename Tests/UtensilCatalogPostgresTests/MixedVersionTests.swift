@@ -57,8 +57,10 @@ struct MixedVersionTests {
         let version = try Self.thisVersion()
         let socket = world.root.appendingPathComponent("control.sock").path
         let daemon = try RunningDaemon(world: world, extra: daemonExtra(server))
-        #expect(try server.superuserSQL("SELECT schema FROM hosts WHERE name = 'kitchen-1'", database: server.database)
-            == "\(Self.schema)")
+        // The first heartbeat is written beside start-up, not before READY=1.
+        let ownSchema = { (try? server.superuserSQL("SELECT schema FROM hosts WHERE name = 'kitchen-1'", database: server.database)) ?? "" }
+        try Poll.until(seconds: 30, "kitchen-1's first heartbeat", detail: { daemon.log }) { !ownSchema().isEmpty }
+        #expect(ownSchema() == "\(Self.schema)")
 
         // A newer utensild starts on kitchen-2: it applies a migration this one does not know,
         // and beats with its version and schema.
