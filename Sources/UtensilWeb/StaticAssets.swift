@@ -66,7 +66,7 @@ enum StaticAssets {
     .more a, .back, .download { display: inline-flex; align-items: center; min-height: 2.75rem; }
     .pager { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; margin: .5rem 0; }
     .pager a { display: inline-flex; align-items: center; min-height: 2.75rem; min-width: 2.75rem; }
-    .pager a[rel=prev] { margin-left: auto; }
+    .pager .back { margin-right: auto; }
     .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
     .tray { position: relative; margin: 0 0 .75rem; }
     .tray-bar { display: flex; align-items: center; gap: .5rem; min-height: 2.75rem; padding-left: .6rem; border-left: 4px solid var(--good); background: var(--tint); }

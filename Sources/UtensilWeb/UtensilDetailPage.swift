@@ -20,13 +20,13 @@ struct UtensilDetailPage: Sendable {
         var links = "<a class=\"back\" href=\"\(HTML.escape(back))\">\(context.isEmpty ? "← All utensils" : "← Back to the list")</a>"
         if let previous = neighbours.previous {
             let href = "/utensils/\(previous.id)" + list.context(after: list.after)
-            links += "<a rel=\"prev\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(previous.name))\">‹ Previous"
+            links += "<a rel=\"prev\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(previous.name))\">‹&nbsp;Previous"
                 + "<span class=\"visually-hidden\">: \(HTML.escape(previous.name))</span></a>"
         }
         if let next = neighbours.next {
             let href = "/utensils/\(next.id)" + list.context(after: neighbours.nextAfter)
             links += "<a rel=\"next\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(next.name))\">Next"
-                + "<span class=\"visually-hidden\">: \(HTML.escape(next.name))</span> ›</a>"
+                + "<span class=\"visually-hidden\">: \(HTML.escape(next.name))</span>&nbsp;›</a>"
         }
         return "<nav class=\"pager\" aria-label=\"In the list\">\(links)</nav>"
     }
