@@ -29,5 +29,5 @@ public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
 
     /// The greatest ``distance(to:)`` at which two fingerprints are taken for copies of one
     /// photo, chosen by measurement (docs/PERFORMANCE.md, "Look-alike fingerprints").
-    public static let copyThreshold = 10
+    public static let copyThreshold = 12
 }

@@ -53,7 +53,7 @@ enum Lookalike {
             lookups.append((Measure.wallms() - start) * 1000)
             for match in matches {
                 byDistance[match.distance] += 1
-                if pairs.count < 1000 { pairs.append([match.id, position, match.distance]) }
+                if pairs.count < 200_000 { pairs.append([match.id, position, match.distance]) }
             }
             index.insert(fingerprint, for: position)
         }
