@@ -23,6 +23,9 @@ struct PageRoutes: Sendable {
             // The list it was opened from; a query that is not one (or a visitor's favorites)
             // leaves the page without neighbours rather than refusing it.
             var page = UtensilDetailPage(utensil: utensil, user: user)
+            if user != nil, case .success(let categories) = await backend.answer(.categories, webUser: nil) {
+                page.categories = categories
+            }
             if let list = try? ListQuery(query: request.uri.query), !list.favorites || user != nil {
                 page.list = list
                 page.neighbours = await ListNeighbours.find(utensil.id, in: list, user: user, backend: backend)

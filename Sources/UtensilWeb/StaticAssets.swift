@@ -154,6 +154,13 @@ enum StaticAssets {
       });
     })();
 
+    // The gallery's order applies as it is chosen, as pressing Search would (which stays, for
+    // pages without this script).
+    (function () {
+      const order = document.querySelector('.search select[name="sort"]');
+      if (order && order.form) order.addEventListener("change", function () { order.form.requestSubmit ? order.form.requestSubmit() : order.form.submit(); });
+    })();
+
     // A utensil's page: the arrow keys go to the previous and next utensil of the list it was
     // opened from (its rel=prev and rel=next links), unless a form field has the keyboard.
     (function () {

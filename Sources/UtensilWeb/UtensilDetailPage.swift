@@ -12,6 +12,8 @@ struct UtensilDetailPage: Sendable {
     /// place in that list.
     var list = ListQuery()
     var neighbours = ListNeighbours()
+    /// The categories the category field offers (a `<datalist>`: pick one, or type a new one).
+    var categories: [CategoryInfo] = []
 
     /// Back to the list, scrolled to this utensil's card; previous and next in it.
     func pager() -> String {
@@ -52,7 +54,9 @@ struct UtensilDetailPage: Sendable {
         <button type="submit">Rename</button>
         </form>
         <form method="post" action="/utensils/\(utensil.id)/category" class="inline">
-        <label>Category <input name="category" value="\(HTML.escape(utensil.category ?? ""))" maxlength="100" placeholder="none"></label>
+        <label>Category <input name="category" value="\(HTML.escape(utensil.category ?? ""))" maxlength="100" placeholder="none" \
+        list="category-choices" autocomplete="off"></label>
+        <datalist id="category-choices">\(categories.map { "<option value=\"\(HTML.escape($0.name))\"></option>" }.joined())</datalist>
         <button type="submit">Change category</button>
         </form>
         <form method="post" action="/utensils/\(utensil.id)/delete" class="inline">

@@ -366,6 +366,11 @@ import Testing
                 #expect(response.status == .notFound)
                 #expect(response.text.contains("Signed in as"), "a missing page keeps the signed-in header")
             }
+            // The category field offers the existing categories, and takes a new one too.
+            try await client.execute(uri: "/utensils/\(Self.id)", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.text.contains("list=\"category-choices\""))
+                #expect(response.text.contains("<datalist id=\"category-choices\"><option value=\"Kitchen\"></option></datalist>"))
+            }
         }
     }
 

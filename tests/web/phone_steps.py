@@ -14,7 +14,7 @@ import zoneinfo
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 STREAM_OPEN = "return document.getElementById('grid').dataset.stream === 'open';"
 GRID_TOP = "return document.getElementById('grid').getBoundingClientRect().top + window.scrollY;"
@@ -123,9 +123,12 @@ def missing_page(daemon, phone, check):
 
 
 def viewer(daemon, desktop, check):
-    """From the gallery sorted by name: a card's page links its neighbours in that order, the
+    """Choosing "By name" applies it at once; from the gallery sorted so, a card's page links its neighbours in that order, the
     right arrow key goes to the next, and "back" returns to the same list at that card."""
-    desktop.get(daemon.base + "/?sort=name")
+    desktop.get(daemon.base + "/")
+    Select(desktop.find_element(By.CSS_SELECTOR, '.search select[name="sort"]')).select_by_value("name")
+    ordered = WebDriverWait(desktop, 30).until(lambda d: "sort=name" in d.current_url)
+    check("desktop: choosing an order applies it without pressing Search", ordered, desktop.current_url)
     cards = [a.get_attribute("href") for a in desktop.find_elements(By.CSS_SELECTOR, "#grid .card > a")]
     desktop.get(cards[1])
     prev = desktop.find_element(By.CSS_SELECTOR, 'a[rel="prev"]').get_attribute("href")
