@@ -100,7 +100,8 @@ struct ChangeRoutes: Sendable {
             let user = try access.requireUser(request)
             let id = try Self.id(context)
             _ = try await backend.answer(.delete(id.text), webUser: user).payload()
-            return Response.redirect(to: "/", type: .normal)
+            // To the gallery, which offers to undo it (``GalleryPage/undo``).
+            return Response.redirect(to: "/?deleted=\(id.text)", type: .normal)
         }
         for (action, favorite) in [("favorite", true), ("unfavorite", false)] {
             // The star on a utensil: the signed-in user's own mark; back to the page it was on.

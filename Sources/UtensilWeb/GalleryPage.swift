@@ -14,6 +14,9 @@ struct GalleryPage: Sendable {
     let inbox: String
     let categories: [CategoryInfo]
     let user: String?
+    /// A utensil the user has just deleted, still in the trash: a line with its Undo (a
+    /// restore form, so it works without JavaScript).
+    var undo: UtensilInfo?
 
     func render() -> String {
         let search = query.search ?? ""
@@ -68,6 +71,10 @@ struct GalleryPage: Sendable {
         }
         if user != nil, let category = query.category, !query.favorites {
             body += Self.categoryForms(category)
+        }
+        if let undo {
+            body += "<div class=\"undo\" role=\"status\"><span>\(HTML.escape(undo.name)) is in the trash.</span> "
+                + "<form method=\"post\" action=\"/utensils/\(undo.id)/restore\" class=\"inline\"><button type=\"submit\">Undo</button></form></div>\n"
         }
         body += Self.tray
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites

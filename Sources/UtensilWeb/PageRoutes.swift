@@ -13,8 +13,14 @@ struct PageRoutes: Sendable {
             if query.favorites && user == nil { throw Access.signInForFavorites }
             let page = try await backend.answer(query.call, webUser: user).payload()
             let categories = try await backend.answer(.categories, webUser: nil).payload()
-            return HTML.response(GalleryPage(
-                query: query, page: page, inbox: backend.inbox, categories: categories, user: user).render())
+            var gallery = GalleryPage(query: query, page: page, inbox: backend.inbox, categories: categories, user: user)
+            // Just deleted (`?deleted=ID`, where a delete redirects): its Undo, while it is in the trash.
+            if user != nil, let deleted = QueryItems(request.uri.query)?["deleted"], let id = UtensilID(deleted),
+               case .success(let trash) = await backend.answer(.trash, webUser: nil)
+            {
+                gallery.undo = trash.first { $0.id.uppercased() == id.text.uppercased() }
+            }
+            return HTML.response(gallery.render())
         }
         router.get("/utensils/:id") { request, context in
             guard let segment = context.parameters.get("id"), let id = UtensilID(segment) else { throw WebProblem.notFound }

@@ -69,6 +69,8 @@ enum StaticAssets {
     .pager .back { margin-right: auto; }
     .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
     .tray { position: relative; margin: 0 0 .75rem; }
+    .undo { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; min-height: 2.75rem; margin: 0 0 .75rem; padding-left: .6rem; \
+    border-left: 4px solid var(--good); background: var(--tint); }
     .tray-bar { display: flex; align-items: center; gap: .5rem; min-height: 2.75rem; padding-left: .6rem; border-left: 4px solid var(--good); background: var(--tint); }
     .tray.bad .tray-bar { border-color: var(--bad); }
     .tray-latest { flex: 1 1 auto; display: flex; gap: 1.5rem; min-width: 0; margin: 0; white-space: nowrap; overflow: hidden; }

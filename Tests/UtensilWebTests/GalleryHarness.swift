@@ -63,7 +63,11 @@ struct MemoryBackend: GalleryBackend {
                 .success(utensils.first(where: { $0.id == id.uppercased() })!, for: .show)
             case .show: .failure(.notFound, "No utensil has that id; `utensilctl list` shows them.")
             case .categories: .success([CategoryInfo(name: "Kitchen", count: 1)], for: .categories)
-            case .trash: .success([UtensilInfo](), for: .trash)
+            // Deleting answers the utensil as the trash then holds it; the trash holds the
+            // utensils whose name begins with "Trashed".
+            case .delete(let id, _) where utensils.contains(where: { $0.id == id.uppercased() }):
+                .success(utensils.first(where: { $0.id == id.uppercased() })!, for: .delete)
+            case .trash: .success(utensils.filter { $0.name.hasPrefix("Trashed") }, for: .trash)
             case .status:
                 .success(
                     StatusInfo(

@@ -374,6 +374,36 @@ import Testing
         }
     }
 
+    /// A delete leads to the gallery with an Undo: a restore form for the utensil it names,
+    /// while it is in the trash, for the signed-in user only.
+    @Test func aDeleteOffersItsUndo() async throws {
+        try await Gallery(more: ["Trashed whisk"]).test { client in
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders, body: .form("name=alice&password=correct+horse+battery")
+            ) { String(($0.headers[.setCookie] ?? "").prefix { $0 != ";" }) }
+            var signedIn = Self.formHeaders
+            signedIn[.cookie] = cookie
+            try await client.execute(uri: "/utensils/\(Self.id)/delete", method: .post, headers: signedIn, body: .form("")) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.location] == "/?deleted=\(Self.id)")
+            }
+            let trashed = try await client.execute(uri: "/api/v1/utensils?limit=500", method: .get) { response in
+                ((response.json["utensils"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "Trashed whisk" }?["id"] as? String
+            }
+            let id = try #require(trashed)
+            try await client.execute(uri: "/?deleted=\(id)", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.text.contains("<span>Trashed whisk is in the trash.</span>"))
+                #expect(response.text.contains("<form method=\"post\" action=\"/utensils/\(id)/restore\" class=\"inline\"><button type=\"submit\">Undo</button></form>"))
+            }
+            for (uri, headers) in [("/?deleted=\(id)", HTTPFields()), ("/?deleted=\(Self.id)", [.cookie: cookie]), ("/?deleted=..%2F", [.cookie: cookie])] {
+                try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    #expect(!response.text.contains("Undo"), "\(uri): not in the trash, or a visitor")
+                }
+            }
+        }
+    }
+
     @Test func aChangeWithoutASessionIs401AndACrossSiteOneIs403() async throws {
         try await Gallery().test { client in
             for uri in ["/utensils/\(Self.id)/rename", "/utensils/\(Self.id)/delete", "/categories/delete", "/utensils/\(Self.id)/favorite"] {

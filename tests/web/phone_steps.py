@@ -144,6 +144,20 @@ def viewer(daemon, desktop, check):
     check("desktop: back returns to the same list, at that utensil", back, desktop.current_url)
 
 
+def undo_delete(daemon, desktop, check):
+    """Delete from a utensil's page, then Undo on the gallery it leads to: back from the trash."""
+    target = daemon.get("/api/v1/utensils?limit=1")["utensils"][0]
+    desktop.get(daemon.base + f"/utensils/{target['id']}")
+    desktop.find_element(By.CSS_SELECTOR, f'form[action="/utensils/{target["id"]}/delete"] button').click()
+    offered = WebDriverWait(desktop, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".undo button"))
+    check("desktop: a delete leads to the gallery with an Undo",
+          offered and target["name"] + " is in the trash." in desktop.find_element(By.CLASS_NAME, "undo").text
+          and target["name"] not in daemon.names())
+    desktop.find_element(By.CSS_SELECTOR, ".undo button").click()
+    check("desktop: Undo brings it back from the trash",
+          daemon.wait_for("the undo", lambda: target["name"] in daemon.names()))
+
+
 def without_javascript(daemon, browser, check, utensil_id):
     plain = browser(javascript=False)
     try:
@@ -175,6 +189,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         local_time(daemon, phone, check, utensil_id)
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
+        undo_delete(daemon, desktop, check)
     finally:
         phone.quit()
         desktop.quit()
