@@ -139,6 +139,17 @@ struct PhotoFingerprintTests {
         }
     }
 
+    @Test("the codec makes a miniature only when asked, and only with a preview")
+    func miniatureOnlyWhenAsked() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(Self.photoFolder)/Wood.jpg")))
+        func miniature(_ request: ThumbnailRequest) throws -> GreyMiniature? {
+            try bytes.withUnsafeBytes { raw throws(ImageCodecError) in try ThumbnailMaker(request: request).makeThumbnail(from: raw) }.miniature
+        }
+        #expect(try miniature(ThumbnailRequest(previewLongSide: 1600)) == nil)
+        #expect(try miniature(ThumbnailRequest(previewLongSide: 0, miniatureSide: 32)) == nil)
+        #expect(try miniature(ThumbnailRequest(previewLongSide: 400, miniatureSide: 16))?.pixels.count == 256)
+    }
+
     @Test("a flat image gives no fingerprint")
     func featureless() {
         #expect(throws: PerceptualHash.Refusal.self) {
