@@ -1,3 +1,4 @@
+import Glibc
 import Hummingbird
 import UtensilControlProtocol
 
@@ -29,6 +30,12 @@ struct PageRoutes: Sendable {
             // The list it was opened from; a query that is not one (or a visitor's favorites)
             // leaves the page without neighbours rather than refusing it.
             var page = UtensilDetailPage(utensil: utensil, user: user)
+            let previewPath = backend.previewPath(id: id.text)
+            let previewBytes = await backend.runBlocking { () -> Int? in
+                var status = stat()
+                return stat(previewPath, &status) == 0 ? Int(status.st_size) : nil
+            }
+            page.imageIsOriginal = UtensilDetailPage.showsOriginal(utensil, previewBytes: previewBytes)
             if user != nil, case .success(let categories) = await backend.answer(.categories, webUser: nil) {
                 page.categories = categories
             }

@@ -14,6 +14,16 @@ struct UtensilDetailPage: Sendable {
     var neighbours = ListNeighbours()
     /// The categories the category field offers (a `<datalist>`: pick one, or type a new one).
     var categories: [CategoryInfo] = []
+    /// Show the original itself rather than the preview (``showsOriginal(_:previewBytes:)``).
+    var imageIsOriginal = false
+
+    /// Whether the page shows the original instead of the preview: when every browser shows
+    /// its format, it is no larger than a preview (long side at most 1,600 px), and its file
+    /// is not larger than the preview's (a small WebP's JPEG preview can weigh twice as much).
+    static func showsOriginal(_ utensil: UtensilInfo, previewBytes: Int?) -> Bool {
+        guard let previewBytes, ["jpg", "jpeg", "png", "webp", "gif"].contains(utensil.fileExtension.lowercased()) else { return false }
+        return max(utensil.width, utensil.height) <= 1600 && utensil.bytes <= previewBytes
+    }
 
     /// Back to the list, scrolled to this utensil's card; previous and next in it.
     func pager() -> String {
@@ -68,7 +78,7 @@ struct UtensilDetailPage: Sendable {
         <main class="utensil">
         \(pager())
         <h2>\(name)\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
-        <figure><img class="preview" src="\(HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
+        <figure><img class="preview" src="\(imageIsOriginal ? HTML.originalURL(utensil) : HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
         <figcaption><a class="download" href="\(HTML.originalURL(utensil))" download>Download the original         (\(HTML.escape(utensil.fileExtension.uppercased())), \(HTML.escape(HTML.size(utensil.bytes))))</a></figcaption></figure>
         <dl class="facts">
         \(list)

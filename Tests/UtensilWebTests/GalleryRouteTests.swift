@@ -119,6 +119,30 @@ import Testing
         }
     }
 
+    /// A small original in a format every browser shows is shown itself when its preview
+    /// would weigh more; otherwise the preview.
+    @Test func aSmallOriginalIsShownInsteadOfAHeavierPreview() async throws {
+        let gallery = try Gallery()
+        try await gallery.test { client in
+            try await client.execute(uri: "/utensils/\(Self.id)", method: .get) { response in
+                #expect(response.text.contains("<img class=\"preview\" src=\"/previews/\(Self.id).jpeg?v="), "a 14-byte PNG, a 13-byte preview")
+            }
+            try Data(repeating: 0xFF, count: 100).write(to: URL(fileURLWithPath: gallery.backend.previewPath(id: Self.id)))
+            try await client.execute(uri: "/utensils/\(Self.id)", method: .get) { response in
+                #expect(response.text.contains("<img class=\"preview\" src=\"/originals/\(Self.id).png?v="), "a 100-byte preview")
+            }
+        }
+        let utensil = gallery.backend.utensil
+        var large = utensil
+        large.width = 4000
+        #expect(!UtensilDetailPage.showsOriginal(large, previewBytes: 1 << 20), "larger than display size")
+        var heic = utensil
+        heic.fileExtension = "heic"
+        #expect(!UtensilDetailPage.showsOriginal(heic, previewBytes: 1 << 20), "not every browser shows HEIC")
+        #expect(!UtensilDetailPage.showsOriginal(utensil, previewBytes: nil), "no preview to compare with")
+        #expect(UtensilDetailPage.showsOriginal(utensil, previewBytes: 14))
+    }
+
     @Test func aCommandQuotedInAProblemShowsAsCode() {
         #expect(ProblemPage.prose("Run `utensilctl list` <now>.") == "Run <code>utensilctl list</code> &lt;now&gt;.")
         #expect(!ProblemPage.prose("a ` stray").contains("`"))
