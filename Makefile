@@ -56,7 +56,7 @@ run: release
 
 ## Builds and runs every test, and prints how long it took. After the debug build, the Swift
 ## tests run (test-swift) while TEST_BESIDE runs beside them at low priority (the release build
-## of the Debian package and its lint, the sanitizer's build and run); then the suites in
+## of the Debian package and its lint); then the suites in
 ## TEST_EXTRAS run, TEST_JOBS at a time. Each target's output is printed when it ends, and
 ## the seconds each stage and target took at the very end.
 TEST_JOBS    ?= 3

@@ -17,7 +17,12 @@ let package = Package(
         .systemLibrary(name: "CHeif", pkgConfig: "libheif"),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux"),
         .target(name: "CHeifGuard", dependencies: ["CHeif"]),
-        .target(name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"]),
+        // Optimised in debug builds, as in the main package: the sanitizers' tests decode real
+        // photos, which unoptimised pixel loops make minutes slower; AddressSanitizer checks
+        // optimised code as well (the libFuzzer build is a release build).
+        .target(
+            name: "UtensilCodec", dependencies: ["CTurboJPEG", "CSPNG", "CHeif", "CHeifGuard", "CWebP"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(
             name: "CodecFuzz", dependencies: ["UtensilCodec"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

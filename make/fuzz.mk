@@ -55,9 +55,9 @@ fuzz-seeds: fuzz-build test-deps
 # instead: the codec promises to be safe from many threads at once, and a test holds it to that.
 sanitize: sanitize-address sanitize-thread
 
-# make test runs the ASan pass beside the Swift tests (about 3 minutes on two cores, build
+# make test runs the ASan pass after the Swift tests (about 3 minutes on two cores, build
 # included); the TSan pass (about 4 more) is left to `make sanitize`.
-TEST_BESIDE += sanitize-address
+TEST_EXTRAS += sanitize-address
 
 # With LeakSanitizer; fuzz/lsan.supp names the two leaks of the test tools (XCTest, Process).
 sanitize-address: test-deps
