@@ -32,9 +32,13 @@ enum DownloadName {
 
     /// The quoted-string stand-in: printable ASCII only, accents removed first (`é` → `e`).
     static func asciiFallback(_ name: String) -> String {
-        let folded = safe(name).folding(options: [.diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+        // Canonical decomposition without its combining marks (`é` → `e` + U+0301 → `e`): the
+        // standard library's Unicode data, not a locale's, so no download loads ICU's.
+        let folded = safe(name).decomposedStringWithCanonicalMapping.unicodeScalars.filter {
+            $0.properties.generalCategory != .nonspacingMark
+        }
         var out = ""
-        for scalar in folded.unicodeScalars {
+        for scalar in folded {
             let printable = (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\" && scalar != "%"
             out.unicodeScalars.append(printable ? scalar : "_")
         }

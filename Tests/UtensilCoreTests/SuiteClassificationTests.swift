@@ -21,8 +21,8 @@ import UtensilTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let outputFile = folder.appendingPathComponent("out")
         let errorFile = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        try Data().write(to: outputFile)
+        try Data().write(to: errorFile)
         let output = try FileHandle(forWritingTo: outputFile)
         let errors = try FileHandle(forWritingTo: errorFile)
         let process = Process()
