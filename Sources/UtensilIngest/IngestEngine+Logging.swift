@@ -11,7 +11,7 @@ extension IngestEngine {
         ])
         switch outcome {
         case .ingested(let record), .alreadyIngested(let record):
-            catalogAnswered()
+            catalogAnswered(triedAt: Date() - duration.timeInterval)
             metadata[.messageID] = .id(.ingested)
             metadata[.utensilID] = .string(record.id.uuidString)
             metadata[.utensilName] = .string(record.name)
@@ -69,14 +69,18 @@ extension IngestEngine {
         return started
     }
 
-    /// The catalog answered — a drop reached it, or the daemon's probe of it during an outage
-    /// succeeded: if an outage was under way, the journal says, once, that it is over.
-    public func catalogAnswered() {
+    /// The catalog answered a try that began at `triedAt` — a drop reached it, or the daemon's
+    /// probe of it during an outage succeeded: if an outage was under way, the journal says,
+    /// once, that it is over. An answer to a try that began before the outage was noticed (a
+    /// drop committing on a connection the server had not closed yet, while it stops) proves
+    /// nothing about now and ends nothing.
+    public func catalogAnswered(triedAt: Date = Date()) {
         let now = Date()
         let since = catalogOutage.withLock { outage -> Date? in
-            defer { outage.since = nil }
-            if outage.since != nil { outage.answeredAt = now }
-            return outage.since
+            guard let since = outage.since, triedAt >= since else { return nil }
+            outage.since = nil
+            outage.answeredAt = now
+            return since
         }
         guard let since else { return }
         let seconds = Int(Date().timeIntervalSince(since).rounded())

@@ -6,7 +6,8 @@ import UtensilCore
 import UtensilTestSupport
 
 /// The journal says once that the catalog is unavailable and once that it answers again; a
-/// try that was still waiting for the catalog when it came back is no new outage.
+/// try that was still waiting for the catalog when it came back is no new outage, and an
+/// answer to a try begun before the outage was noticed does not end it.
 @Suite("Catalog outage in the journal")
 struct CatalogOutageLogTests {
     @Test func aTryThatBeganBeforeTheCatalogAnsweredStartsNoNewOutage() throws {
@@ -33,5 +34,12 @@ struct CatalogOutageLogTests {
         // A try begun after it answered: a new outage.
         engine.log(unavailable, drop: drop, duration: .zero)
         #expect(count("The catalog is unavailable") == 2)
+        // Answered, but begun before this outage was noticed (a connection the stopping server
+        // had not closed yet): the outage goes on.
+        engine.catalogAnswered(triedAt: Date() - 5)
+        #expect(count("The catalog answers again") == 1)
+        // Answered a try begun since: it is over.
+        engine.catalogAnswered()
+        #expect(count("The catalog answers again") == 2)
     }
 }
