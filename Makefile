@@ -66,7 +66,7 @@ test: test-deps
 	@mkdir -p $(dir $(TEST_TIMES)) && rm -f $(TEST_TIMES)
 	@$(MAKE) --no-print-directory timed-test-build
 	@echo "make test: the Swift tests, and beside them: $(TEST_BESIDE)"
-	@$(MAKE) --no-print-directory -j2 --output-sync=target timed-test-swift timed-test-beside
+	@$(MAKE) --no-print-directory -j2 --output-sync=target timed-test-swift test-beside
 	@echo "make test: then $(TEST_EXTRAS), $(TEST_JOBS) at a time"
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(addprefix timed-,$(TEST_EXTRAS))
 	@echo "make test: seconds per step: $$(sort -k2,2nr $(TEST_TIMES) | awk '{printf "%s%s %s", sep, $$1, $$2; sep=", "}')"
@@ -85,6 +85,7 @@ timed-%:
 test-swift:
 	SWIFT=$(SWIFT) scripts/run-swift-tests $(SWIFT_TEST_LIMIT) --shards $(SWIFT_TEST_SHARDS) --skip-suites '^UtensildTests\.($(RELEASE_SUITES))$$'
 
+# Untimed itself: each target it runs is timed.
 test-beside:
 	nice -n 10 $(MAKE) --no-print-directory $(addprefix timed-,$(TEST_BESIDE))
 
