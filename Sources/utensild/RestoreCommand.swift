@@ -31,7 +31,7 @@ struct RestoreCommand: AsyncParsableCommand {
             PostgreSQL cannot be reached), 64 usage, 78 bad configuration.
 
             Examples:
-              sudo utensild restore /var/lib/utensild/backup-2026-11-25
+              sudo utensild restore /var/lib/utensild/backups/2026-11-25
               sudo -u utensil utensild --config /etc/utensild/utensild.toml restore /srv/backup
               sudo utensild --catalog postgresql://utensil@db.example.org/utensils \\
                 --catalog-password-file /root/pg-password restore /root/backup

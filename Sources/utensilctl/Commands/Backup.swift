@@ -16,8 +16,8 @@ struct Backup: ParsableCommand {
             shown; restore with `utensild restore DEST` (see utensild(8)).
 
             Examples:
-              sudo utensilctl backup /var/lib/utensild/backup-$(date +%F)
-              sudo utensilctl backup --json /var/lib/utensild/backup-nightly | jq .files
+              sudo utensilctl backup /var/lib/utensild/backups/$(date +%F)
+              sudo utensilctl backup --json /var/lib/utensild/backups/nightly | jq .files
             """)
 
     @Argument(help: ArgumentHelp("The new backup folder (it must not exist yet).", valueName: "dest"))
