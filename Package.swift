@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -151,6 +152,17 @@ let package = Package(
         // Where a utensil's renditions are kept: the seam (RenditionStorage) and the local
         // folder that keeps them (LocalFolderStorage, HeldFolder, FileOps); no catalog, no GRDB.
         .target(name: "UtensilStorage", dependencies: ["UtensilCore", "CUtensilSupport"]),
+        // The storage seam kept in an S3-compatible bucket: our own SigV4 signing, an S3 client
+        // over async-http-client, and S3Storage; the only code that speaks S3.
+        .target(
+            name: "UtensilStorageS3",
+            dependencies: [
+                "UtensilStorage", "UtensilCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .target(
             name: "UtensilIngest",
             dependencies: [
@@ -211,6 +223,15 @@ let package = Package(
         // The storage contract: every rule of RenditionStorage, run against every storage in
         // StorageBackends.all, in a temporary folder.
         .testTarget(name: "UtensilStorageContractTests", dependencies: ["UtensilStorage", "UtensilCore"]),
+        // The SigV4 signing (AWS's test vectors, botocore) and the S3 client against a real
+        // SeaweedFS (SeaweedServer).
+        .testTarget(
+            name: "UtensilStorageS3Tests",
+            dependencies: [
+                "UtensilStorageS3", "UtensilStorage", "UtensilCore", "UtensilTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig", "UtensilTestSupport"]),
         .testTarget(
             name: "UtensilMetricsTests",

