@@ -277,7 +277,7 @@ public final class IngestEngine: Sendable {
             nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner), host: settings.hostName)
         let pending: PendingUtensil
-        do throws(SystemError) {
+        do throws(StorageError) {
             pending = try store.write(
                 original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, of: record,
                 replacing: replacing, claims: claims)

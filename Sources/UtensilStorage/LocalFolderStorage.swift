@@ -23,9 +23,23 @@ public struct LocalFolderStorage: RenditionStorage {
     /// The mode of every file under `state_dir`.
     public static let fileMode: mode_t = 0o600
 
-    public init(layout: StateLayout, hostName: String) {
+    /// Told each time a single file operation is done (see ``Step``).
+    public let onStep: (@Sendable (Step) -> Void)?
+
+    /// A point between two single file operations, as it is passed: so that a test can stop
+    /// the process exactly there (the store's fault injection), whatever operation it is in.
+    public enum Step: Sendable {
+        /// A rendition of an operation is written into `staging/<host_name>/` (not yet durable).
+        case staged(Rendition, of: StagedRenditions)
+        /// A rendition of an operation is renamed into place.
+        case published(Rendition, of: StagedRenditions)
+    }
+
+    /// `onStep`, when given, is told of every ``Step`` passed.
+    public init(layout: StateLayout, hostName: String, onStep: (@Sendable (Step) -> Void)? = nil) {
         self.layout = layout
         self.hostName = hostName
+        self.onStep = onStep
     }
 
     /// `staging/<host_name>`.
@@ -51,6 +65,7 @@ public struct LocalFolderStorage: RenditionStorage {
                     guard let bytes = renditions[rendition] else { continue }
                     try FileOps.writeThroughTemporary(
                         bytes, in: folder, as: stagedName(staged, rendition), mode: Self.fileMode, durable: false)
+                    onStep?(.staged(rendition, of: staged))
                 }
             } catch {
                 removeStaged(staged, in: folder)
@@ -86,6 +101,7 @@ public struct LocalFolderStorage: RenditionStorage {
             } catch {
                 throw .fileSystem(error)
             }
+            onStep?(.published(rendition, of: operation))
         }
     }
 

@@ -1,34 +1,27 @@
 import Foundation
 import UtensilCatalogModel
+import UtensilCore
 import UtensilStorage
 
 /// The commit of an ingest, a new utensil or a new photo for one (`duplicate_names =
-/// "replace"`): its files written into `staging/`, made durable, its row committed, then its
-/// files moved into place (see `UtensilStore+Staging`).
+/// "replace"`): its renditions staged in the storage, made durable, its row committed, then
+/// published (see ``RenditionStorage`` and `UtensilStore+Staging`).
 extension UtensilStore {
-    /// Writes a utensil's original, thumbnail and preview for `record` into `staging/` (not
+    /// Stages a utensil's original, thumbnail and preview for `record` in the storage (not
     /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
     /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
     func write(
         original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?,
         claims: Claims
-    ) throws(SystemError) -> PendingUtensil
+    ) throws(StorageError) -> PendingUtensil
     {
         let record = claims.applied(to: record)
-        let files = StagedFiles(
-            folders: try stateFolders(), utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
-        do throws(SystemError) {
-            try FileOps.writeThroughTemporary(original, in: files.folders.staging, as: files.original, durable: false)
-            faults.reached(.originalWritten)
-            try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: false)
-            try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: false)
-            faults.reached(.thumbnailWritten)
-        } catch {
-            discard(files)
-            throw error
+        let renditions: [Rendition: [UInt8]] = [.original: original, .thumbnail: thumbnail, .preview: preview]
+        let staged = try storageCall { storage async throws(StorageError) in
+            try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
         }
-        return PendingUtensil(record: record, replacing: replacing, files: files)
+        return PendingUtensil(record: record, replacing: replacing, staged: staged)
     }
 
     /// What became of one pending utensil at its commit.
@@ -41,26 +34,21 @@ extension UtensilStore {
         case failed(TransientFailure)
     }
 
-    /// Commits any number of pending utensils at once: their files are made durable together
-    /// (each file, then `staging/` once), the new rows are committed in one transaction (one
+    /// Commits any number of pending utensils at once: their renditions are made durable
+    /// together (``RenditionStorage/makeDurable(_:)``), the new rows are committed in one transaction (one
     /// WAL commit), each replacement on its own, and then each one's files are moved into
     /// place. A row that SQLite refuses refuses only its own utensil.
     ///
     /// - Returns: one result per pending utensil, in the same order.
     func commit(_ batch: [PendingUtensil]) -> [CommitResult] {
         settleUncertainCommits()
-        // Make the files durable: each file, then each staging folder once for the whole group.
-        do throws(SystemError) {
-            for pending in batch {
-                try pending.files.sync()
-            }
-            var synced = Set<FileIdentity>()
-            for folder in batch.map(\.files.folders.staging) where synced.insert(folder.identity).inserted {
-                try folder.sync()
-            }
+        // Make the renditions durable, the whole group together.
+        do throws(StorageError) {
+            let operations = batch.map(\.staged)
+            try storageCall { storage async throws(StorageError) in try await storage.makeDurable(operations) }
             faults.reached(.filesDurable)
         } catch {
-            batch.forEach { discard($0.files) }
+            batch.forEach { discard($0.staged) }
             return batch.map { _ in .failed(TransientFailure(error)) }
         }
 
@@ -93,7 +81,7 @@ extension UtensilStore {
             if pending.replacing != nil {
                 results[index] = whileChanging(pending.record.id) { commitReplacement(pending) }
             } else if case .refused = results[index] {
-                discard(pending.files)
+                discard(pending.staged)
             } else {
                 results[index] = placeFiles(of: pending, committed: results[index])
             }
@@ -114,7 +102,7 @@ extension UtensilStore {
         batch.indices.map { index in
             let pending = batch[index]
             guard fresh.contains(index), case .unavailable = error else {
-                discard(pending.files)
+                discard(pending.staged)
                 return .refused(error)
             }
             switch settle(pending, after: error) {
@@ -172,15 +160,27 @@ extension UtensilStore {
             changes.announce()
             return .committed(row)
         case .success:
-            discard(pending.files)
+            discard(pending.staged)
             return .absent
         case .failure(let lookupError):
             return .unknown(lookupError)
         }
     }
 
-    /// Removes the files of a utensil that will not be committed. One that cannot be removed
-    /// is logged; start-up reconciliation removes it.
+    /// Removes the staged renditions of a utensil that will not be committed. What cannot be
+    /// removed is logged; start-up reconciliation removes it.
+    func discard(_ staged: StagedRenditions) {
+        do throws(StorageError) {
+            try storageCall { storage async throws(StorageError) in try await storage.discard(staged) }
+        } catch {
+            logger.warning(
+                "Cannot remove the staged files of utensil \(staged.utensil.uuidString) (\(error)); it has no row, so restarting utensild removes them",
+                metadata: .journal([.utensilID: .string(staged.utensil.uuidString)]))
+        }
+    }
+
+    /// Removes staged files not staged through the storage (`rethumb`'s). One that cannot be
+    /// removed is logged; start-up reconciliation removes it.
     func discard(_ files: StagedFiles) {
         for name in [files.original, files.thumbnail, files.preview] {
             do {
@@ -191,8 +191,8 @@ extension UtensilStore {
         }
     }
 
-    /// Commits a replacement's row (its files are durable in `staging/`), then moves its
-    /// files into place; or, refused, removes them.
+    /// Commits a replacement's row (its renditions are durable, staged), then publishes them;
+    /// or, refused, discards them.
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {
         do {
             let photo = pending.record
@@ -205,11 +205,11 @@ extension UtensilStore {
         }
     }
 
-    /// After the commit: the files into place (and a replaced original of another type
-    /// out). A failure is finished by start-up reconciliation.
+    /// After the commit: the renditions published (a replaced utensil's old ones deleted
+    /// first). A failure is finished by start-up reconciliation.
     private func placeFiles(of pending: PendingUtensil, committed: CommitResult) -> CommitResult {
-        do throws(SystemError) {
-            try moveIntoPlace(pending.files, otherExtensions: pending.replacing.map { [$0.fileExtension] } ?? [])
+        do throws(StorageError) {
+            try publish(pending.staged, replacing: pending.replacing)
             return committed
         } catch {
             logger.error(
@@ -220,12 +220,19 @@ extension UtensilStore {
     }
 }
 
-/// A utensil whose files are written into `staging/` (not yet durable) and whose row is not
-/// yet committed: waiting for ``UtensilStore/commit(_:)``. If it is never committed (the
-/// process dies), start-up reconciliation removes its files.
+/// A utensil whose renditions are staged (not yet durable) and whose row is not yet
+/// committed: waiting for ``UtensilStore/commit(_:)``. If it is never committed (the process
+/// dies), start-up reconciliation discards them.
 struct PendingUtensil: Sendable {
     let record: UtensilRecord
     /// The utensil whose photo this replaces (`duplicate_names = "replace"`), as it was.
     let replacing: UtensilRecord?
-    let files: StagedFiles
+    let staged: StagedRenditions
+}
+
+extension TransientFailure {
+    /// A storage operation that failed: a full disk as such, anything else as an I/O error.
+    init(_ error: StorageError) {
+        self.init(error.isNoSpace ? .diskFull : .ioError, error.description)
+    }
 }

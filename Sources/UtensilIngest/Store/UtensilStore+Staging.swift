@@ -48,6 +48,21 @@ extension UtensilStore {
         return (staged.utensil, staged.operation, staged.rendition.rawValue, staged.fileExtension)
     }
 
+    /// Makes staged renditions live (the preview, the thumbnail, then the original). A publish
+    /// never replaces a live rendition, so those of the utensil `replacing` (a new photo for
+    /// it) are deleted first, the original first: a live original always has its other files,
+    /// and a crash in between leaves the new ones staged, which the next start publishes. Not
+    /// made durable: a publish lost to a power cut is made again at the next start.
+    func publish(_ staged: StagedRenditions, replacing old: UtensilRecord?) throws(StorageError) {
+        let stale = old.map { old in
+            staged.publishingOrder.reversed().map { RenditionKey($0, of: old.id, originalExtension: old.fileExtension) }
+        } ?? []
+        try storageCall { storage async throws(StorageError) in
+            for key in stale { try await storage.delete(key) }
+            try await storage.publish(staged)
+        }
+    }
+
     /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
     /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
     /// type). Not made durable: a move lost to a power cut is made again at the next start.

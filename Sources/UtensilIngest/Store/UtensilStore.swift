@@ -59,10 +59,34 @@ public final class UtensilStore: Sendable {
         var logger: Logger
     }
 
-    public init(settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment()) {
+    /// Where the utensils' renditions are kept: the store stages, publishes, reads and removes
+    /// them through it alone (see ``RenditionStorage``).
+    let storage: any RenditionStorage
+
+    /// A store over `catalog` and `storage`, the backends the configuration chose.
+    public init(
+        settings: IngestSettings, catalog: any CatalogBackend, storage: any RenditionStorage, logger: Logger,
+        faults: FaultInjection = .fromEnvironment()
+    ) {
         self.current = Mutex(Reloadable(settings: settings, logger: logger))
         self.catalog = catalog
+        self.storage = storage
         self.faults = faults
+    }
+
+    /// A store over `catalog` and the local folder `settings.stateDirectory` (``localStorage(_:faults:)``).
+    public convenience init(
+        settings: IngestSettings, catalog: any CatalogBackend, logger: Logger, faults: FaultInjection = .fromEnvironment()
+    ) {
+        self.init(
+            settings: settings, catalog: catalog, storage: Self.localStorage(settings, faults: faults), logger: logger,
+            faults: faults)
+    }
+
+    /// The storage in `settings.stateDirectory`, this host's staging folder its own, its steps
+    /// passed to `faults` (``FaultInjection/storageStep(_:)``).
+    public static func localStorage(_ settings: IngestSettings, faults: FaultInjection) -> LocalFolderStorage {
+        LocalFolderStorage(layout: settings.layout, hostName: settings.hostName) { faults.storageStep($0) }
     }
 
     /// Puts reloaded settings (and a logger at the reloaded level) in force for every operation
@@ -178,6 +202,12 @@ public final class UtensilStore: Sendable {
     /// Where a utensil's preview is.
     public func previewPath(of record: UtensilRecord) -> RawPath {
         settings.previewPath(id: record.id.uuidString)
+    }
+
+    /// Runs one call of the storage from this thread (see ``CatalogAwait``, the same bridge).
+    func storageCall<T: Sendable>(_ body: @escaping @Sendable (any RenditionStorage) async throws(StorageError) -> T) throws(StorageError) -> T {
+        let storage = storage
+        return try CatalogAwait.run { () async throws(StorageError) in try await body(storage) }
     }
 
     /// Runs one call of the catalog (see ``CatalogAwait``); its refusal is ``StoreError/catalog(_:)``.
