@@ -178,6 +178,7 @@ public final class Catalog: Sendable {
         migrator.registerMigration("v9-duties", migrate: Self.createDuties)
         migrator.registerMigration("v10-events", migrate: Self.createEvents)
         migrator.registerMigration("v11-hosts-schema", migrate: Self.addHostsSchema)
+        migrator.registerMigration("v12-fingerprints", migrate: Self.addFingerprints)
         return migrator
     }
 
@@ -531,6 +532,7 @@ extension Catalog {
             record.contentClaim = photo.contentClaim
             record.addedBy = photo.addedBy
             record.host = photo.host
+            record.fingerprint = photo.fingerprint
             record.updatedAt = Date()
             try Self.update(record, db)
             if let sourceKey = photo.sourceKey {

@@ -184,7 +184,7 @@ private struct RowReader {
     /// The columns of `utensil` read, as old as `v1-utensil` (a column a schema lacks reads as NULL).
     private static let utensilColumns = [
         "id", "name", "extension", "createdAt", "width", "height", "bytes", "sha256", "sourceKey", "nameClaim", "contentClaim",
-        "category", "addedBy", "updatedAt", "trashedAt", "host",
+        "category", "addedBy", "updatedAt", "trashedAt", "host", "fingerprint",
     ]
 
     private var ids: Set<UUID> = []
@@ -282,7 +282,8 @@ private struct RowReader {
             width: try number("width"), height: try number("height"), bytes: try number("bytes"), sha256: sha256,
             sourceKey: try optionalText("sourceKey"), nameClaim: try optionalText("nameClaim") == nil ? nil : nameKey,
             contentClaim: contentClaim, category: try optionalText("category"), addedBy: try optionalText("addedBy"),
-            updatedAt: try optionalDate("updatedAt"), trashedAt: try optionalDate("trashedAt"), host: try optionalText("host"))
+            updatedAt: try optionalDate("updatedAt"), trashedAt: try optionalDate("trashedAt"), host: try optionalText("host"),
+            fingerprint: (row["fingerprint"] as DatabaseValue).isNull ? nil : Int64(try number("fingerprint")))
         if let problem = rules.problem(with: record) { throw Self.bad("\(shown) has \(problem)") }
         if let contentClaim, contentClaim != sha256 { throw Self.bad("\(shown) has a content claim that is not its checksum") }
         guard ids.insert(id).inserted else { throw Self.bad("\(shown) is there twice") }

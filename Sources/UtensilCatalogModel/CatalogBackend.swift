@@ -30,7 +30,7 @@ import UtensilCore
 /// calls answer at once (SQLite's) may satisfy the requirements with synchronous methods.
 /// Code on threads of its own (the store, the ingest engine) calls through `CatalogAwait`
 /// in `UtensilIngest`, which runs the call on the waiting thread itself.
-public protocol CatalogBackend: CatalogHostRegistry, CatalogDuties, CatalogLoading, CatalogEventLog {
+public protocol CatalogBackend: CatalogHostRegistry, CatalogDuties, CatalogLoading, CatalogEventLog, CatalogLookalikes {
     // MARK: Ingest
 
     /// Commits new utensils in one transaction; each is refused on its own (a duplicate among

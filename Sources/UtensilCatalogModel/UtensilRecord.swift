@@ -54,15 +54,19 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     public var trashedAt: Date?
     /// What `--sort name` orders by (see ``UtensilName/sortKey(for:)``).
     public private(set) var sortKey: String
+    /// The 64 bits of its photo's look-alike fingerprint (`UtensilLookalike`'s
+    /// `Fingerprint.bits`, as a signed bit pattern); nil for a photo not fingerprinted yet.
+    public var fingerprint: Int64?
 
     public init(
         id: UUID, name: String, nameKey: String, searchKey: String, fileExtension: String,
         createdAt: Date, width: Int, height: Int, bytes: Int, sha256: String,
         sourceKey: String?, nameClaim: String?, contentClaim: String?,
         category: String? = nil, addedBy: String? = nil, updatedAt: Date? = nil, trashedAt: Date? = nil,
-        host: String? = nil
+        host: String? = nil, fingerprint: Int64? = nil
     ) {
         self.host = host
+        self.fingerprint = fingerprint
         self.id = id
         self.name = name
         self.nameKey = nameKey
@@ -87,7 +91,7 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
         case bytes, sha256, sourceKey, nameClaim, contentClaim
-        case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey, host
+        case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey, host, fingerprint
     }
 }
 

@@ -66,7 +66,7 @@ extension PostgresCatalog {
                 UPDATE utensils SET extension = \(photo.fileExtension), width = \(photo.width), height = \(photo.height),
                     bytes = \(photo.bytes), sha256 = \(photo.sha256), source_key = \(photo.sourceKey),
                     content_claim = \(photo.contentClaim), added_by = \(photo.addedBy), host = \(photo.host),
-                    updated_at = now()
+                    fingerprint = \(photo.fingerprint), updated_at = now()
                 WHERE id = \(photo.id)
                 """
             if let claim = try await Self.claiming(update, on: connection, logger: logger) {

@@ -51,7 +51,8 @@ extension PostgresCatalog {
         sql.appendLiteral(
             """
             INSERT INTO utensils (id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256,
-                source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key, host)
+                source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key, host,
+                fingerprint)
             VALUES
             """)
         for (index, record) in records.enumerated() {
@@ -81,6 +82,8 @@ extension PostgresCatalog {
             sql.appendInterpolation(record.sortKey)
             sql.appendLiteral(", ")
             sql.appendInterpolation(record.host)
+            sql.appendLiteral(", ")
+            sql.appendInterpolation(record.fingerprint)
             sql.appendLiteral(")")
         }
     }

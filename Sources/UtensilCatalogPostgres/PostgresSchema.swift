@@ -33,7 +33,7 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events, hostsSchema]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events, hostsSchema, fingerprints]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
@@ -198,5 +198,15 @@ public enum PostgresSchema {
     /// Null in the rows of hosts of older versions, which do not write it.
     static let hostsSchema = Migration(name: "v5-hosts-schema", statements: [
         "ALTER TABLE hosts ADD COLUMN schema integer",
+    ])
+
+    /// Each photo's look-alike fingerprint, and an index on each of its four 16-bit blocks
+    /// that includes the whole fingerprint (``FingerprintBlocks``; ``PostgresCatalog/lookalikes(of:within:limit:)``).
+    static let fingerprints = Migration(name: "v6-fingerprints", statements: [
+        "ALTER TABLE utensils ADD COLUMN fingerprint bigint",
+        "CREATE INDEX utensils_fingerprint_0 ON utensils (((fingerprint >> 0) & 65535)) INCLUDE (fingerprint)",
+        "CREATE INDEX utensils_fingerprint_1 ON utensils (((fingerprint >> 16) & 65535)) INCLUDE (fingerprint)",
+        "CREATE INDEX utensils_fingerprint_2 ON utensils (((fingerprint >> 32) & 65535)) INCLUDE (fingerprint)",
+        "CREATE INDEX utensils_fingerprint_3 ON utensils (((fingerprint >> 48) & 65535)) INCLUDE (fingerprint)",
     ])
 }

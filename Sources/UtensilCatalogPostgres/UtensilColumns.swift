@@ -8,7 +8,7 @@ import UtensilCatalogModel
 enum UtensilColumns {
     static let list = """
         id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256, source_key, \
-        name_claim, content_claim, category, added_by, updated_at, trashed_at, host
+        name_claim, content_claim, category, added_by, updated_at, trashed_at, host, fingerprint
         """
 
     /// ``list`` with each column qualified by the table alias `u` (for joins).
@@ -27,7 +27,8 @@ enum UtensilColumns {
             sourceKey: try row[f + 10].decode(String?.self), nameClaim: try row[f + 11].decode(String?.self),
             contentClaim: try row[f + 12].decode(String?.self), category: try row[f + 13].decode(String?.self),
             addedBy: try row[f + 14].decode(String?.self), updatedAt: try row[f + 15].decode(Date?.self),
-            trashedAt: try row[f + 16].decode(Date?.self), host: try row[f + 17].decode(String?.self))
+            trashedAt: try row[f + 16].decode(Date?.self), host: try row[f + 17].decode(String?.self),
+            fingerprint: try row[f + 18].decode(Int64?.self))
     }
 }
 

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A utensil whose photo's fingerprint is near a query's.
+public struct LookalikeMatch: Sendable, Equatable {
+    public var utensil: UtensilRecord
+    /// How many of the 64 fingerprint bits differ.
+    public var distance: Int
+
+    public init(utensil: UtensilRecord, distance: Int) {
+        self.utensil = utensil
+        self.distance = distance
+    }
+}
+
+/// Utensils found by their photo's look-alike fingerprint (``UtensilRecord/fingerprint``).
+public protocol CatalogLookalikes: Sendable {
+    /// The utensils not in the trash whose fingerprint is within `maximumDistance` bits of
+    /// `fingerprint`, nearest first (ties oldest first), at most `limit`. Fast at a million
+    /// utensils for distances up to 19: see ``FingerprintBlocks``.
+    func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) async throws(CatalogError) -> [LookalikeMatch]
+}
+
+/// The multi-index look-up both backends run: the fingerprint's 64 bits are cut into four
+/// 16-bit blocks, each an indexed expression (``expression(_:)``). Two fingerprints within
+/// distance `d` differ by at most `d / 4` bits in at least one block, so a look-up reads, per
+/// block, the index entries whose block is within that many bits of the query's
+/// (``probes(of:within:)``: 697 values a block for distances 12 to 15), and checks the whole
+/// distance of what it finds.
+public enum FingerprintBlocks {
+    /// Blocks of 16 bits.
+    public static let count = 4
+
+    /// The largest distance the indexes serve (5,036 values a block); beyond it a look-up reads
+    /// every fingerprint.
+    public static let indexedDistance = 19
+
+    /// The SQL expression (the same text for SQLite and PostgreSQL, in the index and in the
+    /// query) of block `block` of the column `fingerprint`.
+    public static func expression(_ block: Int) -> String {
+        "((fingerprint >> \(16 * block)) & 65535)"
+    }
+
+    /// Per block, the values within `maximumDistance / 4` bits of `fingerprint`'s block.
+    public static func probes(of fingerprint: Int64, within maximumDistance: Int) -> [[Int64]] {
+        let radius = max(0, maximumDistance) / count
+        return (0..<count).map { block in
+            let key = (UInt64(bitPattern: fingerprint) >> UInt64(16 * block)) & 0xFFFF
+            var values: [Int64] = []
+            collect(key, from: 0, flips: radius, into: &values)
+            return values
+        }
+    }
+
+    /// The Hamming distance between two fingerprints.
+    public static func distance(_ a: Int64, _ b: Int64) -> Int {
+        (a ^ b).nonzeroBitCount
+    }
+
+    /// Appends `value` and every value made from it by flipping up to `flips` of its bits at
+    /// positions `from` and above.
+    private static func collect(_ value: UInt64, from position: Int, flips: Int, into values: inout [Int64]) {
+        values.append(Int64(value))
+        guard flips > 0 else { return }
+        for bit in position..<16 {
+            collect(value ^ (1 << UInt64(bit)), from: bit + 1, flips: flips - 1, into: &values)
+        }
+    }
+}
