@@ -71,8 +71,8 @@ struct ChangeRoutes: Sendable {
             let user = try access.requireUser(request)
             let id = try Self.id(context)
             let form = try await Self.form(request, context: context)
-            _ = try await backend.answer(.rename(id.text, to: form["name"] ?? ""), webUser: user).payload()
-            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+            let renamed = try await backend.answer(.rename(id.text, to: form["name"] ?? ""), webUser: user).payload()
+            return try JSONReply.change(request, renamed, otherwise: "/utensils/\(id.text)")
         }
         router.post("/utensils/:id/category") { request, context in
             let user = try access.requireUser(request)
@@ -80,8 +80,8 @@ struct ChangeRoutes: Sendable {
             let form = try await Self.form(request, context: context)
             // An empty field takes the utensil out of any category (`set-category ID --none`).
             let category = form["category"].flatMap { $0.isEmpty ? nil : $0 }
-            _ = try await backend.answer(.setCategory(id.text, to: category), webUser: user).payload()
-            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+            let moved = try await backend.answer(.setCategory(id.text, to: category), webUser: user).payload()
+            return try JSONReply.change(request, moved, otherwise: "/utensils/\(id.text)")
         }
         router.post("/utensils/:id/restore") { request, context in
             let user = try access.requireUser(request)
@@ -93,15 +93,14 @@ struct ChangeRoutes: Sendable {
                 // The store's sentence names `utensilctl restore --as`; here the field is the way.
                 throw WebProblem(.conflict, .duplicateName, Self.nameTakenOnRestore)
             }
-            _ = try restored.payload()
-            return Response.redirect(to: "/utensils/\(id.text)", type: .normal)
+            return try JSONReply.change(request, try restored.payload(), otherwise: "/utensils/\(id.text)")
         }
         router.post("/utensils/:id/delete") { request, context in
             let user = try access.requireUser(request)
             let id = try Self.id(context)
-            _ = try await backend.answer(.delete(id.text), webUser: user).payload()
+            let trashed = try await backend.answer(.delete(id.text), webUser: user).payload()
             // To the gallery, which offers to undo it (``GalleryPage/undo``).
-            return Response.redirect(to: "/?deleted=\(id.text)", type: .normal)
+            return try JSONReply.change(request, trashed, otherwise: "/?deleted=\(id.text)")
         }
         for (action, favorite) in [("favorite", true), ("unfavorite", false)] {
             // The star on a utensil: the signed-in user's own mark; back to the page it was on.
@@ -110,8 +109,8 @@ struct ChangeRoutes: Sendable {
                 let id = try Self.id(context)
                 let form = try await Self.form(request, context: context)
                 let call: ControlCall<UtensilInfo> = favorite ? .favorite(id.text) : .unfavorite(id.text)
-                _ = try await backend.answer(call, webUser: user).payload()
-                return Response.redirect(to: Self.back(form["back"], otherwise: "/utensils/\(id.text)"), type: .normal)
+                let marked = try await backend.answer(call, webUser: user).payload()
+                return try JSONReply.change(request, marked, otherwise: Self.back(form["back"], otherwise: "/utensils/\(id.text)"))
             }
         }
         // A category as a whole, from the form on the category's view of the gallery.

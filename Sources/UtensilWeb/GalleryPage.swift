@@ -77,6 +77,7 @@ struct GalleryPage: Sendable {
                 + "<form method=\"post\" action=\"/utensils/\(undo.id)/restore\" class=\"inline\"><button type=\"submit\">Undo</button></form></div>\n"
         }
         body += Self.tray
+        if user != nil { body += Self.selectBar(categories) }
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
         let back = user == nil ? nil : "/" + HTML.query([
             ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
@@ -138,6 +139,27 @@ struct GalleryPage: Sendable {
         </section>
 
         """
+
+    /// Selecting several cards to star, move or delete them at once (signed-in users). Hidden
+    /// until gallery.js shows it: it works only with the script (each card keeps its own forms).
+    static func selectBar(_ categories: [CategoryInfo]) -> String {
+        let choices = categories.map { "<option value=\"\(HTML.escape($0.name))\"></option>" }.joined()
+        return """
+            <section class="select-bar" id="select-bar" aria-label="Select several" hidden>
+            <button type="button" id="select-toggle" aria-pressed="false">Select</button>
+            <span id="select-count" role="status" hidden></span>
+            <div class="select-actions" id="select-actions" hidden>
+            <button type="button" data-bulk="favorite">★ Star</button>
+            <label>Move to <input id="select-category" list="category-choices" maxlength="100" placeholder="no category" \
+            autocomplete="off"></label>
+            <datalist id="category-choices">\(choices)</datalist>
+            <button type="button" data-bulk="move">Move</button>
+            <button type="button" data-bulk="delete" class="danger">Delete</button>
+            </div>
+            </section>
+
+            """
+    }
 
     /// On a category's view, for a signed-in user: rename it (into an existing name: merge)
     /// or delete it (its utensils stay, uncategorised).

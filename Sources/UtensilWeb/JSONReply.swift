@@ -10,6 +10,19 @@ enum JSONReply {
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try LineFraming.encode(value))))
     }
+
+    /// Whether `request` asks for JSON (`Accept: application/json`), as gallery.js does when it
+    /// sends a page's form itself instead of letting the browser leave the page.
+    static func isWanted(by request: Request) -> Bool {
+        request.headers[values: .accept].contains { $0.lowercased().contains("application/json") }
+    }
+
+    /// The answer to a change made by a page's form: the utensil as it now is (the JSON of
+    /// `utensilctl --json`) when the request asks for JSON, else a redirect to `location`, so
+    /// the same form works with and without JavaScript.
+    static func change(_ request: Request, _ utensil: UtensilInfo, otherwise location: String) throws -> Response {
+        isWanted(by: request) ? try response(utensil) : Response.redirect(to: location, type: .normal)
+    }
 }
 
 extension Result where Failure == ControlError {

@@ -140,6 +140,16 @@ enum StaticAssets {
     .category-forms input { font: inherit; padding: .35rem .5rem; max-width: 100%; }
     .category-forms button { font: inherit; min-height: 44px; }
     .done { color: var(--good); }
+    /* Changes without reloads: selecting several cards, and the line saying what happened. */
+    .action-status { margin: 0 0 .75rem; }
+    .select-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .75rem; }
+    .select-bar [hidden] { display: none; }
+    .select-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+    .select-actions input { width: 10rem; }
+    .card .pick { position: absolute; z-index: 1; top: .25rem; left: .25rem; width: 44px; height: 44px; margin: 0; accent-color: var(--good); }
+    .grid.selecting .card a { cursor: pointer; }
+    .card.picked img { outline: 4px solid var(--focus); outline-offset: -4px; opacity: .8; }
+    main.in-trash figure { opacity: .4; }
     """
 
     static let script = """
@@ -471,6 +481,286 @@ enum StaticAssets {
         if (!change) return;
         note(change.to === null ? "The category " + change.from + " was deleted." : "The category " + change.from + " is now " + change.to + ".", "ingested");
         if (chips) redrawChips();
+      });
+      // Changes made on this page (several utensils moved or deleted at once) redraw the chips.
+      document.addEventListener("utensild:categories", redrawChipsSoon);
+    })();
+
+    // Changes without leaving the page: the star, rename, category, delete (with its Undo) and
+    // restore forms are sent by fetch asking for JSON (the same routes answer the utensil as it
+    // now is), and the card or page is updated where it is, so the scroll position stays.
+    // Without this script the same forms post and redirect as before.
+    (function () {
+      const changeAction = new RegExp("^/utensils/([0-9A-Fa-f-]{36})/(favorite|unfavorite|rename|category|delete|restore)$");
+
+      // Sends one change; resolves with the utensil's JSON, or rejects with the sentence to show.
+      function send(path, fields) {
+        const body = new URLSearchParams();
+        Object.keys(fields || {}).forEach(function (key) { body.append(key, fields[key]); });
+        return fetch(path, {
+          method: "POST", body: body, credentials: "same-origin",
+          headers: { "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded" }
+        }).then(function (reply) {
+          return reply.json().catch(function () { return null; }).then(function (answer) {
+            if (reply.ok && answer) return answer;
+            const message = answer && answer.error && answer.error.message;
+            throw new Error(message || "The change failed (HTTP " + reply.status + "); reload the page and try again.");
+          });
+        }, function () { throw new Error("The gallery cannot be reached; check the connection and try again."); });
+      }
+
+      // One line at the top of the page saying what went wrong, or what was done.
+      function say(text, bad) {
+        let line = document.getElementById("action-status");
+        if (!line) {
+          line = document.createElement("p");
+          line.id = "action-status";
+          line.setAttribute("role", "status");
+          const main = document.querySelector("main");
+          if (!main) return;
+          main.prepend(line);
+        }
+        line.className = bad ? "action-status problem" : "action-status";
+        line.textContent = text;
+      }
+
+      // The star of `utensil` in `form` (its card's or its page's), drawn as the server draws it.
+      function drawStar(form, utensil) {
+        const favorite = utensil.favorite === true;
+        form.action = "/utensils/" + utensil.id + "/" + (favorite ? "unfavorite" : "favorite");
+        const button = form.querySelector(".star");
+        const label = (favorite ? "Remove from favorites: " : "Add to favorites: ") + utensil.name;
+        button.setAttribute("aria-pressed", favorite ? "true" : "false");
+        button.setAttribute("aria-label", label);
+        button.title = label;
+        button.textContent = favorite ? "★" : "☆";
+      }
+
+      function favoritesView() { return new URLSearchParams(location.search).get("favorites") === "1"; }
+
+      // A card taken off a list it no longer belongs to (unstarred among the favorites).
+      function dropCard(card) {
+        const grid = card.parentNode;
+        card.remove();
+        if (grid && !grid.querySelector(".card") && !document.getElementById("empty")) {
+          const empty = document.createElement("p");
+          empty.className = "empty";
+          empty.id = "empty";
+          empty.textContent = favoritesView() ? "No favorites here yet: press the star (☆) on a utensil to add it." : "No utensil here now.";
+          grid.after(empty);
+        }
+      }
+
+      // A utensil's page after it was renamed or moved.
+      function drawPage(utensil) {
+        const title = document.querySelector("main.utensil h2 .title");
+        if (title) title.textContent = utensil.name;
+        document.title = utensil.name + " — Utensils";
+        const image = document.querySelector("main.utensil figure img");
+        if (image) image.alt = utensil.name;
+        document.querySelectorAll("main.utensil .star-form").forEach(function (form) { drawStar(form, utensil); });
+        document.querySelectorAll(".facts dt").forEach(function (term) {
+          if (term.textContent !== "Category") return;
+          const value = term.nextElementSibling;
+          value.replaceChildren();
+          if (utensil.category) {
+            const link = document.createElement("a");
+            link.href = "/?category=" + encodeURIComponent(utensil.category);
+            link.textContent = utensil.category;
+            value.append(link);
+          } else {
+            value.textContent = "none";
+          }
+        });
+        const choices = document.getElementById("category-choices");
+        if (choices && utensil.category && !Array.from(choices.options).some(function (o) { return o.value === utensil.category; })) {
+          const option = document.createElement("option");
+          option.value = utensil.category;
+          choices.append(option);
+        }
+      }
+
+      // "NAME is in the trash." with an Undo that restores them all (one or several), then
+      // calls `undone` with the utensils restored.
+      function offerUndo(trashed, undone) {
+        document.querySelectorAll(".undo").forEach(function (old) { old.remove(); });
+        const bar = document.createElement("div");
+        bar.className = "undo";
+        bar.setAttribute("role", "status");
+        const text = document.createElement("span");
+        text.textContent = trashed.length === 1 ? trashed[0].name + " is in the trash." : trashed.length + " utensils are in the trash.";
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = "Undo";
+        button.addEventListener("click", function () {
+          button.disabled = true;
+          Promise.all(trashed.map(function (u) { return send("/utensils/" + u.id + "/restore"); })).then(function (restored) {
+            bar.remove();
+            undone(restored);
+            say(restored.length === 1 ? restored[0].name + " is back." : restored.length + " utensils are back.");
+          }, function (error) {
+            button.disabled = false;
+            say(error.message, true);
+          });
+        });
+        bar.append(text, " ", button);
+        const main = document.querySelector("main");
+        const tray = document.getElementById("tray");
+        if (tray && tray.parentNode === main) tray.before(bar); else main.prepend(bar);
+        button.focus({ preventScroll: true });
+      }
+
+      document.addEventListener("submit", function (event) {
+        const form = event.target;
+        if (event.defaultPrevented || !(form instanceof HTMLFormElement) || form.method !== "post") return;
+        const match = changeAction.exec(new URL(form.action, location.href).pathname);
+        if (!match) return;
+        event.preventDefault();
+        const id = match[1];
+        const kind = match[2];
+        const fields = {};
+        new FormData(form).forEach(function (value, key) { if (key !== "back") fields[key] = value; });
+        const buttons = Array.from(form.querySelectorAll("button"));
+        buttons.forEach(function (b) { b.disabled = true; });
+        send(form.action, fields).then(function (utensil) {
+          const card = form.closest(".card");
+          if (kind === "favorite" || kind === "unfavorite") {
+            drawStar(form, utensil);
+            if (card && favoritesView() && !utensil.favorite) dropCard(card);
+          } else if (kind === "rename" || kind === "category") {
+            drawPage(utensil);
+            say(kind === "rename" ? "Renamed to " + utensil.name + "." : utensil.category ? "Moved to " + utensil.category + "." : "Taken out of its category.");
+          } else if (kind === "delete") {
+            const changes = document.querySelector("main.utensil .changes");
+            if (changes) changes.hidden = true;
+            document.querySelector("main.utensil").classList.add("in-trash");
+            offerUndo([utensil], function (restored) {
+              if (changes) changes.hidden = false;
+              document.querySelector("main.utensil").classList.remove("in-trash");
+              drawPage(restored[0]);
+            });
+          } else if (kind === "restore") {
+            const row = form.closest("li");
+            if (row && row.closest(".trashed")) row.remove();
+            else document.querySelectorAll(".undo").forEach(function (bar) { bar.remove(); });
+            say(utensil.name + " is back.");
+          }
+        }, function (error) {
+          say(error.message, true);
+        }).finally(function () {
+          buttons.forEach(function (b) { b.disabled = false; });
+        });
+      });
+
+      // Selecting several cards of the gallery (signed-in users): star, move or delete them at
+      // once. "Select" turns each card into a checkbox; a tap on a card then selects it.
+      const bar = document.getElementById("select-bar");
+      const grid = document.getElementById("grid");
+      if (!bar || !grid) return;
+      const toggle = document.getElementById("select-toggle");
+      const count = document.getElementById("select-count");
+      const actions = document.getElementById("select-actions");
+      const moveTo = document.getElementById("select-category");
+      bar.hidden = false;
+
+      function picked() {
+        return Array.from(grid.querySelectorAll(".card .pick:checked")).map(function (box) { return box.closest(".card"); });
+      }
+
+      function drawCount() {
+        const n = picked().length;
+        count.textContent = n === 0 ? "Tap photos to select them." : n === 1 ? "1 selected" : n + " selected";
+        actions.querySelectorAll("button").forEach(function (b) { b.disabled = n === 0; });
+      }
+
+      function addBox(card) {
+        if (card.querySelector(".pick")) return;
+        const name = card.querySelector(".name");
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.className = "pick";
+        box.setAttribute("aria-label", "Select " + (name ? name.textContent : "this utensil"));
+        box.addEventListener("change", function () { card.classList.toggle("picked", box.checked); drawCount(); });
+        card.prepend(box);
+      }
+
+      function selecting(on) {
+        grid.classList.toggle("selecting", on);
+        toggle.setAttribute("aria-pressed", on ? "true" : "false");
+        toggle.textContent = on ? "Done" : "Select";
+        actions.hidden = !on;
+        count.hidden = !on;
+        grid.querySelectorAll(".card").forEach(function (card) {
+          if (on) addBox(card);
+          else {
+            card.classList.remove("picked");
+            const box = card.querySelector(".pick");
+            if (box) box.remove();
+          }
+        });
+        if (on) drawCount();
+      }
+
+      toggle.addEventListener("click", function () { selecting(!grid.classList.contains("selecting")); });
+      // While selecting, a tap on a card's picture selects it instead of opening its page.
+      grid.addEventListener("click", function (event) {
+        if (!grid.classList.contains("selecting")) return;
+        const link = event.target.closest(".card > a");
+        if (!link) return;
+        event.preventDefault();
+        const box = link.parentNode.querySelector(".pick");
+        box.checked = !box.checked;
+        box.dispatchEvent(new Event("change"));
+      });
+      // Cards that arrive later (live, or the next page) get their checkbox too.
+      new MutationObserver(function () {
+        if (grid.classList.contains("selecting")) grid.querySelectorAll(".card").forEach(addBox);
+      }).observe(grid, { childList: true });
+
+      function each(cards, path, fields) {
+        return Promise.all(cards.map(function (card) { return send("/utensils/" + card.dataset.id + "/" + path, fields); }));
+      }
+
+      function failed(error) { say(error.message, true); }
+
+      actions.addEventListener("click", function (event) {
+        const button = event.target.closest("button[data-bulk]");
+        if (!button) return;
+        const cards = picked();
+        if (!cards.length) return;
+        const what = button.dataset.bulk;
+        if (what === "favorite") {
+          each(cards, "favorite").then(function (utensils) {
+            cards.forEach(function (card, i) {
+              const form = card.querySelector(".star-form");
+              if (form) drawStar(form, utensils[i]);
+            });
+            say(utensils.length === 1 ? "1 utensil starred." : utensils.length + " utensils starred.");
+            selecting(false);
+          }, failed);
+        } else if (what === "move") {
+          const category = moveTo.value.trim();
+          each(cards, "category", { category: category }).then(function (utensils) {
+            say((utensils.length === 1 ? "1 utensil" : utensils.length + " utensils") + (category ? " moved to " + category + "." : " taken out of their category."));
+            const here = new URLSearchParams(location.search).get("category");
+            if (here && here.toLowerCase() !== category.toLowerCase()) cards.forEach(dropCard);
+            selecting(false);
+            document.dispatchEvent(new CustomEvent("utensild:categories"));
+          }, failed);
+        } else if (what === "delete") {
+          const places = cards.map(function (card) { return { card: card, next: card.nextSibling }; });
+          each(cards, "delete").then(function (utensils) {
+            places.forEach(function (place) { place.card.remove(); });
+            selecting(false);
+            document.dispatchEvent(new CustomEvent("utensild:categories"));
+            offerUndo(utensils, function () {
+              places.slice().reverse().forEach(function (place) { grid.insertBefore(place.card, place.next); });
+              const empty = document.getElementById("empty");
+              if (empty) empty.remove();
+              document.dispatchEvent(new CustomEvent("utensild:categories"));
+            });
+          }, failed);
+        }
       });
     })();
     """

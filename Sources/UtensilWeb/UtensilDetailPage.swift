@@ -77,7 +77,7 @@ struct UtensilDetailPage: Sendable {
         let body = HTML.header(user: user) + """
         <main class="utensil">
         \(pager())
-        <h2>\(name)\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
+        <h2><span class="title">\(name)</span>\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
         <figure><img class="preview" src="\(imageIsOriginal ? HTML.originalURL(utensil) : HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
         <figcaption><a class="download" href="\(HTML.originalURL(utensil))" download>Download the original         (\(HTML.escape(utensil.fileExtension.uppercased())), \(HTML.escape(HTML.size(utensil.bytes))))</a></figcaption></figure>
         <dl class="facts">

@@ -34,8 +34,8 @@ struct WebProblem: Error, HTTPResponseError {
         self.init(status, error.code, error.message)
     }
 
-    /// For the API and files a JSON body, `{"error":{"code":…,"message":…}}`, as the control
-    /// socket words errors; for pages a page for people (``ProblemPage``), with the header of
+    /// For the API, files and a request asking for JSON (a form gallery.js sends) a JSON body,
+    /// `{"error":{"code":…,"message":…}}`, as the control socket words errors; for pages a page for people (``ProblemPage``), with the header of
     /// every page for `user` (the signed-in user, or nil).
     func response(from request: Request, context: some RequestContext) throws -> Response {
         try response(from: request, context: context, user: nil)
@@ -44,6 +44,7 @@ struct WebProblem: Error, HTTPResponseError {
     func response(from request: Request, context: some RequestContext, user: String?) throws -> Response {
         if !request.uri.path.hasPrefix("/api/") && !request.uri.path.hasPrefix("/thumbnails/")
             && !request.uri.path.hasPrefix("/previews/") && !request.uri.path.hasPrefix("/originals/")
+            && !JSONReply.isWanted(by: request)
         {
             var response = HTML.response(ProblemPage(problem: self, path: request.uri.path, user: user).render(), status: status)
             for field in headers { response.headers.append(field) }

@@ -428,6 +428,45 @@ import Testing
         }
     }
 
+    /// A change's form asking for JSON (as gallery.js sends it, to change the page in place)
+    /// is answered with the utensil as it now is, and a refusal with the JSON error; without
+    /// `Accept: application/json` the same form still redirects.
+    @Test func aChangeAskingForJSONAnswersTheUtensil() async throws {
+        try await Gallery().test { client in
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders, body: .form("name=alice&password=correct+horse+battery")
+            ) { String(($0.headers[.setCookie] ?? "").prefix { $0 != ";" }) }
+            var script = Self.formHeaders
+            script[.cookie] = cookie
+            script[.accept] = "application/json"
+            try await client.execute(uri: "/utensils/\(Self.id)/delete", method: .post, headers: script, body: .form("")) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json; charset=utf-8")
+                #expect(response.json["id"] as? String == Self.id && response.json["name"] as? String == "Spoon", "\(response.text)")
+            }
+            try await client.execute(uri: "/utensils/\(Self.id)/rename", method: .post, headers: script, body: .form("name=Fork")) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.errorCode == "bad-request", "\(response.text)")
+                #expect(!response.text.contains("<html"))
+            }
+            var form = Self.formHeaders
+            form[.cookie] = cookie
+            try await client.execute(uri: "/utensils/\(Self.id)/delete", method: .post, headers: form, body: .form("")) { response in
+                #expect(response.status == .seeOther)
+            }
+            try await client.execute(uri: "/utensils/\(Self.id)/rename", method: .post, headers: form, body: .form("name=Fork")) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("<html"), "a page's form without the script gets a page")
+            }
+            // The gallery offers selecting several (shown by the script) with the categories.
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.text.contains("<section class=\"select-bar\" id=\"select-bar\" aria-label=\"Select several\" hidden>"))
+                #expect(response.text.contains("<datalist id=\"category-choices\"><option value=\"Kitchen\"></option></datalist>"))
+            }
+            try await client.execute(uri: "/", method: .get) { #expect(!$0.text.contains("select-bar"), "a visitor changes nothing") }
+        }
+    }
+
     @Test func aChangeWithoutASessionIs401AndACrossSiteOneIs403() async throws {
         try await Gallery().test { client in
             for uri in ["/utensils/\(Self.id)/rename", "/utensils/\(Self.id)/delete", "/categories/delete", "/utensils/\(Self.id)/favorite"] {

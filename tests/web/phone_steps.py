@@ -11,6 +11,8 @@ import shutil
 import uuid
 import zoneinfo
 
+import in_place_steps
+
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -145,12 +147,12 @@ def viewer(daemon, desktop, check):
 
 
 def undo_delete(daemon, desktop, check):
-    """Delete from a utensil's page, then Undo on the gallery it leads to: back from the trash."""
+    """Delete from a utensil's page, then the Undo it offers: back from the trash."""
     target = daemon.get("/api/v1/utensils?limit=1")["utensils"][0]
     desktop.get(daemon.base + f"/utensils/{target['id']}")
     desktop.find_element(By.CSS_SELECTOR, f'form[action="/utensils/{target["id"]}/delete"] button').click()
     offered = WebDriverWait(desktop, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".undo button"))
-    check("desktop: a delete leads to the gallery with an Undo",
+    check("desktop: a delete offers an Undo",
           offered and target["name"] + " is in the trash." in desktop.find_element(By.CLASS_NAME, "undo").text
           and target["name"] not in daemon.names())
     desktop.find_element(By.CSS_SELECTOR, ".undo button").click()
@@ -186,6 +188,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         phone.get(daemon.base + "/")
         desktop.get(daemon.base + "/")
         upload_box(phone, desktop, check)
+        in_place_steps.run(daemon, phone, desktop, wait, patient_wait(desktop), check, shots)
         local_time(daemon, phone, check, utensil_id)
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
