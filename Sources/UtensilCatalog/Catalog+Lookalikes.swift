@@ -15,6 +15,51 @@ extension Catalog {
         }
     }
 
+    /// The migration `v13-near-duplicates`: the utensil each was ingested as a look-alike of
+    /// (its name then, the distance), and the pairs marked "not a copy" (`notACopy`, the
+    /// smaller id first; gone with either utensil).
+    static func addNearDuplicates(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE utensil ADD COLUMN nearDuplicateOf TEXT;
+            ALTER TABLE utensil ADD COLUMN nearDuplicateName TEXT;
+            ALTER TABLE utensil ADD COLUMN nearDuplicateDistance INTEGER;
+            CREATE INDEX utensil_nearDuplicateOf ON utensil(nearDuplicateOf) WHERE nearDuplicateOf IS NOT NULL;
+            CREATE TABLE notACopy(
+                utensilId TEXT NOT NULL REFERENCES utensil(id) ON DELETE CASCADE,
+                otherId TEXT NOT NULL REFERENCES utensil(id) ON DELETE CASCADE,
+                PRIMARY KEY (utensilId, otherId)
+            ) WITHOUT ROWID;
+            CREATE INDEX notACopy_on_otherId ON notACopy(otherId);
+            """)
+    }
+
+    public func nearDuplicatePairs(limit: Int) throws(CatalogError) -> [NearDuplicatePair] {
+        guard limit > 0 else { return [] }
+        return try read { db in
+            let copies = try UtensilRecord.fetchAll(db, sql: """
+                SELECT c.* FROM utensil c JOIN utensil o ON o.id = c.nearDuplicateOf
+                WHERE c.nearDuplicateOf IS NOT NULL AND c.trashedAt IS NULL AND o.trashedAt IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM notACopy n WHERE n.utensilId = min(c.id, o.id) AND n.otherId = max(c.id, o.id))
+                ORDER BY c.createdAt DESC, c.id DESC LIMIT ?
+                """, arguments: [limit])
+            return try copies.compactMap { copy in
+                guard let near = copy.nearDuplicate, let original = try UtensilRecord.fetchOne(db, key: near.id) else { return nil }
+                return NearDuplicatePair(copy: copy, original: original, distance: near.distance)
+            }
+        }
+    }
+
+    public func markNotACopy(_ id: UUID, _ other: UUID) throws(CatalogError) {
+        let pair = [id.uuidString, other.uuidString].sorted()
+        try write { db in
+            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM utensil WHERE id IN (?, ?)", arguments: [pair[0], pair[1]])
+                == Set(pair).count
+            else { throw CatalogError.notFound }
+            try db.execute(
+                sql: "INSERT INTO notACopy(utensilId, otherId) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [pair[0], pair[1]])
+        }
+    }
+
     public func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) throws(CatalogError) -> [LookalikeMatch] {
         guard maximumDistance >= 0, limit > 0 else { return [] }
         return try read { db in

@@ -179,6 +179,7 @@ public final class Catalog: Sendable {
         migrator.registerMigration("v10-events", migrate: Self.createEvents)
         migrator.registerMigration("v11-hosts-schema", migrate: Self.addHostsSchema)
         migrator.registerMigration("v12-fingerprints", migrate: Self.addFingerprints)
+        migrator.registerMigration("v13-near-duplicates", migrate: Self.addNearDuplicates)
         return migrator
     }
 
@@ -533,6 +534,7 @@ extension Catalog {
             record.addedBy = photo.addedBy
             record.host = photo.host
             record.fingerprint = photo.fingerprint
+            record.nearDuplicate = photo.nearDuplicate
             record.updatedAt = Date()
             try Self.update(record, db)
             if let sourceKey = photo.sourceKey {

@@ -185,6 +185,7 @@ private struct RowReader {
     private static let utensilColumns = [
         "id", "name", "extension", "createdAt", "width", "height", "bytes", "sha256", "sourceKey", "nameClaim", "contentClaim",
         "category", "addedBy", "updatedAt", "trashedAt", "host", "fingerprint",
+        "nearDuplicateOf", "nearDuplicateName", "nearDuplicateDistance",
     ]
 
     private var ids: Set<UUID> = []
@@ -276,7 +277,7 @@ private struct RowReader {
         let nameKey = UtensilName.uniquenessKey(for: name)
         let sha256 = try text("sha256")
         let contentClaim = try optionalText("contentClaim")
-        let record = UtensilRecord(
+        var record = UtensilRecord(
             id: id, name: name, nameKey: nameKey, searchKey: UtensilName.searchKey(for: name),
             fileExtension: try text("extension"), createdAt: try date("createdAt"),
             width: try number("width"), height: try number("height"), bytes: try number("bytes"), sha256: sha256,
@@ -284,6 +285,10 @@ private struct RowReader {
             contentClaim: contentClaim, category: try optionalText("category"), addedBy: try optionalText("addedBy"),
             updatedAt: try optionalDate("updatedAt"), trashedAt: try optionalDate("trashedAt"), host: try optionalText("host"),
             fingerprint: (row["fingerprint"] as DatabaseValue).isNull ? nil : Int64(try number("fingerprint")))
+        if let of = try optionalText("nearDuplicateOf"), let near = UUID(uuidString: of), let name = try optionalText("nearDuplicateName"),
+            !(row["nearDuplicateDistance"] as DatabaseValue).isNull {
+            record.nearDuplicate = NearDuplicate(id: near, name: name, distance: try number("nearDuplicateDistance"))
+        }
         if let problem = rules.problem(with: record) { throw Self.bad("\(shown) has \(problem)") }
         if let contentClaim, contentClaim != sha256 { throw Self.bad("\(shown) has a content claim that is not its checksum") }
         guard ids.insert(id).inserted else { throw Self.bad("\(shown) is there twice") }

@@ -18,6 +18,30 @@ public protocol CatalogLookalikes: Sendable {
     /// `fingerprint`, nearest first (ties oldest first), at most `limit`. Fast at a million
     /// utensils for distances up to 19: see ``FingerprintBlocks``.
     func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) async throws(CatalogError) -> [LookalikeMatch]
+
+    /// The utensils not in the trash that were ingested as look-alikes of another utensil
+    /// still outside the trash (``UtensilRecord/nearDuplicate``), each with that utensil,
+    /// newest first, at most `limit`; pairs marked "not a copy" are left out.
+    func nearDuplicatePairs(limit: Int) async throws(CatalogError) -> [NearDuplicatePair]
+
+    /// Marks the utensils `id` and `other` as "not a copy" of each other (in either order):
+    /// ``nearDuplicatePairs(limit:)`` no longer shows them. Marking a pair twice changes nothing.
+    /// - Throws: ``CatalogError/notFound`` when either utensil does not exist.
+    func markNotACopy(_ id: UUID, _ other: UUID) async throws(CatalogError)
+}
+
+/// Two utensils that look alike: `copy`, ingested as a look-alike of `original`.
+public struct NearDuplicatePair: Sendable, Equatable {
+    public var copy: UtensilRecord
+    public var original: UtensilRecord
+    /// How many of the 64 fingerprint bits differed when `copy` was ingested.
+    public var distance: Int
+
+    public init(copy: UtensilRecord, original: UtensilRecord, distance: Int) {
+        self.copy = copy
+        self.original = original
+        self.distance = distance
+    }
 }
 
 /// The multi-index look-up both backends run: the fingerprint's 64 bits are cut into four

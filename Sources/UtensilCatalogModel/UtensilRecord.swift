@@ -57,14 +57,23 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     /// The 64 bits of its photo's look-alike fingerprint (`UtensilLookalike`'s
     /// `Fingerprint.bits`, as a signed bit pattern); nil for a photo not fingerprinted yet.
     public var fingerprint: Int64?
+    /// The earlier utensil its photo looked like a copy of when it was ingested
+    /// (`near_duplicates = "warn"`), its name then, and the fingerprints' distance; nil when
+    /// none (see ``nearDuplicate``).
+    public var nearDuplicateOf: UUID?
+    public var nearDuplicateName: String?
+    public var nearDuplicateDistance: Int?
 
     public init(
         id: UUID, name: String, nameKey: String, searchKey: String, fileExtension: String,
         createdAt: Date, width: Int, height: Int, bytes: Int, sha256: String,
         sourceKey: String?, nameClaim: String?, contentClaim: String?,
         category: String? = nil, addedBy: String? = nil, updatedAt: Date? = nil, trashedAt: Date? = nil,
-        host: String? = nil, fingerprint: Int64? = nil
+        host: String? = nil, fingerprint: Int64? = nil, nearDuplicate: NearDuplicate? = nil
     ) {
+        self.nearDuplicateOf = nearDuplicate?.id
+        self.nearDuplicateName = nearDuplicate?.name
+        self.nearDuplicateDistance = nearDuplicate?.distance
         self.host = host
         self.fingerprint = fingerprint
         self.id = id
@@ -92,10 +101,39 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
         case id, name, nameKey, searchKey, fileExtension = "extension", createdAt, width, height
         case bytes, sha256, sourceKey, nameClaim, contentClaim
         case category, categoryKey, addedBy, updatedAt, trashedAt, sortKey, host, fingerprint
+        case nearDuplicateOf, nearDuplicateName, nearDuplicateDistance
+    }
+}
+
+/// The earlier utensil a photo looked like a copy of.
+public struct NearDuplicate: Sendable, Equatable {
+    public var id: UUID
+    /// Its name when the look-alike was found.
+    public var name: String
+    /// How many of the 64 fingerprint bits differ.
+    public var distance: Int
+
+    public init(id: UUID, name: String, distance: Int) {
+        self.id = id
+        self.name = name
+        self.distance = distance
     }
 }
 
 extension UtensilRecord {
+    /// ``nearDuplicateOf``, ``nearDuplicateName`` and ``nearDuplicateDistance`` together.
+    public var nearDuplicate: NearDuplicate? {
+        get {
+            guard let nearDuplicateOf, let nearDuplicateName, let nearDuplicateDistance else { return nil }
+            return NearDuplicate(id: nearDuplicateOf, name: nearDuplicateName, distance: nearDuplicateDistance)
+        }
+        set {
+            nearDuplicateOf = newValue?.id
+            nearDuplicateName = newValue?.name
+            nearDuplicateDistance = newValue?.distance
+        }
+    }
+
     /// The file-identity part of a source key (what decoder crashes are counted by).
     public static func fileIdentity(ofSourceKey key: String) -> Substring {
         key.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)[0]

@@ -66,7 +66,9 @@ extension PostgresCatalog {
                 UPDATE utensils SET extension = \(photo.fileExtension), width = \(photo.width), height = \(photo.height),
                     bytes = \(photo.bytes), sha256 = \(photo.sha256), source_key = \(photo.sourceKey),
                     content_claim = \(photo.contentClaim), added_by = \(photo.addedBy), host = \(photo.host),
-                    fingerprint = \(photo.fingerprint), updated_at = now()
+                    fingerprint = \(photo.fingerprint), near_duplicate_of = \(photo.nearDuplicateOf),
+                    near_duplicate_name = \(photo.nearDuplicateName), near_duplicate_distance = \(photo.nearDuplicateDistance),
+                    updated_at = now()
                 WHERE id = \(photo.id)
                 """
             if let claim = try await Self.claiming(update, on: connection, logger: logger) {

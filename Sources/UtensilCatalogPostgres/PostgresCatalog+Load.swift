@@ -52,7 +52,7 @@ extension PostgresCatalog {
             """
             INSERT INTO utensils (id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256,
                 source_key, name_claim, content_claim, category, category_key, added_by, updated_at, trashed_at, sort_key, host,
-                fingerprint)
+                fingerprint, near_duplicate_of, near_duplicate_name, near_duplicate_distance)
             VALUES
             """)
         for (index, record) in records.enumerated() {
@@ -84,6 +84,12 @@ extension PostgresCatalog {
             sql.appendInterpolation(record.host)
             sql.appendLiteral(", ")
             sql.appendInterpolation(record.fingerprint)
+            sql.appendLiteral(", ")
+            sql.appendInterpolation(record.nearDuplicateOf)
+            sql.appendLiteral(", ")
+            sql.appendInterpolation(record.nearDuplicateName)
+            sql.appendLiteral(", ")
+            sql.appendInterpolation(record.nearDuplicateDistance)
             sql.appendLiteral(")")
         }
     }

@@ -39,4 +39,45 @@ extension PostgresCatalog {
             return matches
         }
     }
+
+    public func nearDuplicatePairs(limit: Int) async throws(CatalogError) -> [NearDuplicatePair] {
+        guard limit > 0 else { return [] }
+        let logger = logger
+        let query: PostgresQuery = """
+            SELECT \(unescaped: UtensilColumns.qualified("c")), \(unescaped: UtensilColumns.qualified("o"))
+            FROM utensils c JOIN utensils o ON o.id = c.near_duplicate_of
+            WHERE c.near_duplicate_of IS NOT NULL AND c.trashed_at IS NULL AND o.trashed_at IS NULL
+                AND NOT EXISTS (
+                    SELECT 1 FROM not_a_copy n WHERE n.utensil_id = LEAST(c.id, o.id) AND n.other_id = GREATEST(c.id, o.id))
+            ORDER BY c.created_at DESC, c.id DESC LIMIT \(limit)
+            """
+        return try await read { connection in
+            var pairs: [NearDuplicatePair] = []
+            for try await row in try await connection.query(query, logger: logger) {
+                let columns = row.makeRandomAccess()
+                let copy = try UtensilColumns.record(columns)
+                guard let near = copy.nearDuplicate else { continue }
+                pairs.append(NearDuplicatePair(
+                    copy: copy, original: try UtensilColumns.record(columns, from: UtensilColumns.count), distance: near.distance))
+            }
+            return pairs
+        }
+    }
+
+    public func markNotACopy(_ id: UUID, _ other: UUID) async throws(CatalogError) {
+        let logger = logger
+        let found = try await read { connection in
+            try await Self.value(
+                Int.self, """
+                    WITH pair AS (
+                        SELECT LEAST(\(id), \(other)) AS utensil_id, GREATEST(\(id), \(other)) AS other_id
+                        WHERE (SELECT count(*) FROM utensils WHERE id IN (\(id), \(other))) = CASE WHEN \(id) = \(other) THEN 1 ELSE 2 END
+                    ), marked AS (
+                        INSERT INTO not_a_copy (utensil_id, other_id) SELECT utensil_id, other_id FROM pair ON CONFLICT DO NOTHING
+                    )
+                    SELECT count(*)::integer FROM pair
+                    """, on: connection, logger: logger)
+        }
+        if found != 1 { throw CatalogError.notFound }
+    }
 }

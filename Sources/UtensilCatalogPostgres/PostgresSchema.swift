@@ -33,13 +33,13 @@ public enum PostgresSchema {
     }
 
     /// Every migration, in the order they are applied.
-    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events, hostsSchema, fingerprints]
+    public static let migrations: [Migration] = [trigramExtension, catalog, hosts, duties, searchListing, events, hostsSchema, fingerprints, nearDuplicates]
 
     /// The table that records which migrations were applied.
     public static let migrationsTable = "utensild_migrations"
 
     /// The tables the daemon reads and writes (for the rights check).
-    public static let tables = ["utensils", "utensil_count", "category_counts", "favorites", "decoder_crashes", "hosts", "duties", migrationsTable]
+    public static let tables = ["utensils", "utensil_count", "category_counts", "favorites", "decoder_crashes", "hosts", "duties", "not_a_copy", migrationsTable]
 
     /// `pg_trgm` is a trusted extension (PostgreSQL 13 and later): a role with CREATE on the
     /// database may create it.
@@ -208,5 +208,22 @@ public enum PostgresSchema {
         "CREATE INDEX utensils_fingerprint_1 ON utensils (((fingerprint >> 16) & 65535)) INCLUDE (fingerprint)",
         "CREATE INDEX utensils_fingerprint_2 ON utensils (((fingerprint >> 32) & 65535)) INCLUDE (fingerprint)",
         "CREATE INDEX utensils_fingerprint_3 ON utensils (((fingerprint >> 48) & 65535)) INCLUDE (fingerprint)",
+    ])
+
+    /// The utensil each was ingested as a look-alike of (its name then, the distance), and the
+    /// pairs marked "not a copy" (`not_a_copy`, the smaller id first; gone with either utensil).
+    static let nearDuplicates = Migration(name: "v7-near-duplicates", statements: [
+        "ALTER TABLE utensils ADD COLUMN near_duplicate_of uuid",
+        "ALTER TABLE utensils ADD COLUMN near_duplicate_name text",
+        "ALTER TABLE utensils ADD COLUMN near_duplicate_distance integer",
+        "CREATE INDEX utensils_near_duplicate_of ON utensils (near_duplicate_of) WHERE near_duplicate_of IS NOT NULL",
+        """
+        CREATE TABLE not_a_copy (
+            utensil_id uuid NOT NULL REFERENCES utensils (id) ON DELETE CASCADE,
+            other_id uuid NOT NULL REFERENCES utensils (id) ON DELETE CASCADE,
+            PRIMARY KEY (utensil_id, other_id)
+        )
+        """,
+        "CREATE INDEX not_a_copy_other_id ON not_a_copy (other_id)",
     ])
 }

@@ -8,12 +8,18 @@ import UtensilCatalogModel
 enum UtensilColumns {
     static let list = """
         id, name, name_key, search_key, extension, created_at, width, height, bytes, sha256, source_key, \
-        name_claim, content_claim, category, added_by, updated_at, trashed_at, host, fingerprint
+        name_claim, content_claim, category, added_by, updated_at, trashed_at, host, fingerprint, \
+        near_duplicate_of, near_duplicate_name, near_duplicate_distance
         """
 
     /// ``list`` with each column qualified by the table alias `u` (for joins).
     static let qualified = list.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }
         .joined(separator: ", ")
+
+    /// ``list`` with each column qualified by the table alias `alias`.
+    static func qualified(_ alias: String) -> String {
+        list.split(separator: ",").map { alias + "." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+    }
 
     /// The record in `row`'s columns from `first` on (``list``'s, in order).
     static func record(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> UtensilRecord {
@@ -28,7 +34,15 @@ enum UtensilColumns {
             contentClaim: try row[f + 12].decode(String?.self), category: try row[f + 13].decode(String?.self),
             addedBy: try row[f + 14].decode(String?.self), updatedAt: try row[f + 15].decode(Date?.self),
             trashedAt: try row[f + 16].decode(Date?.self), host: try row[f + 17].decode(String?.self),
-            fingerprint: try row[f + 18].decode(Int64?.self))
+            fingerprint: try row[f + 18].decode(Int64?.self), nearDuplicate: try nearDuplicate(row, from: f + 19))
+    }
+
+    /// The near duplicate in the three columns from `first` on, or nil.
+    private static func nearDuplicate(_ row: PostgresRandomAccessRow, from first: Int) throws -> NearDuplicate? {
+        guard let id = try row[first].decode(UUID?.self), let name = try row[first + 1].decode(String?.self),
+            let distance = try row[first + 2].decode(Int?.self)
+        else { return nil }
+        return NearDuplicate(id: id, name: name, distance: distance)
     }
 }
 

@@ -7,14 +7,15 @@ import UtensilCore
 /// ``CatalogLoading/load(_:)``: `utensild restore` into a backend, checked for every backend.
 extension CatalogBackendContractTests {
     /// A small catalog with everything a backup carries: a category, the trash, who added
-    /// each, the host, a change date, a fingerprint, a favorite and a decoder crash.
+    /// each, the host, a change date, a fingerprint, a look-alike, a favorite and a decoder crash.
     static func sampleContents() -> CatalogContents {
         let hour = Date(timeIntervalSince1970: 1_764_000_000.125)
         var spoon = R.record("Spoon", category: "Serving", addedBy: "alice", createdAt: hour)
         spoon.host = "kitchen-1"
         spoon.fingerprint = Int64(bitPattern: 0xF00D_CAFE_0123_4567)
         spoon.updatedAt = hour.addingTimeInterval(60)
-        let ladle = R.record("Ladle", category: "Serving", addedBy: "1001", createdAt: hour.addingTimeInterval(1))
+        var ladle = R.record("Ladle", category: "Serving", addedBy: "1001", createdAt: hour.addingTimeInterval(1))
+        ladle.nearDuplicate = NearDuplicate(id: spoon.id, name: "Spoon", distance: 7)
         var fork = R.record("Fork", claimName: false, category: "Drawer", createdAt: hour.addingTimeInterval(2))
         fork.trashedAt = hour.addingTimeInterval(3600)
         return CatalogContents(

@@ -69,4 +69,41 @@ struct CatalogLookalikesContractTests {
             #expect(try await catalog.lookalikes(of: ~Self.base, within: 12, limit: 10).map(\.utensil.id) == [whisk.id])
         }
     }
+
+    @Test("the look-alike pairs are the copies and what they resemble, until marked not a copy", arguments: CatalogBackends.all)
+    func pairs(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            let start = Date(timeIntervalSince1970: 1_795_000_000)
+            let whisk = Self.record("Whisk", Self.base, createdAt: start)
+            var copy = Self.record("Whisk 2", Self.flipped([1, 2]), createdAt: start.addingTimeInterval(1))
+            copy.nearDuplicate = NearDuplicate(id: whisk.id, name: "Whisk", distance: 2)
+            let ladle = Self.record("Ladle", ~Self.base, createdAt: start.addingTimeInterval(2))
+            var ladleCopy = Self.record("Ladle copy", ~Self.base, createdAt: start.addingTimeInterval(3))
+            ladleCopy.nearDuplicate = NearDuplicate(id: ladle.id, name: "Ladle", distance: 0)
+            for record in [whisk, copy, ladle, ladleCopy] { try await catalog.insertOne(record) }
+            #expect(try await catalog.utensil(id: copy.id)?.nearDuplicate == NearDuplicate(id: whisk.id, name: "Whisk", distance: 2))
+            #expect(try await catalog.utensil(id: whisk.id)?.nearDuplicate == nil)
+
+            let pairs = try await catalog.nearDuplicatePairs(limit: 10)
+            #expect(pairs.map { [$0.copy.name, $0.original.name] } == [["Ladle copy", "Ladle"], ["Whisk 2", "Whisk"]])
+            #expect(pairs.map(\.distance) == [0, 2])
+            #expect(pairs.last?.original == (try await catalog.utensil(id: whisk.id)))
+            #expect(try await catalog.nearDuplicatePairs(limit: 1).map(\.copy.name) == ["Ladle copy"])
+
+            // Marked in either order, once or twice: the pair is gone, the other stays.
+            try await catalog.markNotACopy(whisk.id, copy.id)
+            try await catalog.markNotACopy(copy.id, whisk.id)
+            #expect(try await catalog.nearDuplicatePairs(limit: 10).map(\.copy.name) == ["Ladle copy"])
+            await #expect(throws: CatalogError.notFound) { try await catalog.markNotACopy(whisk.id, UUID()) }
+
+            // A pair whose original is in the trash is not shown; deleting the copy forgets its mark.
+            _ = try await catalog.trash(id: ladle.id, at: start)
+            #expect(try await catalog.nearDuplicatePairs(limit: 10).isEmpty)
+            _ = try await catalog.restore(id: ladle.id, as: nil, claimName: true)
+            #expect(try await catalog.nearDuplicatePairs(limit: 10).map(\.copy.name) == ["Ladle copy"])
+            _ = try await catalog.delete(id: copy.id)
+            #expect(try await catalog.nearDuplicatePairs(limit: 10).map(\.copy.name) == ["Ladle copy"])
+        }
+    }
 }
