@@ -16,6 +16,17 @@ public enum DuplicateNamePolicy: String, Sendable, Codable, CaseIterable {
     case replace
 }
 
+/// What to do with a drop whose photo looks like a copy of an existing utensil's
+/// (`near_duplicates`): re-encoded, resized, converted, rotated or slightly cropped.
+public enum NearDuplicatePolicy: String, Sendable, Codable, CaseIterable {
+    /// Ingest it, recording which utensil it resembles (`nearDuplicateOf`).
+    case warn
+    /// Reject the drop (`near-duplicate`).
+    case reject
+    /// Neither look for nor record look-alikes.
+    case off
+}
+
 /// How the inbox is watched.
 public enum WatchMode: String, Sendable, Codable, CaseIterable {
     /// Kernel notifications only.

@@ -28,6 +28,8 @@ extension ConfigKey {
             "\"reject\", \"allow\" or \"replace\" (the existing utensil's photo) a drop whose name matches an existing utensil's (ignoring case)."
         case .duplicateContent:
             "\"reject\" or \"allow\" a drop with the same bytes as an existing utensil."
+        case .nearDuplicates:
+            "A drop whose photo looks like a copy of an existing utensil's (re-encoded, resized, converted, rotated, slightly cropped): \"warn\" ingests it and records which utensil it resembles, \"reject\" rejects it as near-duplicate, \"off\" does neither."
         case .trashDays:
             "Deleted utensils stay in the trash this many days before they are purged; 0 deletes at once, at most \(Int(Limits.trashDaysMaximum)), fractions allowed."
         case .settleSeconds:

@@ -13,6 +13,7 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case memoryBudget = "memory_budget"
     case duplicateNames = "duplicate_names"
     case duplicateContent = "duplicate_content"
+    case nearDuplicates = "near_duplicates"
     case trashDays = "trash_days"
     case settleSeconds = "settle_seconds"
     case watch
@@ -63,7 +64,7 @@ extension ConfigKey {
     /// opened once, at start.
     public var isReloadable: Bool {
         switch self {
-        case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
+        case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent, .nearDuplicates,
              .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality,
              .onIngest, .onReject, .hookTimeoutSeconds:
             true
@@ -89,6 +90,7 @@ extension ConfigKey {
         case .trashDays: "DAYS"
         case .duplicateNames: DuplicateNamePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .duplicateContent: DuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
+        case .nearDuplicates: NearDuplicatePolicy.allCases.map(\.rawValue).joined(separator: "|")
         case .watch: WatchMode.allCases.map(\.rawValue).joined(separator: "|")
         case .logLevel: "LEVEL"
         case .logFormat: LogFormat.allCases.map(\.rawValue).joined(separator: "|")

@@ -16,6 +16,7 @@ extension UtensilConfiguration {
         case .memoryBudget: memoryBudget = try value.integer(in: Limits.memoryBudget)
         case .duplicateNames: duplicateNames = try value.choice(DuplicateNamePolicy.self)
         case .duplicateContent: duplicateContent = try value.choice(DuplicatePolicy.self)
+        case .nearDuplicates: nearDuplicates = try value.choice(NearDuplicatePolicy.self)
         case .settleSeconds:
             settleSeconds = try value.seconds(minimum: 0, allowsMinimum: true, maximum: Limits.settleSecondsMaximum)
         case .trashDays:

@@ -15,6 +15,7 @@ extension UtensilConfiguration {
         case .memoryBudget: String(memoryBudget)
         case .duplicateNames: TOMLText.quoted(duplicateNames.rawValue)
         case .duplicateContent: TOMLText.quoted(duplicateContent.rawValue)
+        case .nearDuplicates: TOMLText.quoted(nearDuplicates.rawValue)
         case .trashDays: TOMLText.float(trashDays)
         case .settleSeconds: TOMLText.float(settleSeconds)
         case .watch: TOMLText.quoted(watch.rawValue)

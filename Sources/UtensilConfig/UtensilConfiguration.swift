@@ -18,6 +18,8 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var memoryBudget: Int
     public var duplicateNames: DuplicateNamePolicy
     public var duplicateContent: DuplicatePolicy
+    /// What to do with a drop that looks like a copy of an existing utensil's photo.
+    public var nearDuplicates: NearDuplicatePolicy
     /// Days a deleted utensil stays in the trash; 0 deletes at once.
     public var trashDays: Double
     public var settleSeconds: Double
@@ -59,6 +61,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
         memoryBudget: 536_870_912,
         duplicateNames: .reject,
         duplicateContent: .reject,
+        nearDuplicates: .warn,
         trashDays: 30,
         settleSeconds: 2,
         watch: .auto,

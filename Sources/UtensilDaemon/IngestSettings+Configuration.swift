@@ -37,6 +37,7 @@ extension UtensilConfiguration {
         case .memoryBudget: memoryBudget = other.memoryBudget
         case .duplicateNames: duplicateNames = other.duplicateNames
         case .duplicateContent: duplicateContent = other.duplicateContent
+        case .nearDuplicates: nearDuplicates = other.nearDuplicates
         case .trashDays: trashDays = other.trashDays
         case .settleSeconds: settleSeconds = other.settleSeconds
         case .watch: watch = other.watch

@@ -16,6 +16,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("memory-budget"), help: "Bytes that decoding may hold across all workers.") var memoryBudget: String?
     @Option(name: .customLong("duplicate-names"), help: "reject, allow or replace.") var duplicateNames: String?
     @Option(name: .customLong("duplicate-content"), help: "reject or allow.") var duplicateContent: String?
+    @Option(name: .customLong("near-duplicates"), help: "warn, reject or off.") var nearDuplicates: String?
     @Option(name: .customLong("trash-days"), help: "Deleted utensils stay in the trash this many days (0 = delete at once).") var trashDays: String?
     @Option(name: .customLong("settle-seconds"), help: "A drop is taken once unchanged this long.") var settleSeconds: String?
     @Option(name: .customLong("watch"), help: "inotify, poll or auto.") var watch: String?
@@ -39,7 +40,8 @@ struct ConfigurationFlags: ParsableArguments {
             (.socketMode, socketMode), (.workers, workers), (.thumbnailSize, thumbnailSize),
             (.thumbnailQuality, thumbnailQuality), (.maxFileBytes, maxFileBytes), (.maxPixels, maxPixels),
             (.memoryBudget, memoryBudget),
-            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent), (.trashDays, trashDays),
+            (.duplicateNames, duplicateNames), (.duplicateContent, duplicateContent),
+            (.nearDuplicates, nearDuplicates), (.trashDays, trashDays),
             (.settleSeconds, settleSeconds), (.watch, watch), (.rescanSeconds, rescanSeconds), (.logLevel, logLevel),
             (.logFormat, logFormat),
             (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),

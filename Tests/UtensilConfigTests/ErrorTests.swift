@@ -6,7 +6,7 @@ import Testing
 private let badText: [ConfigKey: String] = [
     .inbox: "srv/inbox", .rejected: "rejected", .stateDir: "var/lib/utensild", .controlSocket: "control.sock",
     .socketMode: "0990", .workers: "many", .thumbnailSize: "15", .thumbnailQuality: "101",
-    .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe", .trashDays: "-1",
+    .maxFileBytes: "0", .maxPixels: "-5", .memoryBudget: "1048576", .duplicateNames: "Reject", .duplicateContent: "maybe", .nearDuplicates: "Warn", .trashDays: "-1",
     .settleSeconds: "-1", .watch: "fanotify", .rescanSeconds: "0", .logLevel: "verbose", .logFormat: "JSON",
     .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
     .onIngest: "hooks/on-ingest", .onReject: "/nonexistent/on-reject", .hookTimeoutSeconds: "0",
@@ -76,6 +76,7 @@ private let badText: [ConfigKey: String] = [
         ("rescan_seconds = inf", .rescanSeconds), ("rescan_seconds = 86401", .rescanSeconds),
         ("socket_mode = 0o1000", .socketMode), ("socket_mode = \"01000\"", .socketMode),
         ("duplicate_names = \"Reject\"", .duplicateNames), ("duplicate_content = \"\"", .duplicateContent),
+        ("near_duplicates = \"allow\"", .nearDuplicates),
         ("watch = \"fanotify\"", .watch), ("log_level = \"warn\"", .logLevel), ("log_format = \"text\"", .logFormat),
     ])
     func outOfRangeOrUnknownChoice(toml: String, key: ConfigKey) throws {

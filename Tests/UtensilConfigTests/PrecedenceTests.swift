@@ -16,6 +16,7 @@ private let samples: [ConfigKey: [String]] = [
     .memoryBudget: ["16777216", "33554432", "67108864"],
     .duplicateNames: ["allow", "reject", "allow"],
     .duplicateContent: ["allow", "reject", "allow"],
+    .nearDuplicates: ["reject", "off", "reject"],
     .trashDays: ["0", "7.5", "30"],
     .settleSeconds: ["0.5", "1", "1.5"],
     .watch: ["inotify", "poll", "auto"],
@@ -161,7 +162,7 @@ private func rendering(_ key: ConfigKey, _ text: String) -> String {
 
     @Test func reloadableKeys() {
         let reloadable = Set(ConfigKey.allCases.filter(\.isReloadable))
-        #expect(reloadable == [.maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent,
+        #expect(reloadable == [.maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent, .nearDuplicates,
                                .settleSeconds, .rescanSeconds, .logLevel, .thumbnailQuality,
                                .onIngest, .onReject, .hookTimeoutSeconds])
         #expect(!ConfigKey.hostName.isReloadable)

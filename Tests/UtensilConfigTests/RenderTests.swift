@@ -20,7 +20,7 @@ import Testing
             inbox: "/srv/ütensils/in \"box\" \\ 🥄", rejected: "/srv/failed\tdrops", stateDir: "/var/lib/ü tensild",
             controlSocket: "/run/u'tensild/c.sock", socketMode: 0o7, workers: 256, thumbnailSize: 4096,
             thumbnailQuality: 1, maxFileBytes: Int.max, maxPixels: 1, memoryBudget: 16 << 20, duplicateNames: .allow, duplicateContent: .allow,
-            trashDays: 0.5,
+            nearDuplicates: .off, trashDays: 0.5,
             settleSeconds: 0.1, watch: .poll, rescanSeconds: 1e-3, logLevel: .critical, logFormat: .json,
             webListen: .unix(path: "/run/ü web.sock"), webUsersFile: "/etc/ü/web users",
             webHosts: ["photos.example.org", "[::2]"], onIngest: "/bin/true", onReject: "/usr/bin/env",
