@@ -166,7 +166,8 @@ let package = Package(
         .target(
             name: "UtensilIngest",
             dependencies: [
-                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "CUtensilSupport",
+                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "UtensilLookalike",
+                "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -253,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorageS3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

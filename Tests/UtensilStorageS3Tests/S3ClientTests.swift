@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import UtensilStorageS3
+import UtensilTestSupport
+
+/// The S3 client against a real SeaweedFS (``SeaweedServer``): objects put, read whole and by
+/// range, listed page by page, deleted; create-only writes; multipart uploads; and each
+/// refusal as the typed error that says what to do.
+@Suite("The S3 client against SeaweedFS", .tags(.spawnsProcesses), .serialized)
+struct S3ClientTests {
+    static func bytes(_ count: Int, seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) &+ seed }
+    }
+
+    @Test("an object goes in, reads back whole and by range, and a delete of it is idempotent")
+    func roundTrip() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let bytes = Self.bytes(1000, seed: 3)
+        let key = "photos/a b+c=é.jpeg"
+        try await client.put(key, bytes, contentType: "image/jpeg")
+        #expect(try await client.get(key) == bytes)
+        #expect(try await client.get(key, range: 10...19) == Array(bytes[10...19]))
+        #expect(try await client.get(key, range: 990...2000) == Array(bytes[990...]), "cut off at the end")
+        #expect(try await client.get(key, range: 1000...1010) == [], "nothing past the end")
+        let head = try #require(try await client.head(key))
+        #expect(head.size == 1000)
+        #expect(try await client.list(prefix: "photos/") == [key])
+        try await client.delete(key)
+        try await client.delete(key)
+        #expect(try await client.head(key) == nil)
+        await #expect(throws: S3Error.noSuchKey(key)) { try await client.get(key) }
+    }
+
+    @Test("a create-only put refuses an existing key and leaves its bytes")
+    func createOnly() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        try await client.put("k", [1, 2, 3], createOnly: true)
+        await #expect(throws: S3Error.alreadyExists("k")) { try await client.put("k", [9], createOnly: true) }
+        #expect(try await client.get("k") == [1, 2, 3])
+        try await client.put("k", [4], createOnly: false)
+        #expect(try await client.get("k") == [4])
+    }
+
+    @Test("a listing follows its pages to the last key")
+    func pagedListing() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let keys = (0..<7).map { "p/\($0).jpeg" }
+        for key in keys { try await client.put(key, [1]) }
+        try await client.put("q/other.jpeg", [1])
+        #expect(try await client.list(prefix: "p/", pageSize: 2).sorted() == keys)
+        #expect(try await client.list(prefix: "none/").isEmpty)
+    }
+
+    @Test("a body above the threshold goes up in parts and reads back the same; create-only holds")
+    func multipart() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client(multipartThreshold: 5 << 20, partSize: 5 << 20)
+        let bytes = Self.bytes((11 << 20) + 123, seed: 7)
+        try await client.put("big.png", bytes, createOnly: true)
+        let read = try await client.get("big.png")
+        #expect(read.count == bytes.count)
+        #expect(read == bytes)
+        let head = try #require(try await client.head("big.png"))
+        #expect(head.etag.hasSuffix("-3"), "three parts: \(head.etag)")
+        await #expect(throws: S3Error.alreadyExists("big.png")) { try await client.put("big.png", bytes, createOnly: true) }
+    }
+
+    @Test("wrong keys, a missing bucket and a silent endpoint are each told apart")
+    func refusals() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let wrongSecret = S3Credentials(accessKeyID: server.credentials.accessKeyID, secretAccessKey: "not-the-secret")
+        let refused = try server.client(credentials: wrongSecret)
+        await #expect {
+            try await refused.checkBucket()
+        } throws: { error in
+            guard case .credentialsRefused(_, let code, _) = error as? S3Error else { return false }
+            return code == "SignatureDoesNotMatch"
+        }
+        let unknownKey = try server.client(credentials: S3Credentials(accessKeyID: "nobody", secretAccessKey: "x"))
+        await #expect {
+            try await unknownKey.put("k", [1])
+        } throws: { error in
+            if case .credentialsRefused = error as? S3Error { return true }
+            return false
+        }
+        let missing = try server.client(bucket: "no-such-bucket")
+        await #expect(throws: S3Error.noSuchBucket(endpoint: server.endpoint, bucket: "no-such-bucket")) { try await missing.checkBucket() }
+        await #expect(throws: S3Error.noSuchBucket(endpoint: server.endpoint, bucket: "no-such-bucket")) { try await missing.put("k", [1]) }
+
+        let silent = try S3Client(
+            endpoint: "http://127.0.0.1:\(try LoopbackSocket.freePort())", bucket: "b", region: "us-east-1",
+            credentials: server.credentials, timeout: .seconds(5))
+        await #expect {
+            try await silent.checkBucket()
+        } throws: { error in
+            guard let error = error as? S3Error, case .unreachable = error else { return false }
+            return error.isTransient && "\(error)".contains("storage_endpoint")
+        }
+    }
+
+    @Test("a stopped server is unreachable, and answers again once started")
+    func outage() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        try await client.put("kept", [1, 2])
+        server.stop()
+        await #expect {
+            try await client.get("kept")
+        } throws: { error in
+            if case .unreachable = error as? S3Error { return true }
+            return false
+        }
+        try await server.start()
+        #expect(try await client.get("kept") == [1, 2])
+    }
+
+    @Test("an endpoint that is not an http(s) URL is refused when the client is made")
+    func invalidEndpoint() {
+        #expect(throws: S3Error.invalidEndpoint("s3.example.org")) {
+            try S3Client(endpoint: "s3.example.org", bucket: "b", region: "r", credentials: S3Credentials(accessKeyID: "a", secretAccessKey: "s"))
+        }
+    }
+}

