@@ -17,7 +17,7 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The codec refused the original.
     case undecodable(UUID, ImageCodecError)
     /// Writing the new thumbnail or preview failed (disk full …); the old ones stay.
-    case write(UUID, SystemError)
+    case write(UUID, StorageError)
     /// The catalog could not be read (busy, or failing): nothing was done; try again later.
     case catalogUnavailable(UUID, String)
 

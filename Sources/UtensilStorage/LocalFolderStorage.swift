@@ -23,20 +23,26 @@ public struct LocalFolderStorage: RenditionStorage {
     /// The mode of every file under `state_dir`.
     public static let fileMode: mode_t = 0o600
 
-    /// Told each time a single file operation is done (see ``Step``).
-    public let onStep: (@Sendable (Step) -> Void)?
+    /// Told each time a single file operation is done or about to be (see ``Step``); what it
+    /// throws fails that operation as the file system's own error would.
+    public let onStep: (@Sendable (Step) throws(SystemError) -> Void)?
 
     /// A point between two single file operations, as it is passed: so that a test can stop
-    /// the process exactly there (the store's fault injection), whatever operation it is in.
+    /// the process exactly there, or fail an `fsync` (the store's fault injection), whatever
+    /// operation it is in.
     public enum Step: Sendable {
         /// A rendition of an operation is written into `staging/<host_name>/` (not yet durable).
         case staged(Rendition, of: StagedRenditions)
         /// A rendition of an operation is renamed into place.
         case published(Rendition, of: StagedRenditions)
+        /// A rendition of an operation is removed from `staging/<host_name>/` (or was not there).
+        case discarded(Rendition, of: StagedRenditions)
+        /// ``makeChangesDurable()`` is about to `fsync` this folder.
+        case syncing(HeldFolder)
     }
 
     /// `onStep`, when given, is told of every ``Step`` passed.
-    public init(layout: StateLayout, hostName: String, onStep: (@Sendable (Step) -> Void)? = nil) {
+    public init(layout: StateLayout, hostName: String, onStep: (@Sendable (Step) throws(SystemError) -> Void)? = nil) {
         self.layout = layout
         self.hostName = hostName
         self.onStep = onStep
@@ -45,10 +51,18 @@ public struct LocalFolderStorage: RenditionStorage {
     /// `staging/<host_name>`.
     public var staging: RawPath { layout.staging(host: hostName) }
 
+    /// Also removes what an interrupted write left in this host's staging folder under no
+    /// staged name (a temporary); it runs at start, when no operation is in flight. Anything
+    /// there but a regular file is left alone.
     public func prepare() async throws(StorageError) {
         try local { () throws(SystemError) in
             for folder in [layout.stateDirectory] + Rendition.allCases.map(layout.folder(of:)) + [layout.stagingRoot, staging] {
                 try FileOps.makeDirectory(folder, mode: Self.folderMode)
+            }
+            let folder = try HeldFolder.open(staging)
+            for name in try folder.list() where StagedName(parsing: name) == nil {
+                guard (try? folder.status(of: name))?.kind == .regular else { continue }
+                try folder.unlinkIfPresent(name)
             }
         }
     }
@@ -65,7 +79,7 @@ public struct LocalFolderStorage: RenditionStorage {
                     guard let bytes = renditions[rendition] else { continue }
                     try FileOps.writeThroughTemporary(
                         bytes, in: folder, as: stagedName(staged, rendition), mode: Self.fileMode, durable: false)
-                    onStep?(.staged(rendition, of: staged))
+                    try onStep?(.staged(rendition, of: staged))
                 }
             } catch {
                 removeStaged(staged, in: folder)
@@ -101,7 +115,7 @@ public struct LocalFolderStorage: RenditionStorage {
             } catch {
                 throw .fileSystem(error)
             }
-            onStep?(.published(rendition, of: operation))
+            try local { () throws(SystemError) in try onStep?(.published(rendition, of: operation)) }
         }
     }
 
@@ -110,6 +124,7 @@ public struct LocalFolderStorage: RenditionStorage {
             let folder = try HeldFolder.open(staging)
             for rendition in Rendition.allCases {
                 try folder.unlinkIfPresent(stagedName(operation, rendition))
+                if operation.renditions.contains(rendition) { try onStep?(.discarded(rendition, of: operation)) }
             }
         }
     }
@@ -133,6 +148,64 @@ public struct LocalFolderStorage: RenditionStorage {
             let folder = try HeldFolder.open(layout.folder(of: key.rendition))
             try folder.unlinkIfPresent(Array(key.fileName.utf8))
             try folder.sync()
+        }
+    }
+
+    public func readStaged(_ rendition: Rendition, of operation: StagedRenditions) async throws(StorageError) -> [UInt8] {
+        let bytes: [UInt8]?
+        do throws(SystemError) {
+            bytes = try FileOps.readRegularFile(stagedName(operation, rendition), in: try HeldFolder.open(staging))
+        } catch where error.isNotFound {
+            bytes = nil
+        } catch {
+            throw .fileSystem(error)
+        }
+        guard let bytes else { throw .notStaged(operation.key(rendition)) }
+        return bytes
+    }
+
+    public func unpublish(_ keys: [RenditionKey]) async throws(StorageError) -> StagedRenditions {
+        let ordered = keys.filter { $0.rendition == .original } + keys.filter { $0.rendition != .original }
+        let operation = StagedRenditions(
+            utensil: ordered.first?.utensil ?? UUID(), operation: UUID(),
+            originalExtension: ordered.first { $0.rendition == .original }?.fileExtension ?? "jpeg", renditions: [])
+        var moved: [(key: RenditionKey, folder: HeldFolder)] = []
+        let staging: HeldFolder
+        do throws(SystemError) {
+            staging = try HeldFolder.open(self.staging)
+            for key in ordered {
+                let folder = try HeldFolder.open(layout.folder(of: key.rendition))
+                do throws(SystemError) {
+                    try folder.rename(Array(key.fileName.utf8), to: staging, as: stagedName(operation, key.rendition))
+                } catch where error.isNotFound {
+                    continue
+                }
+                moved.append((key, folder))
+            }
+            try staging.sync()
+            for (_, folder) in moved { try folder.sync() }
+        } catch {
+            for (key, folder) in moved.reversed() {
+                if let staging = try? HeldFolder.open(self.staging) {
+                    try? staging.renameNoReplace(stagedName(operation, key.rendition), to: folder, as: Array(key.fileName.utf8))
+                }
+            }
+            throw .fileSystem(error)
+        }
+        return StagedRenditions(
+            utensil: operation.utensil, operation: operation.operation, originalExtension: operation.originalExtension,
+            renditions: Set(moved.map(\.key.rendition)))
+    }
+
+    /// Makes the renames and removals in `staging/<host_name>/`, `originals/`, `thumbnails/` and
+    /// `previews/` durable: an `fsync` of each folder.
+    public func makeChangesDurable() async throws(StorageError) {
+        try local { () throws(SystemError) in
+            for path in [staging] + Rendition.allCases.map(layout.folder(of:)) {
+                let folder = try HeldFolder.open(path)
+                try onStep?(.syncing(folder))
+                try folder.sync()
+            }
         }
     }
 

@@ -51,8 +51,23 @@ public protocol RenditionStorage: Sendable {
     /// ``StorageError/notFound(_:)`` when there is none.
     func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8]
 
+    /// The bytes of `rendition` as `operation` staged it, for recovery to tell whose it is;
+    /// ``StorageError/notStaged(_:)`` when it has none staged.
+    func readStaged(_ rendition: Rendition, of operation: StagedRenditions) async throws(StorageError) -> [UInt8]
+
     /// Removes a live rendition, durably; one that is not there is fine.
     func delete(_ key: RenditionKey) async throws(StorageError)
+
+    /// Takes live renditions out of use into a new staged operation, durably: a delete's first
+    /// step, before its row's removal is committed. The original goes first, then the others
+    /// in `keys`' order; one not there is passed over. ``publish(_:)`` puts them back (the
+    /// commit did not happen), ``discard(_:)`` removes them for good. When this throws, what
+    /// was taken out is back in place.
+    func unpublish(_ keys: [RenditionKey]) async throws(StorageError) -> StagedRenditions
+
+    /// Makes every publish and discard done so far durable, together: start-up recovery's many
+    /// share the cost. A storage whose every change is durable when it returns does nothing.
+    func makeChangesDurable() async throws(StorageError)
 
     /// Every live rendition of kind `rendition`, in no particular order.
     func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey]
@@ -60,6 +75,49 @@ public protocol RenditionStorage: Sendable {
     /// The operations staged and neither published nor discarded (what a crash left), with
     /// the renditions each still has staged.
     func listStaged() async throws(StorageError) -> [StagedRenditions]
+}
+
+extension RenditionStorage {
+    /// Any storage's ``unpublish(_:)``, with its other operations: the live renditions read,
+    /// staged and made durable, then deleted (the original first); a delete that fails has
+    /// those already deleted published again and the rest discarded.
+    public func unpublish(_ keys: [RenditionKey]) async throws(StorageError) -> StagedRenditions {
+        let ordered = keys.filter { $0.rendition == .original } + keys.filter { $0.rendition != .original }
+        let utensil = ordered.first?.utensil ?? UUID()
+        let originalExtension = ordered.first { $0.rendition == .original }?.fileExtension ?? "jpeg"
+        var renditions: [Rendition: [UInt8]] = [:]
+        for key in ordered {
+            do throws(StorageError) {
+                renditions[key.rendition] = try await read(key, range: nil)
+            } catch .notFound {
+                continue
+            }
+        }
+        let staged = try await stage(renditions, of: utensil, originalExtension: originalExtension)
+        do throws(StorageError) {
+            try await makeDurable([staged])
+        } catch {
+            try? await discard(staged)
+            throw error
+        }
+        var deleted: Set<Rendition> = []
+        for key in ordered where staged.renditions.contains(key.rendition) {
+            do throws(StorageError) {
+                try await delete(key)
+                deleted.insert(key.rendition)
+            } catch {
+                let back = StagedRenditions(
+                    utensil: utensil, operation: staged.operation, originalExtension: originalExtension, renditions: deleted)
+                try? await publish(back)
+                try? await discard(staged)
+                throw error
+            }
+        }
+        return staged
+    }
+
+    /// Nothing to do: every change was durable when it returned.
+    public func makeChangesDurable() async throws(StorageError) {}
 }
 
 /// One rendition of one utensil: what the storage keeps and hands back by id.

@@ -179,18 +179,6 @@ extension UtensilStore {
         }
     }
 
-    /// Removes staged files not staged through the storage (`rethumb`'s). One that cannot be
-    /// removed is logged; start-up reconciliation removes it.
-    func discard(_ files: StagedFiles) {
-        for name in [files.original, files.thumbnail, files.preview] {
-            do {
-                try files.folders.staging.unlinkIfPresent(name)
-            } catch {
-                logger.warning("Cannot \(error); it has no row, so restarting utensild removes it")
-            }
-        }
-    }
-
     /// Commits a replacement's row (its renditions are durable, staged), then publishes them;
     /// or, refused, discards them.
     private func commitReplacement(_ pending: PendingUtensil) -> CommitResult {

@@ -6,9 +6,9 @@ import UtensilStorage
 /// Deleting utensils — to the trash, back from it, and for good.
 ///
 /// Crash safety: moving to or from the trash changes only the row (the files stay). Deleting
-/// for good moves both files into `staging/` (durably), commits the row's removal, then
-/// removes them: a crash before the commit has the next start put them back, one after it
-/// has it remove them (see `UtensilStore+Staging`). So no step leaves a row without its
+/// for good takes its renditions out into a staged operation (durably), commits the row's
+/// removal, then discards them: a crash before the commit has the next start put them back,
+/// one after it has it remove them (see `UtensilStore+Staging`). So no step leaves a row without its
 /// files, nor a file without its row outside `staging/`. A file that cannot be removed is
 /// logged and reported to the caller, never passed over.
 extension UtensilStore {
@@ -124,7 +124,7 @@ extension UtensilStore {
             do {
                 let (purged, problems) = try deleteForGood(record)
                 purge.purged.append(purged)
-                purge.filesNotRemoved += problems.map(\.path)
+                purge.filesNotRemoved += problems.map(\.description)
             } catch .notFound {
                 continue  // Restored or deleted meanwhile.
             }
@@ -141,19 +141,19 @@ extension UtensilStore {
     /// How long a lease that ran out is kept before a purge forgets it.
     static let expiredLeasesKept: TimeInterval = 3600
 
-    /// Moves the files out into `staging/`, removes the row, then removes the staged files.
-    /// - Returns: the row as it was, and the files that could not be removed (logged).
-    func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
+    /// Takes the renditions out (staged), removes the row, then discards them.
+    /// - Returns: the row as it was, and why its files could not be removed (logged).
+    func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [StorageError]) {
         // The gate first, then the utensil's lock: the order every operation takes them in.
         try snapshotGate.passing { () throws(StoreError) in
             try whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
         }
     }
 
-    private func deleteForGoodNow(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [SystemError]) {
-        let staged: StagedFiles
-        do throws(SystemError) {
-            staged = try stageOut(record, in: try stateFolders())
+    private func deleteForGoodNow(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [StorageError]) {
+        let staged: StagedRenditions
+        do throws(StorageError) {
+            staged = try unpublish(record)
         } catch {
             throw .fileSystem("\(record.name) was not deleted: its files cannot be moved aside (\(error)); nothing was changed.")
         }
@@ -165,19 +165,21 @@ extension UtensilStore {
             deleted = row
             changes.announce()
         case .failure(.notFound):
-            _ = removeStaged(staged)  // Deleted meanwhile: what was staged has no row.
+            discard(staged)  // Deleted meanwhile: what was staged has no row.
             throw .notFound(StoreError.noSuchUtensil)
         case .failure(let error):
             putBack(staged, of: record)
             throw StoreError(error)
         }
         faults.reached(.deleteCommitted)
-        let problems = removeStaged(staged)
-        for problem in problems {
+        do throws(StorageError) {
+            try storageCall { storage async throws(StorageError) in try await storage.discard(staged) }
+        } catch {
             logger.error(
-                "Deleted utensil \(record.name) but cannot \(problem); restarting utensild removes it",
+                "Deleted utensil \(record.name) but cannot remove its files (\(error)); restarting utensild removes them",
                 metadata: .journal([.utensilID: .string(record.id.uuidString)]))
+            return (deleted, [error])
         }
-        return (deleted, problems)
+        return (deleted, [])
     }
 }

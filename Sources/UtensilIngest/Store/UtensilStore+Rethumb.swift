@@ -13,20 +13,28 @@ extension UtensilStore {
     }
 
     /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the
-    /// ones whose thumbnail or preview file is missing: a walk over the whole catalog for `rethumb
+    /// ones whose thumbnail or preview is missing from the storage: a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
     public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
         let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.ids(after: id, limit: limit) }
-        let thumbnails: HeldFolder, previews: HeldFolder
-        do throws(SystemError) {
-            thumbnails = try HeldFolder.open(settings.thumbnails)
-            previews = try HeldFolder.open(settings.previews)
+        let missing: [UUID]
+        do throws(StorageError) {
+            missing = try storageCall { storage async throws(StorageError) in
+                var missing: [UUID] = []
+                for id in ids {
+                    for rendition in [Rendition.thumbnail, .preview] {
+                        do throws(StorageError) {
+                            _ = try await storage.size(of: RenditionKey(rendition, of: id, originalExtension: "jpeg"))
+                        } catch .notFound {
+                            missing.append(id)
+                            break
+                        }
+                    }
+                }
+                return missing
+            }
         } catch {
-            throw .fileSystem("Cannot look into \(settings.thumbnails) and \(settings.previews): \(error).")
-        }
-        let missing = ids.filter {
-            (try? thumbnails.status(of: Self.thumbnailName(id: $0))) == nil
-                || (try? previews.status(of: Self.previewName(id: $0))) == nil
+            throw .fileSystem("Cannot look for the thumbnails and previews: \(error).")
         }
         return (ids, missing)
     }

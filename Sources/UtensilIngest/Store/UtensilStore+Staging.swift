@@ -5,25 +5,24 @@ import UtensilCatalogModel
 import UtensilCore
 import UtensilStorage
 
-/// `staging/`: the files of every store operation in flight, and so the only place a crash
-/// can leave anything behind.
+/// The storage's staged operations: the renditions of every store operation in flight, and
+/// so the only place a crash can leave anything behind (see ``RenditionStorage``).
 ///
-/// New files (an ingest, a replaced photo) are written into `staging/`, made durable, the
-/// row is committed, and only then are they renamed into `previews/`, `thumbnails/` and
-/// `originals/` — the preview, then the thumbnail, then the original. A delete moves the
-/// files out into `staging/` first — the original first, then the thumbnail and the
-/// preview — makes that durable, commits the row's
-/// removal, and then removes them. So `originals/` and `thumbnails/` only ever hold files of
-/// committed rows, and at start-up only `staging/` needs looking at (not every file and
-/// every row): an operation whose staged original is its row's photo (same extension, same
-/// SHA-256) was committed, or is a delete that was not, and its files go (back) into place;
-/// anything else staged was not committed, or was deleted, and goes. A staged thumbnail or
-/// preview without its original is always one of these: the original moves last into place
-/// and first out of it.
+/// New renditions (an ingest, a replaced photo) are staged, made durable, the row is
+/// committed, and only then are they published — the preview, then the thumbnail, then the
+/// original. A delete takes the live renditions out into a staged operation first
+/// (``RenditionStorage/unpublish(_:)``: the original first, then the thumbnail and the
+/// preview), durably, commits the row's removal, and then discards them. So live renditions
+/// are only ever those of committed rows, and at start-up only the staged operations need
+/// looking at (not every rendition and every row): an operation whose staged original is its
+/// row's photo (same extension, same SHA-256) was committed, or is a delete that was not, and
+/// is published (again); anything else staged was not committed, or was deleted, and is
+/// discarded. A staged thumbnail or preview without its original is one of these — the
+/// original is published last and taken out first — or a `rethumb` interrupted between
+/// removing an old rendition and publishing its new one, which is then published.
 ///
-/// Names: `<utensil id>.<operation id>.original.<ext>`,
-/// `<utensil id>.<operation id>.thumbnail.jpeg` and `<utensil id>.<operation id>.preview.jpeg`
-/// (an operation id keeps a delete and a replacement of the same utensil apart).
+/// In the local folder: `staging/<host_name>/<utensil id>.<operation id>.<rendition>.<ext>`
+/// (``StagedName``; an operation id keeps a delete and a replacement of the same utensil apart).
 extension UtensilStore {
     /// `originals/`, `thumbnails/`, `previews/` and `staging/`, held open for one operation.
     struct StateFolders: Sendable {
@@ -39,13 +38,16 @@ extension UtensilStore {
             previews: try HeldFolder.open(settings.previews), staging: try HeldFolder.open(settings.staging))
     }
 
-    static let stagedOriginal = Rendition.original.rawValue
-
     /// `<utensil>.<operation>.original.<ext>` or `<utensil>.<operation>.thumbnail.jpeg` → its
     /// parts (``StagedName``).
     static func parseStagedName(_ name: [UInt8]) -> (utensil: UUID, operation: UUID, role: String, fileExtension: String)? {
         guard let staged = StagedName(parsing: name) else { return nil }
         return (staged.utensil, staged.operation, staged.rendition.rawValue, staged.fileExtension)
+    }
+
+    /// The live renditions of `record`: its original, thumbnail and preview.
+    static func renditionKeys(of record: UtensilRecord) -> [RenditionKey] {
+        [Rendition.original, .thumbnail, .preview].map { RenditionKey($0, of: record.id, originalExtension: record.fileExtension) }
     }
 
     /// Makes staged renditions live (the preview, the thumbnail, then the original). A publish
@@ -63,48 +65,51 @@ extension UtensilStore {
         }
     }
 
-    /// Moves staged files into place: the preview and the thumbnail (if staged), then the original, after
-    /// removing the utensil's originals of `otherExtensions` (a replaced photo of another
-    /// type). Not made durable: a move lost to a power cut is made again at the next start.
-    func moveIntoPlace(_ files: StagedFiles, otherExtensions: [String], faults: FaultInjection? = nil) throws(SystemError) {
-        let faults = faults ?? self.faults
-        try files.folders.staging.renameIfPresent(
-            files.preview, to: files.folders.previews, as: Self.previewName(id: files.utensil))
-        try files.folders.staging.renameIfPresent(
-            files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: files.utensil))
-        faults.reached(.thumbnailMoved)
-        for other in otherExtensions where other != files.fileExtension {
-            try files.folders.originals.unlinkIfPresent(Self.originalName(id: files.utensil, fileExtension: other))
+    /// Publishes `operation`, each live rendition in its way deleted just before its own is
+    /// published (recovery, which does not know what is live: a replacement interrupted after
+    /// its commit still has the old ones). A deletion that fails stops it there: what was
+    /// published stays live, the rest staged.
+    static func publishOver(_ operation: StagedRenditions, in storage: any RenditionStorage) async throws(StorageError) {
+        var remaining = operation
+        for _ in 0..<Rendition.allCases.count {
+            do throws(StorageError) {
+                return try await storage.publish(remaining)
+            } catch .alreadyLive(let key) {
+                try await storage.delete(key)
+                let order = remaining.publishingOrder
+                remaining = StagedRenditions(
+                    utensil: operation.utensil, operation: operation.operation, originalExtension: operation.originalExtension,
+                    renditions: Set(order[(order.firstIndex(of: key.rendition) ?? order.startIndex)...]))
+            }
         }
-        try files.folders.staging.rename(
-            files.original, to: files.folders.originals,
-            as: Self.originalName(id: files.utensil, fileExtension: files.fileExtension))
-        faults.reached(.originalMoved)
+        try await storage.publish(remaining)
     }
 
     /// Puts a new thumbnail and preview of utensil `id` in place of its old ones (`rethumb`):
-    /// written and made durable in `staging/`, then — while no delete of it runs, and only if
-    /// its row is still there — renamed over the old ones, and `previews/` and `thumbnails/`
-    /// made durable. A crash leaves the old files or the new ones (each file whole); staged
-    /// files without their original are removed at start.
+    /// staged and made durable, then — while no delete of it runs, and only if its row is still
+    /// there — each old one deleted and its new one published, the preview first, and that
+    /// made durable. A crash leaves the old renditions or the new ones (each whole), or an old
+    /// one deleted and its new one staged, which the next start publishes.
     /// - Throws: ``RethumbError/gone(_:)`` when the row was deleted meanwhile (only a missing
     ///   row: a catalog that cannot answer is ``RethumbError/catalogUnavailable(_:_:)``, and
-    ///   the old files stay), ``RethumbError/write(_:_:)`` when a file operation failed.
+    ///   the old renditions stay), ``RethumbError/write(_:_:)`` when a storage operation failed.
     func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8]) throws(RethumbError) {
-        let files: StagedFiles
-        do throws(SystemError) {
-            files = StagedFiles(folders: try stateFolders(), utensil: id, operation: UUID(), fileExtension: "jpeg")
+        let staged: StagedRenditions
+        do throws(StorageError) {
+            staged = try storageCall { storage async throws(StorageError) in
+                let staged = try await storage.stage([.thumbnail: thumbnail, .preview: preview], of: id, originalExtension: "jpeg")
+                do throws(StorageError) {
+                    try await storage.makeDurable([staged])
+                } catch {
+                    try? await storage.discard(staged)
+                    throw error
+                }
+                return staged
+            }
         } catch {
             throw .write(id, error)
         }
-        defer { discard(files) }  // Nothing left when it was moved; the new files when they were not.
-        do throws(SystemError) {
-            try FileOps.writeThroughTemporary(thumbnail, in: files.folders.staging, as: files.thumbnail, durable: true)
-            try FileOps.writeThroughTemporary(preview, in: files.folders.staging, as: files.preview, durable: true)
-            try files.folders.staging.sync()
-        } catch {
-            throw .write(id, error)
-        }
+        defer { discard(staged) }  // Nothing left when it was published; the new renditions when they were not.
         faults.reached(.rethumbStaged)
         try whileChanging(id) { () throws(RethumbError) in
             let row: UtensilRecord?
@@ -114,11 +119,11 @@ extension UtensilStore {
                 throw .catalogUnavailable(id, "\(error)")
             }
             guard row != nil else { throw .gone(id) }  // Deleted meanwhile.
-            do throws(SystemError) {
-                try files.folders.staging.rename(files.preview, to: files.folders.previews, as: Self.previewName(id: id))
-                try files.folders.staging.rename(files.thumbnail, to: files.folders.thumbnails, as: Self.thumbnailName(id: id))
-                try files.folders.previews.sync()
-                try files.folders.thumbnails.sync()
+            do throws(StorageError) {
+                try storageCall { storage async throws(StorageError) in
+                    try await Self.publishOver(staged, in: storage)
+                    try await storage.makeChangesDurable()
+                }
             } catch {
                 throw .write(id, error)
             }
@@ -126,104 +131,64 @@ extension UtensilStore {
         }
     }
 
-    /// Moves a utensil's files out into `staging/` (the original first, then the thumbnail and
-    /// the preview; one already missing is passed over) and makes that durable. What was moved goes back
-    /// if the rest cannot be done.
-    func stageOut(_ record: UtensilRecord, in folders: StateFolders) throws(SystemError) -> StagedFiles {
-        let files = StagedFiles(folders: folders, utensil: record.id, operation: UUID(), fileExtension: record.fileExtension)
-        do throws(SystemError) {
-            for (folder, name, staged) in [
-                (folders.originals, Self.originalName(id: record.id, fileExtension: record.fileExtension), files.original),
-                (folders.thumbnails, Self.thumbnailName(id: record.id), files.thumbnail),
-                (folders.previews, Self.previewName(id: record.id), files.preview),
-            ] {
-                try folder.renameIfPresent(name, to: folders.staging, as: staged)
-            }
-            try folders.staging.sync()
-            try folders.originals.sync()
-            try folders.thumbnails.sync()
-            try folders.previews.sync()
-        } catch {
-            putBack(files, of: record)
-            throw error
-        }
+    /// A delete's first step: `record`'s live renditions taken out into a staged operation,
+    /// durably (``RenditionStorage/unpublish(_:)``). When this throws, they are back in place.
+    func unpublish(_ record: UtensilRecord) throws(StorageError) -> StagedRenditions {
+        let keys = Self.renditionKeys(of: record)
+        let staged = try storageCall { storage async throws(StorageError) in try await storage.unpublish(keys) }
         faults.reached(.deleteFilesStaged)
-        return files
+        return staged
     }
 
-    /// Puts files staged out by ``stageOut(_:in:)`` back, when the delete did not happen.
-    func putBack(_ files: StagedFiles, of record: UtensilRecord) {
-        for (staged, folder, name) in [
-            (files.preview, files.folders.previews, Self.previewName(id: record.id)),
-            (files.thumbnail, files.folders.thumbnails, Self.thumbnailName(id: record.id)),
-            (files.original, files.folders.originals, Self.originalName(id: record.id, fileExtension: record.fileExtension)),
-        ] {
-            do {
-                try files.folders.staging.renameIfPresent(staged, to: folder, as: name)
-            } catch {
-                logger.error(
-                    "Cannot put \(error.path) of utensil \(record.name) back into place (\(error)); restarting utensild does it",
-                    metadata: .journal([.utensilID: .string(record.id.uuidString)]))
-            }
+    /// A delete's first step alone, as a crash before its commit leaves it (recovery's tests
+    /// look at the staged files by name); the folders are those it stages in.
+    func stageOut(_ record: UtensilRecord, in folders: StateFolders) throws(StorageError) -> StagedFiles {
+        let staged = try unpublish(record)
+        return StagedFiles(utensil: staged.utensil, operation: staged.operation, fileExtension: staged.originalExtension)
+    }
+
+    /// Puts renditions taken out by ``unpublish(_:)`` back, when the delete did not happen.
+    func putBack(_ staged: StagedRenditions, of record: UtensilRecord) {
+        do throws(StorageError) {
+            try storageCall { storage async throws(StorageError) in try await storage.publish(staged) }
+        } catch {
+            logger.error(
+                "Cannot put the files of utensil \(record.name) back into place (\(error)); restarting utensild does it",
+                metadata: .journal([.utensilID: .string(record.id.uuidString)]))
         }
     }
 
-    /// Removes staged files (one already gone is fine); returns those that cannot be removed.
-    func removeStaged(_ files: StagedFiles, faults: FaultInjection? = nil) -> [SystemError] {
-        let faults = faults ?? self.faults
-        var problems: [SystemError] = []
-        for name in [files.original, files.thumbnail, files.preview] {
-            do {
-                try files.folders.staging.unlinkIfPresent(name)
-            } catch {
-                problems.append(error)
-            }
-            faults.reached(.deleteFileRemoved)
-        }
-        return problems
-    }
-
-    /// Finishes or undoes what a crash left in this host's `staging/<host_name>/` (see above).
-    /// Runs at start, when no operation can be in flight. Counts in `report` the operations
-    /// rolled forward (their files put into place) and back (their files removed).
+    /// Finishes or undoes what a crash left staged by this host (see above). Runs at start,
+    /// when no operation can be in flight. Counts in `report` the operations rolled forward
+    /// (published) and back (discarded).
     ///
     /// Only absence is absence: a staged original that cannot be read, a row the catalog cannot
-    /// say is there or not (busy, failing), a file that cannot be moved or removed — each stops
-    /// that operation with a journal line (``MessageID/recoveryLeft``) and leaves its files for
-    /// the next start or a person; the other operations go on.
+    /// say is there or not (busy, failing), a rendition that cannot be published or removed —
+    /// each stops that operation with a journal line (``MessageID/recoveryLeft``) and leaves it
+    /// staged for the next start or a person; the other operations go on.
     func reconcileStaging(_ report: inout ReconcileReport) {
-        let folders: StateFolders
-        let names: [[UInt8]]
-        do throws(SystemError) {
-            folders = try stateFolders()
-            names = try folders.staging.list()
+        let operations: [StagedRenditions]
+        do throws(StorageError) {
+            operations = try storageCall { storage async throws(StorageError) in
+                try await storage.prepare()
+                return try await storage.listStaged()
+            }
         } catch {
-            return recoveryLeft(.staging, "Cannot look into \(settings.staging) (\(error))", &report)
+            return recoveryLeft(.staging, "Cannot look at the staged files (\(error))", &report)
         }
-        var operations: [UUID: (utensil: UUID, original: String?, renditions: Bool)] = [:]
-        for name in names {
-            guard let (utensil, operation, role, fileExtension) = Self.parseStagedName(name) else {
-                removeStray(name, in: folders.staging)
-                continue
-            }
-            var entry = operations[operation] ?? (utensil, nil, false)
-            if role == Self.stagedOriginal { entry.original = fileExtension } else { entry.renditions = true }
-            operations[operation] = entry
-        }
-        for (operation, entry) in operations {
-            let files = StagedFiles(
-                folders: folders, utensil: entry.utensil, operation: operation, fileExtension: entry.original ?? "jpeg")
-            let journal: KeyValuePairs<JournalField, Logger.MetadataValue> = [.utensilID: .string(entry.utensil.uuidString)]
-            let committed: UtensilRecord?
+        for operation in operations {
+            let journal: KeyValuePairs<JournalField, Logger.MetadataValue> = [.utensilID: .string(operation.utensil.uuidString)]
+            let recovery: Recovery
             do throws(RecoveryProblem) {
-                committed = try committedRecord(of: files, original: entry.original)
+                recovery = try self.recovery(of: operation)
             } catch {
-                recoveryLeft(.staging, "\(error.sentence) of utensil \(entry.utensil.uuidString)", &report, journal)
+                recoveryLeft(.staging, "\(error.sentence) of utensil \(operation.utensil.uuidString)", &report, journal)
                 continue
             }
-            if let record = committed {
-                do throws(SystemError) {
-                    try moveIntoPlace(files, otherExtensions: Array(PhotoFormats.byExtension.keys), faults: FaultInjection())
+            switch recovery {
+            case .publish(let record, let renditions):
+                do throws(StorageError) {
+                    try rollForward(operation, publishing: renditions)
                 } catch {
                     recoveryLeft(.staging, "Cannot put the files of utensil \(record.name) into place (\(error))", &report, journal)
                     continue
@@ -232,56 +197,110 @@ extension UtensilStore {
                     "Put the files of utensil \(record.name) into place, whose change had been committed (or whose delete had not) before an interruption",
                     metadata: .journal([.utensilID: .string(record.id.uuidString)]))
                 report.rolledForward += 1
-            } else {
-                let problems = removeStaged(files, faults: FaultInjection())
-                guard problems.isEmpty else {
+            case .discard:
+                do throws(StorageError) {
+                    try storageCall { storage async throws(StorageError) in try await storage.discard(operation) }
+                } catch {
                     recoveryLeft(
-                        .staging, "Cannot remove the staged files of an interrupted operation (\(problems.map(\.description).joined(separator: "; ")))",
-                        &report, journal)
+                        .staging, "Cannot remove the staged files of an interrupted operation (\(error))", &report, journal)
                     continue
                 }
                 report.rolledBack += 1
             }
         }
-        for folder in [folders.staging, folders.originals, folders.thumbnails, folders.previews] {
-            do throws(SystemError) {
-                try faults.sync(folder)
-            } catch {
-                recoveryLeft(.staging, "Cannot make what was put into place durable (\(error))", &report)
-            }
+        do throws(StorageError) {
+            try storageCall { storage async throws(StorageError) in try await storage.makeChangesDurable() }
+        } catch {
+            recoveryLeft(.staging, "Cannot make what was put into place durable (\(error))", &report)
         }
     }
 
-    /// Why an operation's files in `staging/` were left alone: what could not be read.
+    /// What recovery does with one staged operation.
+    private enum Recovery {
+        /// Publish these of its renditions (the others are discarded): the row is `record`.
+        case publish(UtensilRecord, Set<Rendition>)
+        case discard
+    }
+
+    /// Why an operation's staged renditions were left alone: what could not be read.
     struct RecoveryProblem: Error {
         let sentence: String
     }
 
-    /// The row whose photo the operation's staged original is (same extension, same SHA-256):
-    /// then the operation was committed (or is a delete that was not). Nil when there is no
-    /// such row, no staged original, or another photo: the operation goes. Only absence
-    /// counts as absence; an original that cannot be read or a catalog that cannot answer is
-    /// thrown.
-    private func committedRecord(of files: StagedFiles, original fileExtension: String?) throws(RecoveryProblem) -> UtensilRecord? {
-        guard let fileExtension else { return nil }
-        let bytes: [UInt8]
-        do throws(SystemError) {
-            guard let read = try FileOps.readRegularFile(files.original, in: files.folders.staging) else { return nil }
-            bytes = read
-        } catch where error.isNotFound {
-            return nil
-        } catch {
-            throw RecoveryProblem(sentence: "Cannot read the staged original (\(error))")
+    /// An operation whose staged original is its row's photo (same extension, same SHA-256)
+    /// was committed (or is a delete that was not): all of it is published. One without an
+    /// original whose row is there is a `rethumb` interrupted in its swap: what its row no
+    /// longer has live is published. Anything else is discarded. Only absence counts as
+    /// absence; an original that cannot be read or a catalog that cannot answer is thrown.
+    private func recovery(of operation: StagedRenditions) throws(RecoveryProblem) -> Recovery {
+        let original: [UInt8]?
+        if operation.renditions.contains(.original) {
+            do throws(StorageError) {
+                original = try storageCall { storage async throws(StorageError) in try await storage.readStaged(.original, of: operation) }
+            } catch .notStaged {
+                return .discard
+            } catch {
+                throw RecoveryProblem(sentence: "Cannot read the staged original (\(error))")
+            }
+        } else {
+            original = nil
         }
         let record: UtensilRecord?
         do {
-            let id = files.utensil
+            let id = operation.utensil
             record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }
         } catch {
             throw RecoveryProblem(sentence: "Cannot ask the catalog about the staged files (\(error))")
         }
-        guard let record, record.fileExtension == fileExtension, ContentHash.sha256(of: bytes) == record.sha256 else { return nil }
-        return record
+        guard let record else { return .discard }
+        guard let original else {
+            let missing: Set<Rendition>
+            do throws(StorageError) {
+                missing = try storageCall { storage async throws(StorageError) in
+                    var missing = Set<Rendition>()
+                    for rendition in operation.renditions {
+                        do throws(StorageError) {
+                            _ = try await storage.size(of: RenditionKey(rendition, of: record.id, originalExtension: record.fileExtension))
+                        } catch .notFound {
+                            missing.insert(rendition)
+                        }
+                    }
+                    return missing
+                }
+            } catch {
+                throw RecoveryProblem(sentence: "Cannot look at the live files (\(error))")
+            }
+            return missing.isEmpty ? .discard : .publish(record, missing)
+        }
+        guard record.fileExtension == operation.originalExtension, ContentHash.sha256(of: original) == record.sha256 else {
+            return .discard
+        }
+        return .publish(record, operation.renditions)
+    }
+
+    /// Publishes `renditions` of a staged operation over what is live (see ``publishOver(_:in:)``)
+    /// and discards the rest; a published original removes the utensil's originals of other
+    /// types (a replacement by a photo of another type).
+    private func rollForward(_ operation: StagedRenditions, publishing renditions: Set<Rendition>) throws(StorageError) {
+        let publishing = StagedRenditions(
+            utensil: operation.utensil, operation: operation.operation, originalExtension: operation.originalExtension,
+            renditions: renditions)
+        let others = renditions.contains(.original)
+            ? PhotoFormats.byExtension.keys.filter { $0 != operation.originalExtension }
+                .map { RenditionKey(.original, of: operation.utensil, originalExtension: $0) }
+            : []
+        try storageCall { storage async throws(StorageError) in
+            try await Self.publishOver(publishing, in: storage)
+            for key in others {
+                do throws(StorageError) {
+                    _ = try await storage.size(of: key)
+                } catch .notFound {
+                    continue
+                }
+                try await storage.delete(key)
+            }
+            try await storage.discard(operation)
+        }
     }
 
     /// Files an older version staged directly in `staging/` (before each host had its own
@@ -317,21 +336,10 @@ extension UtensilStore {
             recoveryLeft(.olderStaging, "Cannot make the move into \(settings.staging) durable (\(error))", &report)
         }
     }
-
-    /// Removes what is in `staging/` under no name of an operation (a temporary of an
-    /// interrupted write); a folder is logged and left.
-    private func removeStray(_ name: [UInt8], in staging: HeldFolder) {
-        do {
-            try staging.unlink(name)
-        } catch {
-            logger.warning("\(staging.path.appending(name)) is not a file of utensild's that can be removed (\(error)); leaving it alone")
-        }
-    }
 }
 
-/// An operation's files in `staging/`, by name.
+/// The names of an operation's staged files in the local folder (``StagedName``).
 struct StagedFiles: Sendable {
-    let folders: UtensilStore.StateFolders
     let utensil: UUID
     let operation: UUID
     /// The original's extension.
@@ -348,12 +356,5 @@ struct StagedFiles: Sendable {
             utensil: utensil, operation: operation, rendition: rendition,
             fileExtension: rendition.fileExtension(original: fileExtension)
         ).bytes
-    }
-
-    /// Makes the three files durable (`staging/` itself is synced by the caller).
-    func sync() throws(SystemError) {
-        try FileOps.fsyncFile(original, in: folders.staging)
-        try FileOps.fsyncFile(thumbnail, in: folders.staging)
-        try FileOps.fsyncFile(preview, in: folders.staging)
     }
 }

@@ -86,7 +86,9 @@ public final class UtensilStore: Sendable {
     /// The storage in `settings.stateDirectory`, this host's staging folder its own, its steps
     /// passed to `faults` (``FaultInjection/storageStep(_:)``).
     public static func localStorage(_ settings: IngestSettings, faults: FaultInjection) -> LocalFolderStorage {
-        LocalFolderStorage(layout: settings.layout, hostName: settings.hostName) { faults.storageStep($0) }
+        LocalFolderStorage(layout: settings.layout, hostName: settings.hostName) { (step) throws(SystemError) in
+            try faults.storageStep(step)
+        }
     }
 
     /// Puts reloaded settings (and a logger at the reloaded level) in force for every operation
