@@ -188,6 +188,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case notStaged(RenditionKey)
     /// A file operation of the local storage failed (its path and the system's reason).
     case fileSystem(SystemError)
+    /// An object storage (a bucket) did not do it: down or failing (retry later), or refusing
+    /// the credentials or missing its bucket (a configuration to fix); the failure says which.
+    case objectStorage(ObjectStorageFailure)
 
     /// The disk or the user's quota is full.
     public var isNoSpace: Bool {
@@ -201,6 +204,37 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alreadyLive(let key): "\(key.description.prefix(1).uppercased())\(key.description.dropFirst()) is already there; it was not replaced."
         case .notStaged(let key): "\(key.description.prefix(1).uppercased())\(key.description.dropFirst()) is no longer staged."
         case .fileSystem(let error): error.description
+        case .objectStorage(let failure): failure.description
         }
     }
+}
+
+/// Why an object storage did not do an operation: what kind of trouble, and its backend's
+/// message saying what to do.
+public struct ObjectStorageFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Equatable {
+        /// The server does not answer, or answers too slowly: wait and retry.
+        case unreachable
+        /// The server refuses the credentials or the signature: fix the configuration.
+        case credentialsRefused
+        /// The bucket is not there: fix the configuration (or create it).
+        case bucketMissing
+        /// Any other failure of the server; ``ObjectStorageFailure/isTransient`` says whether
+        /// a retry may help (a 5xx) or not.
+        case failed
+    }
+
+    public var kind: Kind
+    /// Whether waiting and trying again may succeed.
+    public var isTransient: Bool
+    /// What happened and what to do, in the backend's words.
+    public var message: String
+
+    public init(kind: Kind, isTransient: Bool, message: String) {
+        self.kind = kind
+        self.isTransient = isTransient
+        self.message = message
+    }
+
+    public var description: String { message }
 }
