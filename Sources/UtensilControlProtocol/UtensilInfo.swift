@@ -28,6 +28,9 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     /// The `host_name` of the host that ingested it (or last replaced its photo); nil (JSON
     /// `null`, always written) for utensils added before utensild recorded it.
     @WrittenAsNull public var host: String?
+    /// The earlier utensil its photo looked like a copy of when it was ingested
+    /// (`near_duplicates = "warn"`); nil (JSON `null`, always written) when none.
+    @WrittenAsNull public var nearDuplicateOf: NearDuplicateInfo?
     /// When its name, category or photo last changed; nil (JSON `null`, always written) if never.
     @WrittenAsNull public var updatedAt: Date?
     /// Whether it is a favorite of the user who asked (JSON `favorite`); nil (left out) where
@@ -49,8 +52,10 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
         id: String, name: String, fileExtension: String, createdAt: Date, width: Int, height: Int,
         bytes: Int, original: String, thumbnail: String, category: String? = nil, addedBy: String? = nil,
         updatedAt: Date? = nil, trashedAt: Date? = nil, purgeAt: Date? = nil, thumbnailJPEG: Data? = nil,
-        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil, host: String? = nil
+        preview: RGBPreview? = nil, previewFile: String? = nil, favorite: Bool? = nil, host: String? = nil,
+        nearDuplicateOf: NearDuplicateInfo? = nil
     ) {
+        self.nearDuplicateOf = nearDuplicateOf
         self.host = host
         self.previewFile = previewFile
         self.id = id
@@ -75,7 +80,7 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, fileExtension = "extension", createdAt, width, height, bytes, original, thumbnail
         case previewFile = "preview"
-        case category, addedBy, host, updatedAt, trashedAt, purgeAt, favorite
+        case category, addedBy, host, nearDuplicateOf, updatedAt, trashedAt, purgeAt, favorite
         case thumbnailJPEG, previewRGB, previewWidth, previewHeight
     }
 
@@ -90,5 +95,21 @@ public struct UtensilInfo: Codable, Sendable, Equatable {
             previewWidth = newValue?.width
             previewHeight = newValue?.height
         }
+    }
+}
+
+/// The utensil another one looks like a copy of (``UtensilInfo/nearDuplicateOf``).
+public struct NearDuplicateInfo: Codable, Sendable, Equatable {
+    /// Its id, `UUID.uuidString` form.
+    public var id: String
+    /// Its name when the look-alike was found.
+    public var name: String
+    /// How many of the 64 bits of the two photos' fingerprints differ (at most 12).
+    public var distance: Int
+
+    public init(id: String, name: String, distance: Int) {
+        self.id = id
+        self.name = name
+        self.distance = distance
     }
 }

@@ -17,6 +17,7 @@ public enum RejectionReason: String, Sendable, Codable, CaseIterable {
     case neverSettled = "never-settled"
     case decoderCrash = "decoder-crash"
     case invalidCategory = "invalid-category"
+    case nearDuplicate = "near-duplicate"
 }
 
 /// A permanent failure of one drop: the contract's reason and one sentence for a person.

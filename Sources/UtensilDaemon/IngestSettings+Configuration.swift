@@ -17,6 +17,11 @@ extension IngestSettings {
             replaceDuplicateNames: configuration.duplicateNames == .replace,
             hostName: configuration.effectiveHostName)
         sharesStateFolder = configuration.sharedHostName != nil
+        nearDuplicates = switch configuration.nearDuplicates {
+        case .warn: .warn
+        case .reject: .reject
+        case .off: .off
+        }
     }
 }
 

@@ -22,7 +22,8 @@ extension IngestEngine {
                 // Only a replacement's row has `updatedAt` when it comes from an ingest.
                 logger.info("Replaced the photo of utensil \(record.name) with \(drop)", metadata: metadata)
             } else {
-                logger.info("Ingested \(drop) as \(record.name)\(how)", metadata: metadata)
+                let resembling = record.nearDuplicate.map { " (it looks like a copy of \($0.name), \($0.distance) bits apart)" } ?? ""
+                logger.info("Ingested \(drop) as \(record.name)\(how)\(resembling)", metadata: metadata)
             }
         case .rejected(let rejection, let rejectedAs):
             let isCrash = rejection.reason == .decoderCrash

@@ -268,6 +268,17 @@ public final class IngestEngine: Sendable {
             throw Failure.rejected(Self.rejection(for: error, fileExtension: fileExtension), bytes: status.size, read: status)
         }
 
+        // 7b. Look-alikes (`near_duplicates`): the photo's fingerprint, from the decode's grey
+        //     miniature, is looked up among the utensils (a replacement's own photo aside).
+        let fingerprint = PhotoFingerprint.of(thumbnail)
+        var nearDuplicate: NearDuplicate?
+        if settings.nearDuplicates != .off, let fingerprint {
+            nearDuplicate = try catalogCall { try store.nearDuplicate(of: fingerprint, excluding: replacing?.id) }
+            if settings.nearDuplicates == .reject, let nearDuplicate {
+                throw Failure.rejected(Self.nearDuplicate(nearDuplicate), bytes: status.size, read: status)
+            }
+        }
+
         // 8. Write the original, the thumbnail and the preview under a new id (a replacement: under temporary
         //    names beside the utensil's files); ``commit(_:)`` makes them durable.
         let record = UtensilRecord(
@@ -275,7 +286,8 @@ public final class IngestEngine: Sendable {
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
-            category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner), host: settings.hostName)
+            category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner), host: settings.hostName,
+            fingerprint: fingerprint, nearDuplicate: nearDuplicate)
         let pending: PendingUtensil
         do throws(StorageError) {
             pending = try store.write(
@@ -542,6 +554,12 @@ public final class IngestEngine: Sendable {
         Rejection(
             .duplicateContent,
             "This exact photo is already the utensil \(existing); there is nothing to add, so delete this copy.")
+    }
+
+    static func nearDuplicate(_ existing: NearDuplicate) -> Rejection {
+        Rejection(
+            .nearDuplicate,
+            "This photo looks like a copy of the utensil \(existing.name) (\(existing.id.uuidString)): the same picture re-saved, resized or converted; delete this file, or if it is another photo after all, set near_duplicates = \"warn\" and drop it again.")
     }
 
     static func rejection(for error: ImageCodecError, fileExtension: String) -> Rejection {

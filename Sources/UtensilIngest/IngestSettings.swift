@@ -14,6 +14,8 @@ public struct IngestSettings: Sendable {
     /// `duplicate_names = "replace"`: a drop named like an existing utensil replaces its photo.
     public var replaceDuplicateNames: Bool
     public var rejectDuplicateContent: Bool
+    /// `near_duplicates`: what a drop whose photo looks like a copy of a utensil's gets.
+    public var nearDuplicates: NearDuplicates = .warn
     /// Days a deleted utensil stays in the trash; 0 deletes at once.
     public var trashDays: Double
     /// `host_name`: names this host's own folder in `staging/` (``staging``).
@@ -46,6 +48,7 @@ public struct IngestSettings: Sendable {
     public var renditions: ThumbnailRequest {
         var request = thumbnail
         request.previewLongSide = max(1, previewLongSide)  // Always a preview: every utensil has one.
+        request.miniatureSide = PhotoFingerprint.miniatureSide  // And a fingerprint.
         return request
     }
 
@@ -99,5 +102,17 @@ extension Thumbnail {
     var renderedPreview: Preview {
         guard let preview else { preconditionFailure("the store's renditions request always asks for a preview") }
         return preview
+    }
+}
+
+extension IngestSettings {
+    /// What a drop whose photo looks like a copy of a utensil's gets (`near_duplicates`).
+    public enum NearDuplicates: Sendable, Equatable {
+        /// Ingested, recording the utensil it resembles.
+        case warn
+        /// Rejected as `near-duplicate`.
+        case reject
+        /// Neither.
+        case off
     }
 }

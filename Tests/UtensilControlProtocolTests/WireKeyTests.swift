@@ -7,11 +7,11 @@ import UtensilControlProtocol
     @Test func utensilKeys() throws {
         #expect(try Fixtures.keys(of: Fixtures.spoon) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
-            "category", "addedBy", "host", "updatedAt",
+            "category", "addedBy", "host", "nearDuplicateOf", "updatedAt",
         ])
         #expect(try Fixtures.keys(of: Fixtures.spoonWithPreview) == [
             "id", "name", "extension", "createdAt", "width", "height", "bytes", "original", "thumbnail",
-            "category", "addedBy", "host", "updatedAt", "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
+            "category", "addedBy", "host", "nearDuplicateOf", "updatedAt", "thumbnailJPEG", "previewRGB", "previewWidth", "previewHeight",
         ])
         let object = try Fixtures.object(of: Fixtures.spoonWithPreview)
         #expect(object["createdAt"] as? String == "2026-11-22T10:15:02.123Z")
@@ -22,6 +22,13 @@ import UtensilControlProtocol
         #expect(object["category"] is NSNull && object["addedBy"] is NSNull && object["updatedAt"] is NSNull)
         // The host that ingested it, null when not recorded.
         #expect(object["host"] is NSNull)
+        // The utensil it looks like a copy of, null when none.
+        #expect(object["nearDuplicateOf"] is NSNull)
+        var copy = Fixtures.spoon
+        copy.nearDuplicateOf = NearDuplicateInfo(id: "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F", name: "Whisk", distance: 3)
+        let near = try #require(try Fixtures.object(of: copy)["nearDuplicateOf"] as? [String: Any])
+        #expect(near["id"] as? String == "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F" && near["name"] as? String == "Whisk")
+        #expect(near["distance"] as? Int == 3 && near.count == 3)
         #expect(object["trashedAt"] == nil)
     }
 

@@ -9,6 +9,7 @@ struct RejectionSidecarTests {
             "empty-name", "name-too-long", "name-has-line-break", "name-has-control-character", "name-not-utf8",
             "unsupported-type", "not-a-regular-file", "unreadable", "too-large", "too-many-pixels", "corrupt-image",
             "extension-mismatch", "duplicate-name", "duplicate-content", "never-settled", "decoder-crash", "invalid-category",
+            "near-duplicate",
         ]
         #expect(RejectionReason.allCases.map(\.rawValue) == contract)
     }

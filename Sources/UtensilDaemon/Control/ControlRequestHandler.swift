@@ -349,7 +349,8 @@ struct ControlRequestHandler: Sendable {
             original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
             purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
-            previewFile: store.previewPath(of: record).description, host: record.host)
+            previewFile: store.previewPath(of: record).description, host: record.host,
+            nearDuplicateOf: record.nearDuplicate.map { NearDuplicateInfo(id: $0.id.uuidString, name: $0.name, distance: $0.distance) })
     }
 }
 

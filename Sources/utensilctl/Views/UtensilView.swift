@@ -9,6 +9,9 @@ enum UtensilView {
         list.add("category", utensil.category ?? "none")
         list.add("added by", utensil.addedBy ?? "unknown")
         if let host = utensil.host { list.add("host", host) }
+        if let near = utensil.nearDuplicateOf {
+            list.add("looks like", "a copy of \(TerminalText.escaped(near.name)) (\(near.id), \(near.distance) bits apart)")
+        }
         if let favorite = utensil.favorite { list.add("favorite", favorite ? "yes (yours)" : "no") }
         list.add("extension", utensil.fileExtension)
         list.add("pixels", "\(utensil.width) × \(utensil.height)")

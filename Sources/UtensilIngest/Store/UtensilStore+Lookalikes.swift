@@ -1,0 +1,32 @@
+import Foundation
+import UtensilCatalogModel
+import UtensilLookalike
+
+/// Look-alikes: the utensil a new photo resembles, the pairs that look alike, and the pairs
+/// marked "not a copy".
+extension UtensilStore {
+    /// The utensil outside the trash, other than `excluded`, whose photo's fingerprint is
+    /// nearest `fingerprint` within ``Fingerprint/copyThreshold``; nil when there is none.
+    func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?) throws(CatalogError) -> NearDuplicate? {
+        let catalog = catalog
+        let matches = try CatalogAwait.run { () async throws(CatalogError) in
+            try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: 2)
+        }
+        return matches.first { $0.utensil.id != excluded }
+            .map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
+    }
+
+    /// The pairs of utensils that look alike, newest copy first (see
+    /// ``CatalogLookalikes/nearDuplicatePairs(limit:)``).
+    public func nearDuplicatePairs(limit: Int) throws(CatalogError) -> [NearDuplicatePair] {
+        let catalog = catalog
+        return try CatalogAwait.run { () async throws(CatalogError) in try await catalog.nearDuplicatePairs(limit: limit) }
+    }
+
+    /// Marks two utensils "not a copy" of each other: they are no longer listed as a pair.
+    /// - Throws: ``CatalogError/notFound`` when either does not exist.
+    public func markNotACopy(_ id: UUID, _ other: UUID) throws(CatalogError) {
+        let catalog = catalog
+        try CatalogAwait.run { () async throws(CatalogError) in try await catalog.markNotACopy(id, other) }
+    }
+}

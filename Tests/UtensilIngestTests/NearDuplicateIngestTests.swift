@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import UtensilCatalogModel
+import UtensilCore
+@testable import UtensilIngest
+import UtensilTestSupport
+
+/// `near_duplicates` in the engine, on real photographs (Debian's mate-backgrounds): a
+/// chat-app re-save of a utensil's photo (1600 px, JPEG quality 70) is recorded as its
+/// look-alike, rejected, or let through, by mode; twelve different photos resemble none.
+@Suite("Near-duplicate ingest")
+struct NearDuplicateIngestTests {
+    static let photoFolder = "/usr/share/backgrounds/mate/nature"
+    let world: TestWorld
+
+    init() throws { world = try TestWorld() }
+
+    /// The twelve photographs, by name without extension.
+    func photos() throws -> [(name: String, bytes: Data)] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.photoFolder).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(files.count == 12, "mate-backgrounds should hold twelve nature photos")
+        return try files.map { (String($0.dropLast(4)), try Data(contentsOf: URL(fileURLWithPath: "\(Self.photoFolder)/\($0)"))) }
+    }
+
+    /// `Garden.jpg` as a chat app sends it on: at most 1600 px a side, JPEG quality 70.
+    func chatCopy() throws -> Data {
+        let path = world.root.appendingPathComponent("chat-copy.jpg").path
+        try PhonePhotos.runPython("""
+            import sys
+            from PIL import Image
+            image = Image.open('\(Self.photoFolder)/Garden.jpg').convert('RGB')
+            image.thumbnail((1600, 1600), Image.LANCZOS)
+            image.save(sys.argv[1], 'JPEG', quality=70)
+            """, arguments: [path])
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    func engine(_ mode: IngestSettings.NearDuplicates) throws -> IngestEngine {
+        var settings = world.settings()
+        settings.nearDuplicates = mode
+        return try world.engine(settings)
+    }
+
+    /// Ingests the twelve photos with `engine`, expecting each to become a utensil that
+    /// resembles no other; returns them by name.
+    func ingestPhotos(with engine: IngestEngine) throws -> [String: UtensilRecord] {
+        var records: [String: UtensilRecord] = [:]
+        for (name, bytes) in try photos() {
+            try world.drop("\(name).jpg", bytes)
+            guard case .ingested(let record) = try world.ingest("\(name).jpg", with: engine) else {
+                Issue.record("\(name) was not ingested")
+                continue
+            }
+            #expect(record.fingerprint != nil, "\(name) has no fingerprint")
+            #expect(record.nearDuplicate == nil, "\(name) was taken for a copy of \(record.nearDuplicate?.name ?? "")")
+            records[name] = record
+        }
+        return records
+    }
+
+    @Test("warn: the copy is ingested and records the photo it resembles; the twelve photos resemble none")
+    func warn() async throws {
+        defer { world.remove() }
+        let engine = try engine(.warn)
+        let photos = try ingestPhotos(with: engine)
+        let garden = try #require(photos["Garden"])
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .ingested(let copy) = try world.ingest("Garden from the chat.jpg", with: engine) else {
+            Issue.record("the copy was not ingested")
+            return
+        }
+        let near = try #require(copy.nearDuplicate)
+        #expect(near.id == garden.id && near.name == "Garden")
+        #expect(near.distance <= 12)
+        #expect(try await engine.store.catalog.utensil(id: copy.id)?.nearDuplicate == near)
+        let pairs = try engine.store.nearDuplicatePairs(limit: 10)
+        #expect(pairs.map { [$0.copy.id, $0.original.id] } == [[copy.id, garden.id]])
+    }
+
+    @Test("reject: the copy is rejected as near-duplicate, naming the photo it resembles")
+    func reject() async throws {
+        defer { world.remove() }
+        let engine = try engine(.reject)
+        let photos = try ingestPhotos(with: engine)
+        let garden = try #require(photos["Garden"])
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .rejected(let rejection, _) = try world.ingest("Garden from the chat.jpg", with: engine) else {
+            Issue.record("the copy was not rejected")
+            return
+        }
+        #expect(rejection.reason == .nearDuplicate)
+        #expect(rejection.message.contains("the utensil Garden (\(garden.id.uuidString))"), "\(rejection.message)")
+        #expect(rejection.message.contains("near_duplicates = \"warn\""), "\(rejection.message)")
+        #expect(try await engine.store.catalog.count() == 12)
+    }
+
+    @Test("off: the copy is ingested and records nothing")
+    func off() async throws {
+        defer { world.remove() }
+        let engine = try engine(.off)
+        _ = try ingestPhotos(with: engine)
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .ingested(let copy) = try world.ingest("Garden from the chat.jpg", with: engine) else {
+            Issue.record("the copy was not ingested")
+            return
+        }
+        #expect(copy.nearDuplicate == nil && copy.fingerprint != nil)
+        #expect(try engine.store.nearDuplicatePairs(limit: 10).isEmpty)
+    }
+}
