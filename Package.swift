@@ -222,8 +222,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The storage contract: every rule of RenditionStorage, run against every storage in
-        // StorageBackends.all, in a temporary folder.
-        .testTarget(name: "UtensilStorageContractTests", dependencies: ["UtensilStorage", "UtensilCore"]),
+        // StorageBackends.all: a temporary folder, and a bucket of a private SeaweedFS.
+        .testTarget(
+            name: "UtensilStorageContractTests",
+            dependencies: ["UtensilStorage", "UtensilStorageS3", "UtensilCore", "UtensilTestSupport"]),
         // The SigV4 signing (AWS's test vectors, botocore) and the S3 client against a real
         // SeaweedFS (SeaweedServer).
         .testTarget(

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import UtensilCore
 import UtensilStorage
+import UtensilTestSupport
 
 /// The promises of ``RenditionStorage`` the store builds on, checked for every storage in
 /// ``StorageBackends/all``: staged bytes are kept and not live until published, a publish never
 /// replaces a live rendition, deletes and discards are idempotent, the listings say what is
 /// there, and reads by id give the bytes, whole or a range of them.
-@Suite("The rendition storage contract")
+@Suite("The rendition storage contract", .tags(.spawnsProcesses))
 struct RenditionStorageContractTests {
     /// Three renditions with bytes of their own.
     static func renditions(_ seed: UInt8) -> [Rendition: [UInt8]] {

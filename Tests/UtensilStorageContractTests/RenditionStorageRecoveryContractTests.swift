@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import UtensilCore
 import UtensilStorage
+import UtensilTestSupport
 
 /// The promises of ``RenditionStorage`` that a delete and start-up recovery build on, checked
 /// for every storage in ``StorageBackends/all``: live renditions taken out into a staged
 /// operation (and put back, or discarded), a staged original read back, and what was
 /// published made durable.
-@Suite("The rendition storage contract: deletes and recovery")
+@Suite("The rendition storage contract: deletes and recovery", .tags(.spawnsProcesses))
 struct RenditionStorageRecoveryContractTests {
     /// A utensil published with an original of type `png`, a thumbnail and a preview.
     static func published(in storage: any RenditionStorage) async throws -> (StagedRenditions, [Rendition: [UInt8]]) {

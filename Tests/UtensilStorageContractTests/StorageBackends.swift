@@ -1,11 +1,13 @@
 import Foundation
 import UtensilCore
 import UtensilStorage
+import UtensilStorageS3
+import UtensilTestSupport
 
 /// Every rendition storage the contract is checked against. A new storage is one more line
 /// here (and its target in this test target's dependencies).
 enum StorageBackends {
-    static let all: [StorageUnderTest] = [.localFolder]
+    static let all: [StorageUnderTest] = [.localFolder, .s3]
 }
 
 /// A rendition storage under test: how to open a fresh, empty one of it.
@@ -36,6 +38,23 @@ extension StorageUnderTest {
             storage: storage,
             reopened: { LocalFolderStorage(layout: layout, hostName: "kitchen-1") },
             remove: { try? FileManager.default.removeItem(at: folder) })
+    }
+
+    /// A bucket of a private SeaweedFS (``SeaweedServer``), under a prefix, for host `kitchen-1`.
+    static let s3 = StorageUnderTest(description: "S3 (SeaweedFS)") {
+        let server = try await SeaweedServer()
+        do {
+            let location = S3Location(bucket: server.bucket, prefix: "site/photos")
+            let storage = S3Storage(client: try server.client(), location: location, hostName: "kitchen-1")
+            try await storage.prepare()
+            return OpenedStorage(
+                storage: storage,
+                reopened: { S3Storage(client: try server.client(), location: location, hostName: "kitchen-1") },
+                remove: { server.remove() })
+        } catch {
+            server.remove()
+            throw error
+        }
     }
 
     /// Runs `body` on a fresh storage of this kind, removing it afterwards.

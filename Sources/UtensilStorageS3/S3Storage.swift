@@ -1,0 +1,242 @@
+import Crypto
+import Foundation
+import UtensilCore
+import UtensilStorage
+
+/// The storage seam (``RenditionStorage``) kept in an S3-compatible bucket, for hosts that share
+/// nothing but the catalog and the bucket.
+///
+/// Keys, under the location's prefix:
+/// - live renditions: `originals/<UUID>.<ext>`, `thumbnails/<UUID>.jpeg`, `previews/<UUID>.jpeg`
+///   (the folders of ``StateLayout``);
+/// - staged ones: `staging/<host_name>/<UUID>.<operation>.<rendition>.<ext>` (``StagedName``),
+///   one folder per host, so that each host's recovery lists only its own operations.
+///
+/// How it keeps the protocol's promises:
+/// - a staged object is never live: no live key begins with `staging/`, and ``list(_:)`` and
+///   ``read(_:range:)`` look only at live keys;
+/// - staged objects are durable when ``stage(_:of:originalExtension:)`` returns (an S3 PUT is
+///   durable once answered), so ``makeDurable(_:)`` and ``makeChangesDurable()`` do nothing; a
+///   crash leaves them under `staging/<host_name>/`, which ``listStaged()`` lists;
+/// - ``publish(_:)`` copies each staged object to its live key with a create-only PUT
+///   (`If-None-Match: *`), never over a live object, then deletes the staged one. A live object
+///   with the very bytes staged (by MD5) is taken for this operation's own publish stopped
+///   between the two requests, and the staged one is deleted; any other live object is
+///   ``StorageError/alreadyLive(_:)``. Not CopyObject: a conditional copy is not supported by
+///   every S3-compatible server;
+/// - deletes of what is gone are fine (S3's DELETE is idempotent).
+///
+/// Failures of the server are ``StorageError/objectStorage(_:)``: unreachable or failing
+/// (transient: retry later), credentials refused, bucket missing.
+public struct S3Storage: RenditionStorage {
+    public let client: S3Client
+    public let location: S3Location
+    /// This host's `host_name`: its folder of staged objects.
+    public let hostName: String
+
+    public init(client: S3Client, location: S3Location, hostName: String) {
+        self.client = client
+        self.location = location
+        self.hostName = hostName
+    }
+
+    /// The live key of `key`.
+    public func objectKey(_ key: RenditionKey) -> String {
+        location.prefix + StateLayout.folderName(of: key.rendition) + "/" + key.fileName
+    }
+
+    /// `s3://BUCKET/KEY` of a live rendition, as the JSON names it.
+    public func url(of key: RenditionKey) -> String {
+        location.url(of: objectKey(key))
+    }
+
+    private var stagingPrefix: String { location.prefix + StateLayout.stagingFolderName + "/" + hostName + "/" }
+
+    private func stagedKey(_ operation: StagedRenditions, _ rendition: Rendition) -> String {
+        let name = StagedName(
+            utensil: operation.utensil, operation: operation.operation, rendition: rendition,
+            fileExtension: rendition.fileExtension(original: operation.originalExtension))
+        return stagingPrefix + String(decoding: name.bytes, as: UTF8.self)
+    }
+
+    // MARK: RenditionStorage
+
+    /// Checks that the bucket is there and takes our credentials; the bucket itself is never
+    /// created here (a missing bucket is a configuration to fix).
+    public func prepare() async throws(StorageError) {
+        try await mapped { () throws(S3Error) in try await client.checkBucket() }
+    }
+
+    public func stage(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions {
+        let operation = StagedRenditions(
+            utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys))
+        var put: [String] = []
+        do throws(S3Error) {
+            for rendition in Rendition.allCases {
+                guard let bytes = renditions[rendition] else { continue }
+                let key = stagedKey(operation, rendition)
+                try await client.put(key, bytes, createOnly: true, contentType: Self.contentType(rendition, operation.originalExtension))
+                put.append(key)
+            }
+        } catch {
+            for key in put { try? await client.delete(key) }
+            throw Self.storageError(error)
+        }
+        return operation
+    }
+
+    /// Nothing to do: staged objects are durable once put.
+    public func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError) {}
+
+    public func publish(_ operation: StagedRenditions) async throws(StorageError) {
+        for rendition in operation.publishingOrder {
+            let live = operation.key(rendition)
+            let staged = stagedKey(operation, rendition)
+            let bytes: [UInt8]
+            do throws(S3Error) {
+                bytes = try await client.get(staged)
+            } catch .noSuchKey {
+                throw .notStaged(live)
+            } catch {
+                throw Self.storageError(error)
+            }
+            do throws(S3Error) {
+                try await client.put(objectKey(live), bytes, createOnly: true, contentType: Self.contentType(rendition, operation.originalExtension))
+            } catch .alreadyExists {
+                guard try await isLive(live, holding: bytes) else { throw .alreadyLive(live) }
+            } catch {
+                throw Self.storageError(error)
+            }
+            try await mapped { () throws(S3Error) in try await client.delete(staged) }
+        }
+    }
+
+    public func discard(_ operation: StagedRenditions) async throws(StorageError) {
+        for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
+            let key = stagedKey(operation, rendition)
+            try await mapped { () throws(S3Error) in try await client.delete(key) }
+        }
+    }
+
+    public func size(of key: RenditionKey) async throws(StorageError) -> Int64 {
+        let head = try await mapped { () throws(S3Error) in try await client.head(objectKey(key)) }
+        guard let head else { throw .notFound(key) }
+        return head.size
+    }
+
+    public func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8] {
+        do throws(S3Error) {
+            guard let range else { return try await client.get(objectKey(key)) }
+            guard !range.isEmpty else {
+                guard try await client.head(objectKey(key)) != nil else { throw S3Error.noSuchKey(objectKey(key)) }
+                return []
+            }
+            return try await client.get(objectKey(key), range: range.lowerBound...(range.upperBound - 1))
+        } catch .noSuchKey {
+            throw .notFound(key)
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    public func readStaged(_ rendition: Rendition, of operation: StagedRenditions) async throws(StorageError) -> [UInt8] {
+        do throws(S3Error) {
+            return try await client.get(stagedKey(operation, rendition))
+        } catch .noSuchKey {
+            throw .notStaged(operation.key(rendition))
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    public func delete(_ key: RenditionKey) async throws(StorageError) {
+        try await mapped { () throws(S3Error) in try await client.delete(objectKey(key)) }
+    }
+
+    /// Nothing to do: every publish and discard is durable once answered.
+    public func makeChangesDurable() async throws(StorageError) {}
+
+    public func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey] {
+        let folder = location.prefix + StateLayout.folderName(of: rendition) + "/"
+        let keys = try await mapped { () throws(S3Error) in try await client.list(prefix: folder) }
+        return keys.compactMap { key in
+            let name = key.dropFirst(folder.count)
+            guard let dot = name.firstIndex(of: "."), let utensil = UUID(uuidString: String(name[..<dot])) else { return nil }
+            let fileExtension = String(name[name.index(after: dot)...])
+            guard !fileExtension.isEmpty, !fileExtension.contains("/") else { return nil }
+            return RenditionKey(utensil: utensil, rendition: rendition, fileExtension: fileExtension)
+        }
+    }
+
+    public func listStaged() async throws(StorageError) -> [StagedRenditions] {
+        let prefix = stagingPrefix
+        let keys = try await mapped { () throws(S3Error) in try await client.list(prefix: prefix) }
+        var found: [UUID: (utensil: UUID, originalExtension: String?, renditions: Set<Rendition>)] = [:]
+        for key in keys {
+            guard let name = StagedName(parsing: Array(key.utf8.dropFirst(prefix.utf8.count))) else { continue }
+            var entry = found[name.operation] ?? (name.utensil, nil, [])
+            entry.renditions.insert(name.rendition)
+            if name.rendition == .original { entry.originalExtension = name.fileExtension }
+            found[name.operation] = entry
+        }
+        return found.map { operation, entry in
+            StagedRenditions(
+                utensil: entry.utensil, operation: operation, originalExtension: entry.originalExtension ?? "jpeg",
+                renditions: entry.renditions)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Whether the live object of `key` holds exactly `bytes`.
+    private func isLive(_ key: RenditionKey, holding bytes: [UInt8]) async throws(StorageError) -> Bool {
+        let head = try await mapped { () throws(S3Error) in try await client.head(objectKey(key)) }
+        guard let head, head.size == Int64(bytes.count) else { return false }
+        if head.etag.count == 32, !head.etag.contains("-") {
+            return head.etag.lowercased() == SigV4Signer.hex(Insecure.MD5.hash(data: bytes))
+        }
+        do throws(StorageError) {
+            return try await read(key, range: nil) == bytes
+        } catch .notFound {
+            return false
+        }
+    }
+
+    private func mapped<T>(_ body: () async throws(S3Error) -> T) async throws(StorageError) -> T {
+        do throws(S3Error) {
+            return try await body()
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    /// An S3 failure as the store sees it.
+    public static func storageError(_ error: S3Error) -> StorageError {
+        let kind: ObjectStorageFailure.Kind
+        switch error {
+        case .unreachable: kind = .unreachable
+        case .credentialsRefused: kind = .credentialsRefused
+        case .noSuchBucket: kind = .bucketMissing
+        case .noSuchKey, .alreadyExists, .integrity, .server, .invalidEndpoint, .malformedAnswer: kind = .failed
+        }
+        let transient: Bool
+        switch error {
+        case .integrity: transient = true
+        default: transient = error.isTransient
+        }
+        return .objectStorage(ObjectStorageFailure(kind: kind, isTransient: transient, message: error.description))
+    }
+
+    private static func contentType(_ rendition: Rendition, _ originalExtension: String) -> String {
+        switch rendition.fileExtension(original: originalExtension).lowercased() {
+        case "jpeg", "jpg": "image/jpeg"
+        case "png": "image/png"
+        case "webp": "image/webp"
+        case "heic": "image/heic"
+        case "avif": "image/avif"
+        default: "application/octet-stream"
+        }
+    }
+}
