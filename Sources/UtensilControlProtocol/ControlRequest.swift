@@ -44,6 +44,10 @@ public enum ControlRequest: Sendable, Equatable {
     case backup(BackupDestination)
     /// The hosts sharing the catalog, from their heartbeats.
     case hosts
+    /// The pairs of utensils whose photos look alike.
+    case duplicates
+    /// Two utensils by id, marked as not copies of each other.
+    case notACopy(String, String)
 
     /// The command, as named on the wire.
     public var command: ControlCommand {
@@ -68,6 +72,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .categoryDelete: .categoryDelete
         case .backup: .backup
         case .hosts: .hosts
+        case .duplicates: .duplicates
+        case .notACopy: .notACopy
         }
     }
 }
@@ -77,5 +83,6 @@ extension ControlCommand: CaseIterable {
     public static let allCases: [ControlCommand] = [
         .status, .list, .show, .delete, .rename, .rejected, .retry, .check, .events, .categories, .setCategory,
         .trash, .restore, .rethumb, .favorite, .unfavorite, .categoryRename, .categoryDelete, .backup, .hosts,
+        .duplicates, .notACopy,
     ]
 }

@@ -92,6 +92,8 @@ import UtensilControlProtocol
         case .categoryRename(let category, let newName): try again(.categoryRename(category, to: newName))
         case .categoryDelete(let category): try again(.categoryDelete(category))
         case .hosts: try again(.hosts)
+        case .duplicates: try again(.duplicates)
+        case .notACopy(let id, let other): try again(.notACopy(id, other))
         case .backup(let destination):
             // Progress lines, then the summary.
             if case .progress(let progress) = try LineFraming.decodeBackupLine(Data(line.utf8)).get() {

@@ -39,7 +39,8 @@ enum Fixtures {
         .restore(spoon.id), .restore(spoon.id, as: "Old spoon"), .rethumb(.all), .rethumb(.missing),
         .rethumb(.utensils([spoon.id, "2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F"])),
         .favorite(spoon.id), .unfavorite(spoon.id), .list(category: "Knives", favorites: true),
-        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"), .hosts,
+        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"), .hosts, .duplicates,
+        .notACopy(spoon.id, "2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F"),
     ]
 
     static var trashedSpoon: UtensilInfo {

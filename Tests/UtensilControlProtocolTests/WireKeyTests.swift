@@ -81,7 +81,7 @@ import UtensilControlProtocol
         #expect(ControlCommand.allCases.map(\.replyKey) == [
             "status", "list", "utensil", "deleted", "renamed", "rejected", "retried", "check", "subscribed",
             "categories", "categorized", "trash", "restored", "rethumb", "favorited", "unfavorited",
-            "categoryRenamed", "categoryDeleted", "backup", "hosts",
+            "categoryRenamed", "categoryDeleted", "backup", "hosts", "duplicates", "notACopy",
         ])
         #expect(ControlCommand.eventKey == "event")
     }

@@ -13,10 +13,10 @@ import UtensilControlServer
     static let changing: [ControlRequest] = [
         .delete("id"), .delete("id", now: true), .rename("id", to: "New"), .retry(file: "a.jpg"), .retryAll,
         .setCategory("id", to: "Knives"), .setCategory("id", to: nil), .restore("id"), .rethumb(.missing),
-        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"),
+        .categoryRename("Knifes", to: "Knives"), .categoryDelete("Misc"), .notACopy("id", "other"),
     ]
     static let reading: [ControlRequest] = [
-        .status, .list(), .show("Spoon"), .rejected, .check, .events(), .categories, .trash, .hosts,
+        .status, .list(), .show("Spoon"), .rejected, .check, .events(), .categories, .trash, .hosts, .duplicates,
     ]
     /// The caller's own favorites: open to every peer, to signed-in web users only.
     static let personal: [ControlRequest] = [.favorite("id"), .unfavorite("id"), .list(favorites: true)]

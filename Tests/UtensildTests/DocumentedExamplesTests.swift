@@ -22,6 +22,8 @@ struct DocumentedExamplesTests {
             "pipes into `jq .files`: run without the pipe, its JSON must hold the `files` jq picks",
         "show Crème brûlée torch --preview":
             "draws only on a terminal: run on a pseudo-terminal, without NO_COLOR, it must draw in 24-bit colour",
+        "duplicates --not-a-copy ID1 ID2":
+            "names two utensils: run with the ids of the torch and the chef knife, it must exit 0 and list no pair",
     ]
 
     static let password = "correct horse battery"
@@ -178,6 +180,12 @@ struct DocumentedExamplesTests {
             #expect(
                 output.contains("\u{1B}[38;2;") && output.contains("Crème brûlée torch"),
                 "\(example.document): `\(example.line)` drew no 24-bit colour on a terminal:\n\(output)")
+        case "duplicates --not-a-copy ID1 ID2":
+            let knife = try Utensilctl.run(["show", "Chef knife", "--json"], environment: scene.environment).json?["id"] as? String
+            let run = try Utensilctl.run(
+                ["duplicates", "--not-a-copy", scene.id, try #require(knife), "--json"], environment: scene.environment)
+            #expect(run.status == 0, "\(example.document): `\(example.line)` exited \(run.status): \(run.errors)")
+            #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(example.document): `\(example.line)` listed \(run.output)")
         default:
             Issue.record("DocumentedExamplesTests.notRunAsWritten lists `\(example.key)`, which runAdjusted does not run: add its case")
         }

@@ -95,6 +95,12 @@ struct ControlRequestHandler: Sendable {
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
         case .hosts: return await hosts()
+        case .duplicates: return await run(request) { try duplicates() }
+        case .notACopy(let id, let other):
+            return await run(request) { () throws(StoreError) in
+                try store.markNotACopy(try store.find(id, byIDOnly: true).id, try store.find(other, byIDOnly: true).id)
+                return try duplicates()
+            }
         }
     }
 
@@ -334,6 +340,11 @@ struct ControlRequestHandler: Sendable {
             try store.favorites(of: user, among: [record.id]).contains(record.id)
         } ?? false
         return shown
+    }
+
+    /// The pairs of utensils that look alike, newest copy first, at most 1,000.
+    private func duplicates() throws(StoreError) -> [DuplicatePairInfo] {
+        try store.nearDuplicatePairs(limit: 1000).map { DuplicatePairInfo(copy: info($0.copy), original: info($0.original), distance: $0.distance) }
     }
 
     /// A utensil as the protocol shows it; with `preview`, its thumbnail's RGB preview too.

@@ -21,7 +21,7 @@ struct Utensilctl: ParsableCommand {
             """,
         version: UtensildVersion.current,
         subcommands: [
-            Status.self, Hosts.self, List.self, Show.self, Delete.self, Rename.self, Rejected.self, Retry.self,
+            Status.self, Hosts.self, List.self, Show.self, Duplicates.self, Delete.self, Rename.self, Rejected.self, Retry.self,
             Check.self, Events.self, Categories.self, SetCategory.self,
             Trash.self, Restore.self, Rethumb.self, Backup.self, WebUser.self, Favorite.self, Unfavorite.self, CategoryCommand.self,
         ])
