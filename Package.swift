@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "UtensilWebTests",
             dependencies: [
-                "UtensilWeb", "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers",
+                "UtensilWeb", "UtensilControlProtocol", "UtensilConfig", "UtensilWebUsers", "UtensilCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

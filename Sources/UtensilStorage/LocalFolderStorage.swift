@@ -133,6 +133,16 @@ public struct LocalFolderStorage: RenditionStorage {
         try withLiveFile(key) { (_: Int32, status: FileStatus, _: RawPath) throws(SystemError) -> Int64 in Int64(status.size) }
     }
 
+    /// The version is the file's inode, size and modification time: a replaced rendition is
+    /// another file.
+    public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
+        try withLiveFile(key) { (_: Int32, status: FileStatus, _: RawPath) throws(SystemError) -> RenditionStatus in
+            let version = [status.identity.inode, UInt64(status.size), UInt64(bitPattern: status.modificationNanoseconds)]
+                .map { String($0, radix: 16) }.joined(separator: "-")
+            return RenditionStatus(size: Int64(status.size), version: version)
+        }
+    }
+
     public func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8] {
         try withLiveFile(key) { (fd: Int32, status: FileStatus, path: RawPath) throws(SystemError) -> [UInt8] in
             let size = Int64(status.size)

@@ -46,6 +46,10 @@ public protocol RenditionStorage: Sendable {
     /// The size in bytes of a live rendition; ``StorageError/notFound(_:)`` when there is none.
     func size(of key: RenditionKey) async throws(StorageError) -> Int64
 
+    /// The size of a live rendition and its version, a word that changes whenever it is
+    /// replaced (an HTTP `ETag`); ``StorageError/notFound(_:)`` when there is none.
+    func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus
+
     /// The bytes of a live rendition, all of them or those in `range` (offsets in bytes; the
     /// part past its end is cut off, so a range starting at or past the end reads nothing).
     /// ``StorageError/notFound(_:)`` when there is none.
@@ -116,8 +120,26 @@ extension RenditionStorage {
         return staged
     }
 
+    /// Its size, with no version (a reader cannot tell a replaced rendition by it).
+    public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
+        RenditionStatus(size: try await size(of: key), version: nil)
+    }
+
     /// Nothing to do: every change was durable when it returned.
     public func makeChangesDurable() async throws(StorageError) {}
+}
+
+/// What ``RenditionStorage/status(of:)`` says of a live rendition.
+public struct RenditionStatus: Hashable, Sendable {
+    /// Its size in bytes.
+    public var size: Int64
+    /// A word that changes whenever the rendition is replaced; nil when the storage has none.
+    public var version: String?
+
+    public init(size: Int64, version: String?) {
+        self.size = size
+        self.version = version
+    }
 }
 
 /// One rendition of one utensil: what the storage keeps and hands back by id.

@@ -1,4 +1,6 @@
+import Foundation
 import UtensilControlProtocol
+import UtensilCore
 
 /// What the web gallery reads and changes, answered by the daemon exactly as the control
 /// socket answers `utensilctl` (same requests, same replies, same JSON), so the web and the
@@ -22,6 +24,13 @@ public protocol GalleryBackend: Sendable {
 
     /// Where the display-size preview of the utensil `id` (its `uuidString`) lives.
     func previewPath(id: String) -> String
+
+    /// The stored `rendition` of utensil `id` (its original of type `fileExtension`): its size
+    /// and version; nil when there is none. Asked of the store, off the cooperative pool.
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition?
+
+    /// The bytes `range` of that rendition (fewer at its end), from the store.
+    func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8]
 
     /// The inbox folder: the empty gallery's "drop photos here".
     var inbox: String { get }
@@ -52,4 +61,17 @@ public struct Readiness: Sendable, Equatable {
     }
 
     public var isReady: Bool { catalog == nil && storage == nil }
+}
+
+/// What the gallery knows of a stored rendition before it serves it.
+public struct StoredRendition: Sendable, Equatable {
+    /// Its size in bytes.
+    public var size: Int64
+    /// A word that changes whenever it is replaced (its `ETag`); nil when the storage has none.
+    public var version: String?
+
+    public init(size: Int64, version: String?) {
+        self.size = size
+        self.version = version
+    }
 }

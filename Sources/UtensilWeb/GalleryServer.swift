@@ -60,7 +60,7 @@ public struct GalleryServer: Sendable {
             uploads: UploadSlots(limits: limits.uploads), reserve: descriptorReserve
         ).register(on: router)
         AccountRoutes(access: access, throttle: throttle, passwordChecks: passwordChecks).register(on: router)
-        FileRoutes(backend: backend, files: StoredFile(fileIO: FileIO())).register(on: router)
+        FileRoutes(backend: backend, files: StoredFile(backend: backend)).register(on: router)
         return router
     }
 

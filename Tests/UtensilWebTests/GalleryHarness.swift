@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import UtensilConfig
 import UtensilControlProtocol
+import UtensilCore
 import UtensilWebUsers
 
 @testable import UtensilWeb
@@ -96,6 +97,26 @@ struct MemoryBackend: GalleryBackend {
     func thumbnailPath(id: String) -> String { root.appendingPathComponent("thumbnails/\(id).jpeg").path }
     func previewPath(id: String) -> String { root.appendingPathComponent("previews/\(id).jpeg").path }
     var inbox: String { root.appendingPathComponent("inbox").path }
+
+    /// Its file in `root`, as the local folder keeps it.
+    func file(_ rendition: Rendition, of id: UUID, fileExtension: String) -> URL {
+        root.appendingPathComponent("\(StateLayout.folderName(of: rendition))/\(id.uuidString).\(fileExtension)")
+    }
+
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
+        let path = file(rendition, of: id, fileExtension: fileExtension).path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int
+        else { return nil }
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return StoredRendition(size: Int64(size), version: "\(size)-\(modified)")
+    }
+
+    func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] {
+        let bytes = try [UInt8](Data(contentsOf: file(rendition, of: id, fileExtension: fileExtension)))
+        let start = Int(min(range.lowerBound, Int64(bytes.count))), end = Int(min(range.upperBound, Int64(bytes.count)))
+        return Array(bytes[start..<end])
+    }
 
     func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {
         throw UploadRefused("This test backend takes no uploads.")

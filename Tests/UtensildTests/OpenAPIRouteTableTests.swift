@@ -59,6 +59,8 @@ private struct RouteTableOnly: GalleryBackend {
     }
     func thumbnailPath(id: String) -> String { "/nonexistent" }
     func previewPath(id: String) -> String { "/nonexistent" }
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? { nil }
+    func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] { [] }
     var inbox: String { "/nonexistent" }
     func createUpload(fileName: String, category: String?, uploader: String) throws(UploadRefused) -> any UploadedFile {
         throw UploadRefused("not served")

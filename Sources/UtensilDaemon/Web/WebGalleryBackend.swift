@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import UtensilControlProtocol
+import UtensilCore
 import UtensilIngest
 import UtensilWeb
 
@@ -41,6 +42,21 @@ struct WebGalleryBackend: GalleryBackend {
     func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
 
     func previewPath(id: String) -> String { settings.previewPath(id: id).description }
+
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
+        let store = store
+        let status = try await runBlocking {
+            Result { () throws(StoreError) in try store.renditionStatus(rendition, of: id, fileExtension: fileExtension) }
+        }.get()
+        return status.map { StoredRendition(size: $0.size, version: $0.version) }
+    }
+
+    func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] {
+        let store = store
+        return try await runBlocking {
+            Result { () throws(StoreError) in try store.readRendition(rendition, of: id, fileExtension: fileExtension, range: range) }
+        }.get()
+    }
 
     var inbox: String { settings.inbox.description }
 

@@ -1,0 +1,36 @@
+import Foundation
+import UtensilCore
+import UtensilStorage
+
+/// A utensil's renditions read by id, from whatever storage holds them: what the web's file
+/// routes serve (size, version for the `ETag`, ranged reads), so that the same routes serve
+/// any storage.
+extension UtensilStore {
+    /// The size and version of utensil `id`'s `rendition` (its original of type
+    /// `fileExtension`); nil when the storage has none.
+    public func renditionStatus(_ rendition: Rendition, of id: UUID, fileExtension: String) throws(StoreError) -> RenditionStatus? {
+        let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
+        do throws(StorageError) {
+            return try storageCall { storage async throws(StorageError) in try await storage.status(of: key) }
+        } catch .notFound {
+            return nil
+        } catch {
+            throw .fileSystem("Cannot read \(key): \(error)")
+        }
+    }
+
+    /// The bytes `range` of utensil `id`'s `rendition` (fewer at its end).
+    /// - Throws: ``StoreError/notFound(_:)`` when the storage has none.
+    public func readRendition(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>
+    ) throws(StoreError) -> [UInt8] {
+        let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
+        do throws(StorageError) {
+            return try storageCall { storage async throws(StorageError) in try await storage.read(key, range: range) }
+        } catch .notFound {
+            throw .notFound("There is no \(key).")
+        } catch {
+            throw .fileSystem("Cannot read \(key): \(error)")
+        }
+    }
+}
