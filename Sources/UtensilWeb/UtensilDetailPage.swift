@@ -54,6 +54,9 @@ struct UtensilDetailPage: Sendable {
         ]
         if let addedBy = utensil.addedBy { facts.append(("Added by", HTML.escape(addedBy))) }
         if let host = utensil.host { facts.append(("Host", HTML.escape(host))) }
+        if let near = utensil.nearDuplicateOf {
+            facts.append(("Looks like", "a copy of <a href=\"/utensils/\(HTML.escape(near.id))\">\(HTML.escape(near.name))</a>"))
+        }
         facts.append(("Updated", utensil.updatedAt.map(HTML.time) ?? "never"))
         facts.append(("Id", "<code>\(utensil.id)</code>"))
         let list = facts.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
