@@ -110,7 +110,7 @@ struct S3ClientTests {
     func outage() async throws {
         let server = try await SeaweedServer()
         defer { server.remove() }
-        let client = try server.client()
+        let client = try server.client(timeoutSeconds: 3)
         try await client.put("kept", [1, 2])
         server.stop()
         await #expect {

@@ -68,14 +68,16 @@ public final class SeaweedServer: @unchecked Sendable {
 
     deinit { remove() }
 
-    /// A client of the bucket (or of `bucket`) with the server's credentials, or with `credentials`.
+    /// A client of the bucket (or of `bucket`) with the server's credentials, or with
+    /// `credentials`. A request to a stopped server fails after `timeoutSeconds` (async-http-client
+    /// retries the connection until then).
     public func client(
         bucket: String? = nil, credentials: S3Credentials? = nil, multipartThreshold: Int = S3Client.defaultMultipartThreshold,
-        partSize: Int = S3Client.defaultPartSize
+        partSize: Int = S3Client.defaultPartSize, timeoutSeconds: Int64 = 30
     ) throws -> S3Client {
         try S3Client(
             endpoint: endpoint, bucket: bucket ?? self.bucket, region: "us-east-1", credentials: credentials ?? self.credentials,
-            multipartThreshold: multipartThreshold, partSize: partSize, timeout: .seconds(30))
+            multipartThreshold: multipartThreshold, partSize: partSize, timeout: .seconds(timeoutSeconds))
     }
 
     /// Starts the server (again, after ``stop()``) and waits until its S3 gateway answers a
@@ -98,7 +100,7 @@ public final class SeaweedServer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         lock.withLock { self.process = process }
-        let client = try self.client()
+        let client = try self.client(timeoutSeconds: 2)
         let deadline = ContinuousClock.now + .seconds(60)
         var last = "no answer yet"
         while true {

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import UtensilCore
+import UtensilStorage
+import UtensilStorageS3
+import UtensilTestSupport
+
+/// What S3Storage adds to the storage contract (which runs it too): where its objects are,
+/// a publish stopped between its two requests finished by a second one, and the server's
+/// failures as the kinds the store acts on.
+@Suite("S3Storage against SeaweedFS", .tags(.spawnsProcesses), .serialized)
+struct S3StorageTests {
+    static let location = S3Location(bucket: "utensils", prefix: "site")
+
+    @Test("objects are kept under the prefix: staged per host, live per rendition")
+    func layout() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-2")
+        let id = UUID()
+        let staged = try await storage.stage([.original: [1, 2, 3], .thumbnail: [4]], of: id, originalExtension: "png")
+        let stagedKeys = try await client.list(prefix: "site/staging/kitchen-2/").sorted()
+        #expect(stagedKeys == [
+            "site/staging/kitchen-2/\(id.uuidString).\(staged.operation.uuidString).original.png",
+            "site/staging/kitchen-2/\(id.uuidString).\(staged.operation.uuidString).thumbnail.jpeg",
+        ])
+        let otherHost = S3Storage(client: client, location: Self.location, hostName: "kitchen-3")
+        #expect(try await otherHost.listStaged().isEmpty, "each host recovers only its own operations")
+
+        try await storage.publish(staged)
+        #expect(try await client.list(prefix: "site/").sorted() == [
+            "site/originals/\(id.uuidString).png", "site/thumbnails/\(id.uuidString).jpeg",
+        ])
+        #expect(storage.url(of: staged.key(.original)) == "s3://utensils/site/originals/\(id.uuidString).png")
+    }
+
+    @Test("a publish stopped after a live put and before the staged delete is finished by the next")
+    func interruptedPublish() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        let staged = try await storage.stage([.original: [7, 7, 7], .preview: [8]], of: UUID(), originalExtension: "jpeg")
+        // What a crash between the two requests leaves: the live object, the staged one still there.
+        try await client.put(storage.objectKey(staged.key(.preview)), [8], createOnly: true)
+
+        try await storage.publish(staged)
+        #expect(try await storage.listStaged().isEmpty)
+        #expect(try await storage.read(staged.key(.preview), range: nil) == [8])
+        #expect(try await storage.read(staged.key(.original), range: nil) == [7, 7, 7])
+
+        // A live object with other bytes is not taken for one's own.
+        let again = try await storage.stage([.preview: [9]], of: staged.utensil, originalExtension: "jpeg")
+        await #expect(throws: StorageError.alreadyLive(again.key(.preview))) { try await storage.publish(again) }
+        #expect(try await storage.read(staged.key(.preview), range: nil) == [8])
+    }
+
+    @Test("an unreachable server, refused keys and a missing bucket are told apart for the store")
+    func failures() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let missing = S3Storage(client: try server.client(bucket: "gone"), location: S3Location(bucket: "gone", prefix: ""), hostName: "h")
+        try await expectFailure(.bucketMissing, transient: false) { try await missing.prepare() }
+
+        let wrong = S3Credentials(accessKeyID: server.credentials.accessKeyID, secretAccessKey: "wrong")
+        let refused = S3Storage(client: try server.client(credentials: wrong), location: Self.location, hostName: "h")
+        try await expectFailure(.credentialsRefused, transient: false) { try await refused.prepare() }
+
+        let storage = S3Storage(client: try server.client(timeoutSeconds: 3), location: Self.location, hostName: "h")
+        try await storage.prepare()
+        server.stop()
+        try await expectFailure(.unreachable, transient: true) {
+            _ = try await storage.stage([.thumbnail: [1]], of: UUID(), originalExtension: "jpeg")
+        }
+        try await server.start()
+        #expect(try await storage.listStaged().isEmpty, "a stage that failed left nothing")
+    }
+
+    func expectFailure(
+        _ kind: ObjectStorageFailure.Kind, transient: Bool, _ body: () async throws -> Void
+    ) async throws {
+        do {
+            try await body()
+            Issue.record("expected an object storage failure \(kind)")
+        } catch let StorageError.objectStorage(failure) {
+            #expect(failure.kind == kind, "\(failure)")
+            #expect(failure.isTransient == transient, "\(failure)")
+        }
+    }
+
+    @Test("storage locations: s3://BUCKET and s3://BUCKET/PREFIX, and nothing else")
+    func locations() {
+        #expect(S3Location(parsing: "s3://utensils") == S3Location(bucket: "utensils", prefix: ""))
+        #expect(S3Location(parsing: "s3://utensils/") == S3Location(bucket: "utensils", prefix: ""))
+        #expect(S3Location(parsing: "s3://utensils/site/photos/")?.prefix == "site/photos/")
+        #expect(S3Location(parsing: "s3://utensils/site")?.description == "s3://utensils/site/")
+        #expect(S3Location(parsing: "local") == nil)
+        #expect(S3Location(parsing: "s3:///prefix") == nil)
+        #expect(S3Location(parsing: "s3://Upper_Case") == nil)
+    }
+}
