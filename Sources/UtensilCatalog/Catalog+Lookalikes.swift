@@ -60,6 +60,14 @@ extension Catalog {
         }
     }
 
+    public func setFingerprint(id: UUID, to fingerprint: Int64, ofPhoto sha256: String) throws(CatalogError) -> Bool {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE utensil SET fingerprint = ? WHERE id = ? AND sha256 = ?", arguments: [fingerprint, id.uuidString, sha256])
+            return db.changesCount > 0
+        }
+    }
+
     public func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) throws(CatalogError) -> [LookalikeMatch] {
         guard maximumDistance >= 0, limit > 0 else { return [] }
         return try read { db in

@@ -28,6 +28,11 @@ public protocol CatalogLookalikes: Sendable {
     /// ``nearDuplicatePairs(limit:)`` no longer shows them. Marking a pair twice changes nothing.
     /// - Throws: ``CatalogError/notFound`` when either utensil does not exist.
     func markNotACopy(_ id: UUID, _ other: UUID) async throws(CatalogError)
+
+    /// Sets the fingerprint of utensil `id` while its photo is still the one whose SHA-256 is
+    /// `sha256` (`rethumb` fingerprinting a utensil ingested before fingerprints); false when
+    /// the utensil is gone or has another photo by now, and nothing changed.
+    func setFingerprint(id: UUID, to fingerprint: Int64, ofPhoto sha256: String) async throws(CatalogError) -> Bool
 }
 
 /// Two utensils that look alike: `copy`, ingested as a look-alike of `original`.

@@ -80,4 +80,17 @@ extension PostgresCatalog {
         }
         if found != 1 { throw CatalogError.notFound }
     }
+
+    public func setFingerprint(id: UUID, to fingerprint: Int64, ofPhoto sha256: String) async throws(CatalogError) -> Bool {
+        let logger = logger
+        return try await read { connection in
+            try await Self.value(
+                Int.self, """
+                    WITH changed AS (
+                        UPDATE utensils SET fingerprint = \(fingerprint) WHERE id = \(id) AND sha256 = \(sha256) RETURNING 1
+                    )
+                    SELECT count(*)::integer FROM changed
+                    """, on: connection, logger: logger) == 1
+        }
+    }
 }

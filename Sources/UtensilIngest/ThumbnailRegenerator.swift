@@ -129,5 +129,16 @@ struct ThumbnailRegenerator: Sendable {
         } catch .gone {
             return  // Deleted meanwhile: `regenerate(_:)` finds its row gone.
         }
+        // A utensil ingested before fingerprints gets its own (a photo replaced meanwhile keeps its new one).
+        if let fingerprint = PhotoFingerprint.of(thumbnail), fingerprint != record.fingerprint {
+            let sha256 = record.sha256
+            do {
+                _ = try CatalogAwait.run { () async throws(CatalogError) in
+                    try await catalog.setFingerprint(id: id, to: fingerprint, ofPhoto: sha256)
+                }
+            } catch {
+                throw .catalogUnavailable(id, "\(error)")
+            }
+        }
     }
 }

@@ -106,4 +106,20 @@ struct CatalogLookalikesContractTests {
             #expect(try await catalog.nearDuplicatePairs(limit: 10).map(\.copy.name) == ["Ladle copy"])
         }
     }
+
+    @Test("a fingerprint is set only while the photo is the one it was made from", arguments: CatalogBackends.all)
+    func setFingerprint(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            let old = R.record("Old whisk", sha: "aaa")
+            try await catalog.insertOne(old)
+            #expect(try await catalog.utensil(id: old.id)?.fingerprint == nil)
+            #expect(try await catalog.setFingerprint(id: old.id, to: Self.base, ofPhoto: "bbb") == false)
+            #expect(try await catalog.utensil(id: old.id)?.fingerprint == nil)
+            #expect(try await catalog.setFingerprint(id: old.id, to: Self.base, ofPhoto: "aaa"))
+            #expect(try await catalog.utensil(id: old.id)?.fingerprint == Self.base)
+            #expect(try await catalog.lookalikes(of: Self.base, within: 0, limit: 5).map(\.utensil.id) == [old.id])
+            #expect(try await catalog.setFingerprint(id: UUID(), to: Self.base, ofPhoto: "aaa") == false)
+        }
+    }
 }

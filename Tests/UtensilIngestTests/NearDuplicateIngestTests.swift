@@ -107,4 +107,32 @@ struct NearDuplicateIngestTests {
         #expect(copy.nearDuplicate == nil && copy.fingerprint != nil)
         #expect(try engine.store.nearDuplicatePairs(limit: 10).isEmpty)
     }
+
+    @Test("rethumb gives a utensil ingested before fingerprints its own, found by its copy")
+    func rethumbFingerprints() async throws {
+        defer { world.remove() }
+        let engine = try engine(.warn)
+        let garden = try #require(try photos().first { $0.name == "Garden" })
+        try world.drop("Garden.jpg", garden.bytes)
+        guard case .ingested(let record) = try world.ingest("Garden.jpg", with: engine) else {
+            Issue.record("Garden was not ingested")
+            return
+        }
+        let fingerprint = try #require(record.fingerprint)
+        // As an older version left it: no fingerprint, so its copy is not recognised.
+        var unprinted = try #require(try await engine.store.catalog.utensil(id: record.id))
+        unprinted.fingerprint = nil
+        _ = try await engine.store.catalog.replacePhoto(with: unprinted)
+        #expect(try await engine.store.catalog.utensil(id: record.id)?.fingerprint == nil)
+
+        try engine.store.rethumb(id: record.id, memory: MemoryBudget(bytes: 512 << 20))
+        #expect(try await engine.store.catalog.utensil(id: record.id)?.fingerprint == fingerprint)
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .ingested(let copy) = try world.ingest("Garden from the chat.jpg", with: engine) else {
+            Issue.record("the copy was not ingested")
+            return
+        }
+        #expect(copy.nearDuplicate?.id == record.id)
+    }
 }
+
