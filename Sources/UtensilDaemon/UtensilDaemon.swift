@@ -32,28 +32,24 @@ public struct UtensilDaemon: Sendable {
     let notifier: SystemdNotifier?
     /// Called once the start-up scan is queued (tests and the control socket use it).
     let onReady: @Sendable () -> Void
-    /// The catalog when it is open already (PostgreSQL); nil for the SQLite file in the state folder.
-    let catalog: (any CatalogBackend)?
-    /// How this host and the others sharing ``catalog`` tell each other of their changes; nil
-    /// for a catalog of one host.
-    let changeFeed: (any CatalogChangeFeed)?
+    /// Opens the backends the configuration chose (see ``Backends``).
+    let openBackends: Backends.Opener
     /// The web gallery's bounds; nil: those for this process's descriptor limit (``WebLimits/current``).
     let webLimits: WebLimits?
 
     /// - Parameters:
-    ///   - catalog: a catalog already open (PostgreSQL: the caller runs its pool of
-    ///     connections for as long as the daemon runs); nil opens the SQLite catalog in `state_dir`.
-    ///   - changeFeed: the shared catalog's feed of every host's changes (PostgreSQL), or nil.
+    ///   - openBackends: opens the catalog, its change feed and the storage the configuration
+    ///     chose (the executable's, which runs a PostgreSQL pool of connections for as long as
+    ///     the daemon runs); by default ``Backends/local(_:logger:faults:)``.
     ///   - webLimits: the gallery's bounds (tests pass small ones); nil: ``WebLimits/current``.
     public init(
         configuration: UtensilConfiguration, readConfiguration: @escaping ConfigurationReader, logger: Logger,
-        catalog: (any CatalogBackend)? = nil, changeFeed: (any CatalogChangeFeed)? = nil,
+        openBackends: @escaping Backends.Opener = { settings, logger in try Backends.local(settings, logger: logger) },
         notifier: SystemdNotifier? = SystemdNotifier.fromEnvironment(), webLimits: WebLimits? = nil,
         onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.webLimits = webLimits
-        self.catalog = catalog
-        self.changeFeed = changeFeed
+        self.openBackends = openBackends
         self.configuration = configuration
         self.readConfiguration = readConfiguration
         self.logger = logger
@@ -67,7 +63,9 @@ public struct UtensilDaemon: Sendable {
         let settings = IngestSettings(configuration)
         // The one store: every front door below is handed this instance, and a reload
         // replaces its settings.
-        let store = try StartUp.prepare(settings: settings, catalog: catalog, logger: logger)
+        let backends = try openBackends(settings, logger)
+        let changeFeed = backends.changeFeed
+        let store = try StartUp.prepare(settings: settings, catalog: backends.catalog, storage: backends.storage, logger: logger)
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)

@@ -1,6 +1,6 @@
 import Logging
-import UtensilCatalog
 import UtensilCatalogModel
+import UtensilStorage
 
 /// The start-up sequence shared by the daemon and `utensild --oneshot`, in its one order:
 /// make the state folder private, open the catalog (migrating it), arm the decoder crash guard
@@ -9,17 +9,15 @@ import UtensilCatalogModel
 public enum StartUp {
     /// Runs the sequence and returns the process's one ``UtensilStore``, ready for ingests:
     /// the daemon hands this same instance to every front door (and reloads its settings).
-    /// `catalog` is the catalog already open elsewhere (PostgreSQL, whose pool of connections
-    /// the caller runs); nil opens the SQLite ``Catalog`` in the state folder, which is named
-    /// here and nowhere else in the daemon.
+    /// `catalog` and `storage` are the backends the configuration chose, open (the caller runs
+    /// what they need, such as a PostgreSQL pool of connections); this target opens none.
     public static func prepare(
-        settings: IngestSettings, catalog: (any CatalogBackend)? = nil, logger: Logger,
+        settings: IngestSettings, catalog: any CatalogBackend, storage: any RenditionStorage, logger: Logger,
         faults: FaultInjection = .fromEnvironment()
     ) throws -> UtensilStore {
-        StatePermissions.tighten(settings, sqliteCatalog: catalog == nil, logger: logger)
-        let catalog: any CatalogBackend = if let catalog { catalog } else { try Catalog(path: settings.catalogPath) }
+        StatePermissions.tighten(settings, sqliteCatalog: false, logger: logger)
         try DecoderCrashGuard.install(slotsFile: settings.decodingSlots)
-        let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
+        let store = UtensilStore(settings: settings, catalog: catalog, storage: storage, logger: logger, faults: faults)
         _ = try store.reconcile()
         return store
     }

@@ -6,6 +6,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig
+import UtensilDaemon
 
 /// Opening the configured catalog for the daemon, `--oneshot` and `restore`: SQLite's file in
 /// `state_dir`, or PostgreSQL.
@@ -45,6 +46,24 @@ enum CatalogSupport {
 }
 
 extension CatalogSupport {
+    /// Runs `body` with the opener of the backends the configuration chose, the one place
+    /// they are chosen: the PostgreSQL catalog (its pool running until `body` returns, as
+    /// ``withCatalog(_:environment:logger:waiting:_:)`` runs it) or the SQLite file in
+    /// `state_dir`, and the storage ``Backends/storage(_:faults:)`` names.
+    static func withBackends<T: Sendable>(
+        _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger, waiting: Bool = true,
+        _ body: @Sendable (@escaping Backends.Opener) async throws -> T
+    ) async throws -> T {
+        try await withCatalog(configuration, environment: environment, logger: logger, waiting: waiting) { catalog, changeFeed in
+            guard let catalog else {
+                return try await body { settings, logger in try Backends.local(settings, logger: logger) }
+            }
+            return try await body { settings, _ in
+                Backends(catalog: catalog, changeFeed: changeFeed, storage: Backends.storage(settings))
+            }
+        }
+    }
+
     /// Migrates the catalog; while the server cannot be reached (or is starting or shutting
     /// down), waits and tries again with back-off (5 s, doubling, at most 60 s), saying so
     /// once in the journal and once when it answers. Any other problem (authentication,

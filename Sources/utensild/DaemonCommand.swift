@@ -14,11 +14,10 @@ struct DaemonCommand {
 
     func run() async throws {
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
-        try await CatalogSupport.withCatalog(configuration, environment: ProcessInfo.processInfo.environment, logger: logger) {
-            [configuration, readConfiguration, logger] catalog, changeFeed in
+        try await CatalogSupport.withBackends(configuration, environment: ProcessInfo.processInfo.environment, logger: logger) {
+            [configuration, readConfiguration, logger] openBackends in
             let daemon = UtensilDaemon(
-                configuration: configuration, readConfiguration: readConfiguration, logger: logger, catalog: catalog,
-                changeFeed: changeFeed)
+                configuration: configuration, readConfiguration: readConfiguration, logger: logger, openBackends: openBackends)
             try await daemon.makeServiceGroup().run()
         }
         logger.notice("utensild stopped")

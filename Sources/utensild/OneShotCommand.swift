@@ -10,9 +10,8 @@ import UtensilIngest
 struct OneShotCommand {
     let configuration: UtensilConfiguration
     let logger: Logger
-    /// The catalog opened by ``CatalogSupport/withCatalog(_:environment:logger:waiting:_:)``
-    /// (PostgreSQL); nil for the SQLite file in `state_dir`.
-    let catalog: (any CatalogBackend)?
+    /// Opens the backends the configuration chose (``CatalogSupport/withBackends(_:environment:logger:waiting:_:)``).
+    let openBackends: Backends.Opener
 
     /// Runs ``run()`` on a thread of its own (its workers block on files and on the catalog,
     /// which must not hold up Swift's cooperative threads, where the PostgreSQL pool runs).
@@ -27,8 +26,9 @@ struct OneShotCommand {
         let settings = IngestSettings(configuration)
         let lock = try StateLock(stateDirectory: configuration.stateDir, sharedAs: configuration.sharedHostName)
         defer { withExtendedLifetime(lock) {} }
+        let backends = try openBackends(settings, logger)
         let engine = IngestEngine(
-            store: try StartUp.prepare(settings: settings, catalog: catalog, logger: logger),
+            store: try StartUp.prepare(settings: settings, catalog: backends.catalog, storage: backends.storage, logger: logger),
             memory: MemoryBudget(bytes: configuration.memoryBudget))
         let run = OneShotRun(
             engine: engine, workers: configuration.effectiveWorkers, settleSeconds: configuration.settleSeconds)

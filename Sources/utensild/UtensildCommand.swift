@@ -67,10 +67,11 @@ struct UtensildCommand: AsyncParsableCommand {
         do {
             if oneshot {
                 // A run someone waits for: a PostgreSQL catalog that cannot be reached fails it at once.
-                let code = try await CatalogSupport.withCatalog(
+                let code = try await CatalogSupport.withBackends(
                     configuration, environment: ProcessInfo.processInfo.environment, logger: logger, waiting: false
-                ) { [configuration, logger] catalog, _ in
-                    try await OneShotCommand(configuration: configuration, logger: logger, catalog: catalog).runOnItsOwnThread()
+                ) { [configuration, logger] openBackends in
+                    try await OneShotCommand(configuration: configuration, logger: logger, openBackends: openBackends)
+                        .runOnItsOwnThread()
                 }
                 throw ExitCode(code)
             }

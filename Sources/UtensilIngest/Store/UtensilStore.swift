@@ -25,7 +25,7 @@ import UtensilStorage
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
-/// There is one store in a process: ``StartUp/prepare(settings:catalog:logger:faults:)`` creates it and
+/// There is one store in a process: ``StartUp/prepare(settings:catalog:storage:logger:faults:)`` creates it and
 /// every front door (the ingest engine, the control handler, the web gallery, the trash purger,
 /// `rethumb`) is handed that same instance. The settings a reload may change
 /// (`duplicate_names`, `max_file_bytes`, the thumbnail quality, the log level …) are held inside
