@@ -16,6 +16,8 @@ import Foundation
 ///         | lookalike-pairs --file HEX --within D
 ///         look-alike fingerprints of photos (real codec) or of raw grey images, and the pairs
 ///         within D among fingerprints, through the near-neighbour index (bench/lookalike.py)
+///     utensil-bench lookalike-catalog --catalog DIR [--rows N] [--repeats N]
+///         the catalog's look-up of near neighbours over N utensils (see LookalikeLatency)
 ///
 /// cpu, search and scale print one JSON document on standard output.
 func main() throws {
@@ -68,6 +70,11 @@ func main() throws {
         guard let file = options["file"], let within = options["within"].flatMap({ Int($0) })
         else { throw BenchError("lookalike-pairs needs --file HEX --within D") }
         try printJSON(try Lookalike.pairs(file: file, within: within))
+    case "lookalike-catalog":
+        guard let folder = options["catalog"] else { throw BenchError("lookalike-catalog needs --catalog DIR") }
+        try printJSON(try LookalikeLatency(
+            folder: folder, rows: Int(options["rows"] ?? "1000000") ?? 1_000_000,
+            repeats: Int(options["repeats"] ?? "100") ?? 100).run())
     default:
         throw BenchError("unknown command \(command); use cpu, search, scale, postgres-rows or postgres-columns")
     }
