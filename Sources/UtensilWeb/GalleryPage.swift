@@ -17,6 +17,8 @@ struct GalleryPage: Sendable {
     /// A utensil the user has just deleted, still in the trash: a line with its Undo (a
     /// restore form, so it works without JavaScript).
     var undo: UtensilInfo?
+    /// How many utensils the list holds, said above the grid (nil: not known).
+    var total: ListTotal?
 
     func render() -> String {
         let search = query.search ?? ""
@@ -79,14 +81,12 @@ struct GalleryPage: Sendable {
         body += Self.tray
         if user != nil { body += Self.selectBar(categories) }
         let live = query.after == nil && search.isEmpty && query.category == nil && sort == .newestFirst && !query.favorites
-        let back = user == nil ? nil : "/" + HTML.query([
-            ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
-            ("sort", query.sort?.rawValue), ("after", query.after),
-        ])
+        let context = query.context(after: query.after, prior: query.prior)
+        let back = user == nil ? nil : "/" + context
+        if let total { body += total.render() }
         // `data-back`: gallery.js gives a utensil that arrives live the same star.
         let starAttribute = back.map { " data-back=\"\(HTML.escape($0))\"" } ?? ""
         body += "<ul class=\"grid\" id=\"grid\"\(live ? " data-live=\"newest\"" : "")\(starAttribute)>\n"
-        let context = query.context(after: query.after)
         for utensil in page.utensils { body += Self.card(utensil, back: back, context: context) }
         body += "</ul>\n"
         if page.utensils.isEmpty && query.favorites && query.after == nil {
@@ -101,10 +101,8 @@ struct GalleryPage: Sendable {
                 : "<p class=\"empty\" id=\"empty\">No utensil matches. <a href=\"/\">Show them all</a>.</p>\n"
         }
         if let next = page.next {
-            let more = "/" + HTML.query([
-                ("search", query.search), ("category", query.category), ("favorites", query.favorites ? "1" : nil),
-                ("sort", query.sort?.rawValue), ("after", next),
-            ])
+            // Followed by gallery.js as the grid scrolls (infinite scroll); a plain link without it.
+            let more = "/" + query.context(after: next, prior: query.after)
             body += "<p class=\"more\"><a href=\"\(HTML.escape(more))\" rel=\"next\">More</a></p>\n"
         }
         body += "</main>\n"
@@ -113,7 +111,7 @@ struct GalleryPage: Sendable {
 
     /// One grid cell; gallery.js builds the same markup for a utensil that arrives live. With
     /// `back` (a signed-in user; the page to come back to), a star toggles it as a favorite.
-    /// `context` (``ListQuery/context(after:)``) goes to the utensil's page, for its previous,
+    /// `context` (``ListQuery/context(after:prior:)``) goes to the utensil's page, for its previous,
     /// next and back links; the cell's `id` is where "back" scrolls to.
     static func card(_ utensil: UtensilInfo, back: String? = nil, context: String = "") -> String {
         """

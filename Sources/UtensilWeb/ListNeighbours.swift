@@ -2,13 +2,18 @@ import UtensilControlProtocol
 
 /// A utensil's previous and next in the list it was opened from: the gallery's search,
 /// category, order, favorites and page (``ListQuery``, carried in the utensil page's query).
-/// Found by asking for that page again (and, past its end, the first utensil of the next
-/// page); cursors only lead forward, so the first utensil of a later page has no previous.
+/// Found by asking for that page again (past its end, the first utensil of the next page;
+/// before its start, the last of the page before, named by ``ListQuery/prior`` and accepted
+/// only when that page's `next` is this page's cursor).
 struct ListNeighbours: Sendable {
     var previous: UtensilInfo?
     var next: UtensilInfo?
-    /// The page cursor the next utensil is on (its links carry it, so the walk goes on).
+    /// The page cursors the previous and next utensils are on, and the cursors of the pages
+    /// before those (their links carry them, so the walk goes on).
+    var previousAfter: String?
+    var previousPrior: String?
     var nextAfter: String?
+    var nextPrior: String?
 
     /// `list`'s neighbours of the utensil `id`; none when it is not on that page, or the
     /// catalog does not answer (the page then still shows the utensil).
@@ -17,10 +22,27 @@ struct ListNeighbours: Sendable {
               let index = page.utensils.firstIndex(where: { $0.id.uppercased() == id.uppercased() })
         else { return ListNeighbours() }
         var found = ListNeighbours()
-        if index > 0 { found.previous = page.utensils[index - 1] }
+        if index > 0 {
+            found.previous = page.utensils[index - 1]
+            found.previousAfter = list.after
+            found.previousPrior = list.prior
+        } else if let cursor = list.after {
+            // The page before: `prior`'s, or the first when there is none; it is the page before
+            // only if its own `next` leads here (a link from older pages may not say).
+            var earlier = list
+            earlier.after = list.prior
+            earlier.prior = nil
+            if case .success(let before) = await backend.answer(earlier.call, webUser: user), before.next == cursor,
+               let last = before.utensils.last
+            {
+                found.previous = last
+                found.previousAfter = list.prior
+            }
+        }
         if index + 1 < page.utensils.count {
             found.next = page.utensils[index + 1]
             found.nextAfter = list.after
+            found.nextPrior = list.prior
         } else if let cursor = page.next {
             var following = list
             following.after = cursor
@@ -28,6 +50,7 @@ struct ListNeighbours: Sendable {
             if case .success(let nextPage) = await backend.answer(following.call, webUser: user), let first = nextPage.utensils.first {
                 found.next = first
                 found.nextAfter = cursor
+                found.nextPrior = list.after
             }
         }
         return found
@@ -35,12 +58,13 @@ struct ListNeighbours: Sendable {
 }
 
 extension ListQuery {
-    /// The query string that names this list (without `limit`): `?search=a&sort=name`, or
-    /// `""` for the whole gallery, newest first. `after` replaces the page cursor.
-    func context(after cursor: String?) -> String {
+    /// The query string that names this list (`limit` only when not the default 50):
+    /// `?search=a&sort=name`, or `""` for the whole gallery, newest first. `after` and `prior`
+    /// name the page and the one before it.
+    func context(after cursor: String?, prior: String?) -> String {
         HTML.query([
             ("search", search), ("category", category), ("favorites", favorites ? "1" : nil), ("sort", sort?.rawValue),
-            ("after", cursor),
+            ("limit", limit == 50 ? nil : String(limit)), ("after", cursor), ("prior", cursor == nil ? nil : prior),
         ])
     }
 }

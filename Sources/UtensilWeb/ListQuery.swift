@@ -3,8 +3,8 @@ import UtensilCore
 
 /// The query of `GET /api/v1/utensils` and of the gallery page, checked before it reaches
 /// the catalog: `search`, `category`, `sort` (`name`, `created`, `-created`), `limit` (1 to
-/// 500, default 50), `after` (a cursor from an earlier page's `next`) and `favorites` (`1` or
-/// `true`: only the signed-in user's favorites).
+/// 500, default 50), `after` (a cursor from an earlier page's `next`), `favorites` (`1` or
+/// `true`: only the signed-in user's favorites) and, for the gallery's links, `prior`.
 struct ListQuery: Sendable, Equatable {
     /// The search is bounded in code points, as the OpenAPI document's `maxLength` counts them
     /// (JSON Schema's rule), before white space is trimmed: a character may hold any number of
@@ -18,6 +18,10 @@ struct ListQuery: Sendable, Equatable {
     var sort: ListSort?
     var limit: Int
     var after: String?
+    /// The cursor of the page before this one (its `after`; absent when that is the first
+    /// page), carried by the gallery's links so that the first utensil of a later page finds
+    /// its previous (``ListNeighbours``). The list itself ignores it.
+    var prior: String?
     var favorites = false
 
     init(search: String? = nil, sort: ListSort? = nil, limit: Int = 50, after: String? = nil) {
@@ -71,6 +75,12 @@ struct ListQuery: Sendable, Equatable {
                 throw .badRequest("That cursor was not handed out by this daemon; start again from the first page.")
             }
             self.after = after
+        }
+        if let prior = items["prior"], !prior.isEmpty {
+            guard prior.utf8.count <= Self.maximumCursorBytes else {
+                throw .badRequest("That cursor was not handed out by this daemon; start again from the first page.")
+            }
+            self.prior = prior
         }
     }
 

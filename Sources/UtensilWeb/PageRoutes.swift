@@ -15,6 +15,7 @@ struct PageRoutes: Sendable {
             let page = try await backend.answer(query.call, webUser: user).payload()
             let categories = try await backend.answer(.categories, webUser: nil).payload()
             var gallery = GalleryPage(query: query, page: page, inbox: backend.inbox, categories: categories, user: user)
+            gallery.total = await ListTotal.find(query, user: user, backend: backend)
             // Just deleted (`?deleted=ID`, where a delete redirects): its Undo, while it is in the trash.
             if user != nil, let deleted = QueryItems(request.uri.query)?["deleted"], let id = UtensilID(deleted),
                case .success(let trash) = await backend.answer(.trash, webUser: nil)

@@ -142,6 +142,7 @@ enum StaticAssets {
     .done { color: var(--good); }
     /* Changes without reloads: selecting several cards, and the line saying what happened. */
     .action-status { margin: 0 0 .75rem; }
+    .total { margin: 0 0 .5rem; color: var(--muted); }
     .select-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .75rem; }
     .select-bar [hidden] { display: none; }
     .select-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
@@ -427,6 +428,7 @@ enum StaticAssets {
         });
         if (grid.dataset.live === "newest" && !grid.querySelector('[data-id="' + utensil.id + '"]')) {
           grid.prepend(card(utensil));
+          document.dispatchEvent(new CustomEvent("utensild:count", { detail: 1 }));
           const empty = document.getElementById("empty");
           if (empty) empty.remove();
         }
@@ -486,6 +488,96 @@ enum StaticAssets {
       document.addEventListener("utensild:categories", redrawChipsSoon);
     })();
 
+    // Infinite scroll: as the "More" link nears the screen, the next page's cards are fetched
+    // (the same page the link opens, so every card keeps its links and star) and appended, and
+    // the link moves to the page after. Going to a photo and back brings the same pages and the
+    // same scroll position again (kept for this tab). Without this script "More" is a link.
+    (function () {
+      const grid = document.getElementById("grid");
+      if (!grid || !window.fetch || !window.DOMParser) return;
+      const stored = "utensild-scroll:" + location.pathname + location.search;
+      let pages = [];
+      let loading = null;
+
+      function more() { return document.querySelector(".more a[rel=next]"); }
+
+      function append(href) {
+        loading = fetch(href, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (reply) {
+          if (!reply.ok) throw new Error("HTTP " + reply.status);
+          return reply.text();
+        }).then(function (html) {
+          const page = new DOMParser().parseFromString(html, "text/html");
+          page.querySelectorAll("#grid > .card").forEach(function (card) {
+            if (!grid.querySelector('[data-id="' + card.dataset.id + '"]')) grid.append(document.importNode(card, true));
+          });
+          const here = document.querySelector(".more");
+          const following = page.querySelector(".more");
+          if (here && following) here.replaceWith(document.importNode(following, true));
+          else if (here) here.remove();
+          pages.push(href);
+          loading = null;
+          watch();
+        }).catch(function () {
+          loading = null;
+        });
+        return loading;
+      }
+
+      function keep() {
+        try { sessionStorage.setItem(stored, JSON.stringify({ pages: pages, y: window.scrollY })); } catch (ignored) {}
+      }
+
+      let observer = null;
+      function watch() {
+        const link = more();
+        if (!link) return;
+        if (!observer) {
+          observer = new IntersectionObserver(function (entries) {
+            if (entries.some(function (e) { return e.isIntersecting; }) && !loading && more()) append(more().href);
+          }, { rootMargin: "0px 0px 800px 0px" });
+        }
+        observer.disconnect();
+        observer.observe(link.parentNode);
+      }
+
+      document.addEventListener("click", function (event) {
+        const link = event.target.closest && event.target.closest(".more a[rel=next]");
+        if (!link || event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+        event.preventDefault();
+        if (!loading) append(link.href);
+      });
+      window.addEventListener("pagehide", keep);
+      grid.addEventListener("click", keep, true);
+
+      // The total above the grid follows utensils arriving live, deleted and brought back here.
+      document.addEventListener("utensild:count", function (event) {
+        const total = document.getElementById("total");
+        if (!total || total.hasAttribute("data-at-least")) return;
+        const count = Math.max(0, Number(total.dataset.count) + event.detail);
+        total.dataset.count = String(count);
+        total.textContent = count.toLocaleString("en") + (count === 1 ? " utensil" : " utensils");
+      });
+
+      // Back from a photo (or a reload): the pages seen, then the place on them.
+      let saved = null;
+      try { saved = JSON.parse(sessionStorage.getItem(stored) || "null"); } catch (ignored) { saved = null; }
+      const navigation = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+      const returning = navigation && (navigation.type === "back_forward" || navigation.type === "reload");
+      if (saved && returning && !location.hash) {
+        if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+        const again = (saved.pages || []).filter(function (p) { return typeof p === "string"; });
+        again.reduce(function (done, href) {
+          return done.then(function () { return more() ? append(href) : null; });
+        }, Promise.resolve()).then(function () {
+          window.scrollTo(0, saved.y || 0);
+          grid.dataset.restored = "true";
+          watch();
+        });
+      } else {
+        watch();
+      }
+    })();
+
     // Changes without leaving the page: the star, rename, category, delete (with its Undo) and
     // restore forms are sent by fetch asking for JSON (the same routes answer the utensil as it
     // now is), and the card or page is updated where it is, so the scroll position stays.
@@ -542,6 +634,7 @@ enum StaticAssets {
       function dropCard(card) {
         const grid = card.parentNode;
         card.remove();
+        document.dispatchEvent(new CustomEvent("utensild:count", { detail: -1 }));
         if (grid && !grid.querySelector(".card") && !document.getElementById("empty")) {
           const empty = document.createElement("p");
           empty.className = "empty";
@@ -751,10 +844,12 @@ enum StaticAssets {
           const places = cards.map(function (card) { return { card: card, next: card.nextSibling }; });
           each(cards, "delete").then(function (utensils) {
             places.forEach(function (place) { place.card.remove(); });
+            document.dispatchEvent(new CustomEvent("utensild:count", { detail: -places.length }));
             selecting(false);
             document.dispatchEvent(new CustomEvent("utensild:categories"));
             offerUndo(utensils, function () {
               places.slice().reverse().forEach(function (place) { grid.insertBefore(place.card, place.next); });
+              document.dispatchEvent(new CustomEvent("utensild:count", { detail: places.length }));
               const empty = document.getElementById("empty");
               if (empty) empty.remove();
               document.dispatchEvent(new CustomEvent("utensild:categories"));

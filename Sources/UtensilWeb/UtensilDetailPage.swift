@@ -27,16 +27,16 @@ struct UtensilDetailPage: Sendable {
 
     /// Back to the list, scrolled to this utensil's card; previous and next in it.
     func pager() -> String {
-        let context = list.context(after: list.after)
+        let context = list.context(after: list.after, prior: list.prior)
         let back = "/" + context + "#u-\(utensil.id)"
         var links = "<a class=\"back\" href=\"\(HTML.escape(back))\">\(context.isEmpty ? "← All utensils" : "← Back to the list")</a>"
         if let previous = neighbours.previous {
-            let href = "/utensils/\(previous.id)" + list.context(after: list.after)
+            let href = "/utensils/\(previous.id)" + list.context(after: neighbours.previousAfter, prior: neighbours.previousPrior)
             links += "<a rel=\"prev\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(previous.name))\">‹&nbsp;Previous"
                 + "<span class=\"visually-hidden\">: \(HTML.escape(previous.name))</span></a>"
         }
         if let next = neighbours.next {
-            let href = "/utensils/\(next.id)" + list.context(after: neighbours.nextAfter)
+            let href = "/utensils/\(next.id)" + list.context(after: neighbours.nextAfter, prior: neighbours.nextPrior)
             links += "<a rel=\"next\" href=\"\(HTML.escape(href))\" title=\"\(HTML.escape(next.name))\">Next"
                 + "<span class=\"visually-hidden\">: \(HTML.escape(next.name))</span>&nbsp;›</a>"
         }

@@ -106,17 +106,53 @@ import Testing
             found = try await links("/utensils/\(ids[3])?favorites=0")
             #expect(found.prev == "/utensils/\(ids[2])" && found.next == nil)
             // The last of a page leads to the first of the next, which carries that page's cursor
-            // (and, cursors leading forward only, has no previous).
+            // and the one before it (`prior`, absent for the first page): its previous is the
+            // last of that earlier page, once that page's `next` is confirmed to lead here.
             found = try await links("/utensils/\(ids[1])?limit=2")
-            #expect(found.next == "/utensils/\(ids[2])?after=2")
-            found = try await links("/utensils/\(ids[2])?after=2")
-            #expect(found.prev == nil && found.next == "/utensils/\(ids[3])?after=2" && found.back == "/?after=2#u-\(ids[2])")
+            #expect(found.next == "/utensils/\(ids[2])?limit=2&amp;after=2")
+            found = try await links("/utensils/\(ids[2])?limit=2&after=2")
+            #expect(found.prev == "/utensils/\(ids[1])?limit=2")
+            #expect(found.next == "/utensils/\(ids[3])?limit=2&amp;after=2" && found.back == "/?limit=2&amp;after=2#u-\(ids[2])")
+            found = try await links("/utensils/\(ids[2])?limit=1&after=2&prior=1")
+            #expect(found.prev == "/utensils/\(ids[1])?limit=1&amp;after=1" && found.next == "/utensils/\(ids[3])?limit=1&amp;after=3&amp;prior=2")
+            #expect(found.back == "/?limit=1&amp;after=2&amp;prior=1#u-\(ids[2])")
+            found = try await links("/utensils/\(ids[1])?limit=1&after=1")
+            #expect(found.prev == "/utensils/\(ids[0])?limit=1")
+            // A page before that does not lead here (a wrong `prior`, a page of another size): no previous.
+            for query in ["limit=1&after=2&prior=0", "limit=1&after=2", "after=2"] {
+                found = try await links("/utensils/\(ids[2])?\(query)")
+                #expect(found.prev == nil, "\(query)")
+            }
             // A query that names no list, or a visitor's favorites: the page, without neighbours.
             for query in ["sort=sideways", "favorites=1", "search=%zz"] {
                 found = try await links("/utensils/\(ids[1])?\(query)")
                 #expect(found.prev == nil && found.next == nil, "\(query)")
             }
         }
+    }
+
+    /// The gallery says how many utensils its list holds, and its "More" link (which gallery.js
+    /// follows as the grid scrolls) names the next page and this one, as `after` and `prior`.
+    @Test func theGalleryCountsItsListAndLinksTheNextPage() async throws {
+        try await Gallery(more: ["Fork", "Knife", "Ladle"]).test { client in
+            try await client.execute(uri: "/?limit=2", method: .get) { response in
+                #expect(response.text.contains("<p class=\"total\" id=\"total\" data-count=\"1\">1 utensil</p>"), "the status's count")
+                #expect(response.text.contains("<p class=\"more\"><a href=\"/?limit=2&amp;after=2\" rel=\"next\">More</a></p>"))
+            }
+            try await client.execute(uri: "/?limit=1&after=2&prior=1", method: .get) { response in
+                #expect(response.text.contains("<a href=\"/?limit=1&amp;after=3&amp;prior=2\" rel=\"next\">More</a>"))
+                #expect(response.text.contains("/utensils/\(Self.id)") == false)
+            }
+            try await client.execute(uri: "/?category=kitchen", method: .get) { response in
+                #expect(response.text.contains("data-count=\"1\">1 utensil</p>"), "the category's count")
+            }
+            try await client.execute(uri: "/?search=o", method: .get) { response in
+                // This backend's list ignores the search: a search is counted from its pages.
+                #expect(response.text.contains("data-count=\"4\">4 utensils</p>"), "counted page by page")
+            }
+        }
+        #expect(ListTotal(count: 12_345).text == "12,345 utensils")
+        #expect(ListTotal(count: 5000, isAtLeast: true).text == "more than 5,000 utensils")
     }
 
     /// A small original in a format every browser shows is shown itself when its preview

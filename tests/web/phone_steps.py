@@ -12,6 +12,7 @@ import uuid
 import zoneinfo
 
 import in_place_steps
+import scroll_steps
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -189,6 +190,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         desktop.get(daemon.base + "/")
         upload_box(phone, desktop, check)
         in_place_steps.run(daemon, phone, desktop, wait, patient_wait(desktop), check, shots)
+        scroll_steps.run(daemon, phone, browser, wait, check, shots)
         local_time(daemon, phone, check, utensil_id)
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
