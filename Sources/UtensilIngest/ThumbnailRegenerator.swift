@@ -9,7 +9,7 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The utensil was deleted meanwhile.
     case gone(UUID)
     /// Its original is missing or unreadable.
-    case originalMissing(UUID, SystemError)
+    case originalMissing(UUID, StorageError)
     /// Its original is not the photo its row describes (another hash).
     case originalChanged(UUID)
     /// Decoding would need more than the whole `memory_budget`.
@@ -42,10 +42,10 @@ public enum RethumbError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Makes a utensil's thumbnail and preview again from its original with the current
-/// thumbnail settings (`rethumb`), replacing the old ones atomically through the store's
-/// `staging/` (see ``UtensilStore/replaceRenditions(of:thumbnail:preview:)``): a crash leaves
-/// the old file or the new one, and perhaps staged files that start-up reconciliation removes. Blocking; safe to
-/// call from several threads at once.
+/// thumbnail settings (`rethumb`), its original read from the store's storage and the new
+/// renditions put in place of the old ones through it (see
+/// ``UtensilStore/replaceRenditions(of:thumbnail:preview:)``): a crash leaves the old ones or
+/// the new ones, whole. Blocking; safe to call from several threads at once.
 struct ThumbnailRegenerator: Sendable {
     let store: UtensilStore
     let maker: ThumbnailMaker
@@ -85,40 +85,35 @@ struct ThumbnailRegenerator: Sendable {
 
     private func regenerate(_ record: UtensilRecord) throws(RethumbError) {
         let id = record.id
-        let path = settings.originalPath(id: id.uuidString, fileExtension: record.fileExtension)
-        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        guard fd >= 0 else { throw .originalMissing(id, SystemError("open", path)) }
-        defer { close(fd) }
-        let size: Int
-        do throws(SystemError) {
-            size = try FileOps.fstat(fd, path: path).size
+        let key = RenditionKey(.original, of: id, originalExtension: record.fileExtension)
+        let size: Int64, header: [UInt8]
+        do throws(StorageError) {
+            (size, header) = try store.storageCall { storage async throws(StorageError) in
+                let size = try await storage.size(of: key)
+                return (size, try await storage.read(key, range: 0..<min(size, Int64(IngestEngine.headerBytes))))
+            }
         } catch {
             throw .originalMissing(id, error)
         }
-        let header: [UInt8]
-        do throws(SystemError) {
-            header = try FileOps.readPrefix(fd, count: min(size, IngestEngine.headerBytes), path: path)
-        } catch {
-            throw .originalMissing(id, error)
-        }
-        let cost = size + (header.withUnsafeBytes { try? maker.decodeCost(of: $0) } ?? 0)
+        let cost = Int(size) + (header.withUnsafeBytes { try? maker.decodeCost(of: $0) } ?? 0)
         guard cost <= memory.bytes else { throw .tooLarge(id, bytes: cost) }
         memory.acquire(cost)
         defer { memory.release(cost) }
-        let read: [UInt8]?
-        do throws(SystemError) {
-            read = try FileOps.readAll(fd, size: size, path: path)
+        let read: [UInt8]
+        do throws(StorageError) {
+            read = try store.storageCall { storage async throws(StorageError) in try await storage.read(key, range: nil) }
         } catch {
             throw .originalMissing(id, error)
         }
-        guard let bytes = read, ContentHash.sha256(of: bytes) == record.sha256 else {
+        // Another size than a moment ago: replaced meanwhile, as another hash says.
+        guard Int64(read.count) == size, ContentHash.sha256(of: read) == record.sha256 else {
             // A replacement moved a new original into place meanwhile: its row says so.
             if let now = try row(id), now.sha256 != record.sha256 { return }
             throw .originalChanged(id)
         }
         let thumbnail: Thumbnail
         do {
-            thumbnail = try bytes.withUnsafeBytes { raw in
+            thumbnail = try read.withUnsafeBytes { raw in
                 Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
             }.get()
         } catch {

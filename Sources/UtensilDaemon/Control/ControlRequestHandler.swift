@@ -351,7 +351,9 @@ struct ControlRequestHandler: Sendable {
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
         let thumbnailPath = store.thumbnailPath(of: record).description
         var rgbPreview: RGBPreview?
-        if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnailPath: thumbnailPath) {
+        if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnail: {
+            try? store.readRendition(.thumbnail, of: record.id, fileExtension: "jpeg")
+        }) {
             rgbPreview = RGBPreview(width: ControlProtocol.previewEdge, height: ControlProtocol.previewEdge, rgb: Data(pixels))
         }
         return UtensilInfo(

@@ -19,10 +19,10 @@ extension UtensilStore {
         }
     }
 
-    /// The bytes `range` of utensil `id`'s `rendition` (fewer at its end).
+    /// The bytes of utensil `id`'s `rendition`, all of them or those in `range` (fewer at its end).
     /// - Throws: ``StoreError/notFound(_:)`` when the storage has none.
     public func readRendition(
-        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>
+        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>? = nil
     ) throws(StoreError) -> [UInt8] {
         let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
         do throws(StorageError) {
