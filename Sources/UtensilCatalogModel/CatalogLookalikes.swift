@@ -51,16 +51,17 @@ public struct NearDuplicatePair: Sendable, Equatable {
 
 /// The multi-index look-up both backends run: the fingerprint's 64 bits are cut into four
 /// 16-bit blocks, each an indexed expression (``expression(_:)``). Two fingerprints within
-/// distance `d` differ by at most `d / 4` bits in at least one block, so a look-up reads, per
-/// block, the index entries whose block is within that many bits of the query's
-/// (``probes(of:within:)``: 697 values a block for distances 12 to 15), and checks the whole
-/// distance of what it finds.
+/// distance `d` differ in block `i` by at most ``radii(within:)``[i] bits for at least one `i`
+/// (the radii add up to `d - 3`: were every block `radius + 1` bits apart or more, the four
+/// would add up to `d + 1`), so a look-up reads, per block, the index entries whose block is
+/// within its radius of the query's (``probes(of:within:)``: for distance 12, radii 3, 2, 2, 2
+/// and 1,108 values in all), and checks the whole distance of what it finds.
 public enum FingerprintBlocks {
     /// Blocks of 16 bits.
     public static let count = 4
 
-    /// The largest distance the indexes serve (5,036 values a block); beyond it a look-up reads
-    /// every fingerprint.
+    /// The largest distance the indexes serve (radii of 4, 5,036 values a block); beyond it a
+    /// look-up reads every fingerprint.
     public static let indexedDistance = 19
 
     /// The SQL expression (the same text for SQLite and PostgreSQL, in the index and in the
@@ -69,10 +70,16 @@ public enum FingerprintBlocks {
         "((fingerprint >> \(16 * block)) & 65535)"
     }
 
-    /// Per block, the values within `maximumDistance / 4` bits of `fingerprint`'s block.
+    /// How many bits each block is searched within for a look-up within `maximumDistance`.
+    public static func radii(within maximumDistance: Int) -> [Int] {
+        let budget = maximumDistance - count + 1
+        guard budget > 0 else { return Array(repeating: 0, count: count) }
+        return (0..<count).map { budget / count + ($0 < budget % count ? 1 : 0) }
+    }
+
+    /// Per block, the values within its radius (``radii(within:)``) of `fingerprint`'s block.
     public static func probes(of fingerprint: Int64, within maximumDistance: Int) -> [[Int64]] {
-        let radius = max(0, maximumDistance) / count
-        return (0..<count).map { block in
+        zip(0..<count, radii(within: maximumDistance)).map { block, radius in
             let key = (UInt64(bitPattern: fingerprint) >> UInt64(16 * block)) & 0xFFFF
             var values: [Int64] = []
             collect(key, from: 0, flips: radius, into: &values)

@@ -5,8 +5,10 @@ import UtensilCatalogModel
 
 /// Look-alikes: utensils found by their photo's fingerprint (migration `v6-fingerprints`).
 extension PostgresCatalog {
-    /// One statement: the rows whose blocks are among the probed values (a BitmapOr of the four
-    /// block indexes), their whole distance counted by `bit_count` and checked in the server.
+    /// One statement: per block, an index-only scan of the entries whose block is among the
+    /// probed values and whose whole distance (`bit_count`) is within; the union of the four
+    /// joined to the rows outside the trash. Beyond ``FingerprintBlocks/indexedDistance`` every
+    /// fingerprint is read.
     public func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) async throws(CatalogError) -> [LookalikeMatch] {
         guard maximumDistance >= 0, limit > 0 else { return [] }
         let logger = logger
@@ -14,20 +16,21 @@ extension PostgresCatalog {
         bindings.append(fingerprint)
         bindings.append(maximumDistance)
         bindings.append(limit)
-        var blocks = "true"
+        let distance = "bit_count((fingerprint # $1)::bit(64))"
+        var near = "SELECT id, \(distance) AS distance FROM utensils WHERE fingerprint IS NOT NULL AND \(distance) <= $2"
         if maximumDistance <= FingerprintBlocks.indexedDistance {
-            var terms: [String] = []
+            var scans: [String] = []
             for (block, values) in FingerprintBlocks.probes(of: fingerprint, within: maximumDistance).enumerated() {
                 bindings.append(values)
-                terms.append("\(FingerprintBlocks.expression(block)) = ANY($\(4 + block))")
+                scans.append(
+                    "SELECT id, \(distance) AS distance FROM utensils WHERE \(FingerprintBlocks.expression(block)) = ANY($\(4 + block)) AND \(distance) <= $2")
             }
-            blocks = "(" + terms.joined(separator: " OR ") + ")"
+            near = scans.joined(separator: " UNION ")
         }
-        let distance = "bit_count((fingerprint # $1)::bit(64))"
         let query = PostgresQuery(unsafeSQL: """
-            SELECT \(UtensilColumns.list), \(distance) FROM utensils
-            WHERE \(blocks) AND \(distance) <= $2 AND trashed_at IS NULL
-            ORDER BY \(distance), created_at, id LIMIT $3
+            SELECT \(UtensilColumns.qualified("u")), near.distance FROM (\(near)) near JOIN utensils u ON u.id = near.id
+            WHERE u.trashed_at IS NULL
+            ORDER BY near.distance, u.created_at, u.id LIMIT $3
             """, binds: bindings)
         return try await read { connection in
             var matches: [LookalikeMatch] = []

@@ -201,13 +201,14 @@ public enum PostgresSchema {
     ])
 
     /// Each photo's look-alike fingerprint, and an index on each of its four 16-bit blocks
-    /// that includes the whole fingerprint (``FingerprintBlocks``; ``PostgresCatalog/lookalikes(of:within:limit:)``).
+    /// that includes the whole fingerprint and the id, so that a look-up reads the indexes
+    /// alone until a match (``FingerprintBlocks``; ``PostgresCatalog/lookalikes(of:within:limit:)``).
     static let fingerprints = Migration(name: "v6-fingerprints", statements: [
         "ALTER TABLE utensils ADD COLUMN fingerprint bigint",
-        "CREATE INDEX utensils_fingerprint_0 ON utensils (((fingerprint >> 0) & 65535)) INCLUDE (fingerprint)",
-        "CREATE INDEX utensils_fingerprint_1 ON utensils (((fingerprint >> 16) & 65535)) INCLUDE (fingerprint)",
-        "CREATE INDEX utensils_fingerprint_2 ON utensils (((fingerprint >> 32) & 65535)) INCLUDE (fingerprint)",
-        "CREATE INDEX utensils_fingerprint_3 ON utensils (((fingerprint >> 48) & 65535)) INCLUDE (fingerprint)",
+        "CREATE INDEX utensils_fingerprint_0 ON utensils (((fingerprint >> 0) & 65535)) INCLUDE (fingerprint, id)",
+        "CREATE INDEX utensils_fingerprint_1 ON utensils (((fingerprint >> 16) & 65535)) INCLUDE (fingerprint, id)",
+        "CREATE INDEX utensils_fingerprint_2 ON utensils (((fingerprint >> 32) & 65535)) INCLUDE (fingerprint, id)",
+        "CREATE INDEX utensils_fingerprint_3 ON utensils (((fingerprint >> 48) & 65535)) INCLUDE (fingerprint, id)",
     ])
 
     /// The utensil each was ingested as a look-alike of (its name then, the distance), and the

@@ -122,4 +122,30 @@ struct CatalogLookalikesContractTests {
             #expect(try await catalog.setFingerprint(id: UUID(), to: Self.base, ofPhoto: "aaa") == false)
         }
     }
+
+    @Test("a look-up finds exactly what comparing every fingerprint finds", arguments: CatalogBackends.all)
+    func exhaustive(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            // Fingerprints 0 to 16 bits from `base`, the bits anywhere: every split over the blocks.
+            var state: UInt64 = 12
+            func random() -> UInt64 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return state >> 11
+            }
+            var records: [UtensilRecord] = []
+            for index in 0..<300 {
+                var bits = Set<Int>()
+                while bits.count < index % 17 { bits.insert(Int(random() % 64)) }
+                records.append(Self.record("Look-alike \(index)", Self.flipped(Array(bits))))
+            }
+            _ = try await catalog.insert(batch: records)
+            for within in [0, 3, 5, 8, 11, 12, 13, 19] {
+                let expected = Set(records.filter { FingerprintBlocks.distance($0.fingerprint ?? 0, Self.base) <= within }.map(\.id))
+                let found = try await catalog.lookalikes(of: Self.base, within: within, limit: 1000)
+                #expect(Set(found.map(\.utensil.id)) == expected, "within \(within)")
+                #expect(found.map(\.distance) == found.map(\.distance).sorted(), "within \(within)")
+            }
+        }
+    }
 }
