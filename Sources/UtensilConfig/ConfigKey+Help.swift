@@ -56,6 +56,14 @@ extension ConfigKey {
             "This host's name (the host label of its metrics, UTENSIL_HOST of its hooks): 1 to 63 of A-Z a-z 0-9 . -; \"\" means the machine's host name."
         case .catalog:
             "Where the catalog lives: \"sqlite\" (utensils.sqlite in state_dir) or a PostgreSQL URL without a password, \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\" (a Unix socket)."
+        case .storage:
+            "Where originals, thumbnails and previews live: \"local\" (under state_dir) or \"s3://BUCKET/PREFIX\", an S3-compatible bucket (the prefix may be empty). Read and checked; the daemon does not use an s3:// storage yet."
+        case .storageEndpoint:
+            "The S3 API's base URL (\"https://s3.example.org\", \"http://127.0.0.1:8333\"); required with an s3:// storage; requests are path-style."
+        case .storageRegion:
+            "The region the requests to the bucket are signed for (AWS Signature Version 4)."
+        case .storageCredentialsFile:
+            "A file with the lines AWS_ACCESS_KEY_ID=… and AWS_SECRET_ACCESS_KEY=… (absolute path; \"\" for none, then the systemd credential storage-credentials, else those environment variables)."
         case .catalogPasswordFile:
             "A file holding the PostgreSQL password on its first line (absolute path; \"\" for none, then the systemd credential catalog-password is used when the unit passes one)."
         case .hookTimeoutSeconds:

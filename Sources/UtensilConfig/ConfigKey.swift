@@ -29,6 +29,10 @@ public enum ConfigKey: String, CaseIterable, Sendable {
     case hostName = "host_name"
     case catalog
     case catalogPasswordFile = "catalog_password_file"
+    case storage
+    case storageEndpoint = "storage_endpoint"
+    case storageRegion = "storage_region"
+    case storageCredentialsFile = "storage_credentials_file"
 }
 
 extension ConfigKey {
@@ -60,8 +64,8 @@ extension ConfigKey {
     /// ingests in flight), `thumbnail_size` (every thumbnail is `thumbnail_size` square, so
     /// changing it means regenerating them) and `trash_days` (the purge is scheduled at start)
     /// need a restart, as does `log_format` (the log is set up once). The ingest hooks
-    /// (`on_ingest`, `on_reject`, `hook_timeout_seconds`) apply to the events after the reload. The catalog (`catalog`, `catalog_password_file`) is
-    /// opened once, at start.
+    /// (`on_ingest`, `on_reject`, `hook_timeout_seconds`) apply to the events after the reload. The catalog (`catalog`, `catalog_password_file`) and the
+    /// storage (`storage` and its endpoint, region and credentials) are opened once, at start.
     public var isReloadable: Bool {
         switch self {
         case .maxFileBytes, .maxPixels, .duplicateNames, .duplicateContent, .nearDuplicates,
@@ -70,7 +74,7 @@ extension ConfigKey {
             true
         case .inbox, .rejected, .stateDir, .controlSocket, .socketMode,
              .workers, .thumbnailSize, .watch, .logFormat, .memoryBudget, .trashDays, .webListen, .webUsersFile, .webHosts,
-             .hostName, .catalog, .catalogPasswordFile:
+             .hostName, .catalog, .catalogPasswordFile, .storage, .storageEndpoint, .storageRegion, .storageCredentialsFile:
             false
         }
     }
@@ -78,7 +82,10 @@ extension ConfigKey {
     /// A placeholder for the value in usage texts: `PATH`, `N`, `SECONDS`, `reject|allow` …
     public var valueName: String {
         switch self {
-        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile, .catalogPasswordFile: "PATH"
+        case .inbox, .rejected, .stateDir, .controlSocket, .webUsersFile, .catalogPasswordFile, .storageCredentialsFile: "PATH"
+        case .storage: "local|s3://BUCKET/PREFIX"
+        case .storageEndpoint: "URL"
+        case .storageRegion: "REGION"
         case .catalog: "sqlite|postgresql://USER@HOST:PORT/DB"
         case .onIngest, .onReject: "PROGRAM"
         case .webListen: "HOST:PORT|unix:PATH"

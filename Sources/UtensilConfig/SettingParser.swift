@@ -42,6 +42,32 @@ struct SettingParser {
         return try checking { () throws(SettingProblem) in try CatalogPasswordFile.check(path) }
     }
 
+    /// `"local"` or `"s3://BUCKET/PREFIX"`.
+    func storage() throws(ConfigurationError) -> StorageLocation {
+        let text = try string(expected: "a string: \"local\" or \"s3://BUCKET/PREFIX\"")
+        return try checking { () throws(SettingProblem) in try StorageLocation.parse(text) }
+    }
+
+    /// `""` or the S3 API's base URL.
+    func storageEndpoint() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string: \"\" or the S3 API's base URL")
+        return try checking { () throws(SettingProblem) in try StorageSettingRules.endpoint(text) }
+    }
+
+    /// A region's name.
+    func storageRegion() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string: the region requests are signed for, as \"us-east-1\"")
+        return try checking { () throws(SettingProblem) in try StorageSettingRules.region(text) }
+    }
+
+    /// `""` or the absolute path of an existing regular file (the bucket's keys: not read here).
+    func storageCredentialsFile() throws(ConfigurationError) -> String {
+        let text = try string(expected: "a string holding the absolute path of a file, or \"\" for none")
+        if text.isEmpty { return "" }
+        let path = try checking { () throws(SettingProblem) in try PathRules.normalizedAbsolute(text) }
+        return try checking { () throws(SettingProblem) in try StorageSettingRules.credentialsFile(path) }
+    }
+
     func socketPath() throws(ConfigurationError) -> String {
         let path = try absolutePath()
         if path.utf8.count > Limits.socketPathBytes {

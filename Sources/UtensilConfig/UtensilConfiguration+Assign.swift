@@ -35,6 +35,10 @@ extension UtensilConfiguration {
         case .hostName: hostName = try value.hostName()
         case .catalog: catalog = try value.catalog()
         case .catalogPasswordFile: catalogPasswordFile = try value.passwordFile()
+        case .storage: storage = try value.storage()
+        case .storageEndpoint: storageEndpoint = try value.storageEndpoint()
+        case .storageRegion: storageRegion = try value.storageRegion()
+        case .storageCredentialsFile: storageCredentialsFile = try value.storageCredentialsFile()
         case .hookTimeoutSeconds:
             hookTimeoutSeconds = try value.seconds(minimum: 0, allowsMinimum: false, maximum: Limits.hookTimeoutSecondsMaximum)
         }

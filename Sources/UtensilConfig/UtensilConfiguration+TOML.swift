@@ -31,6 +31,10 @@ extension UtensilConfiguration {
         case .hostName: TOMLText.quoted(hostName)
         case .catalog: TOMLText.quoted(catalog.description)
         case .catalogPasswordFile: TOMLText.quoted(catalogPasswordFile)
+        case .storage: TOMLText.quoted(storage.description)
+        case .storageEndpoint: TOMLText.quoted(storageEndpoint)
+        case .storageRegion: TOMLText.quoted(storageRegion)
+        case .storageCredentialsFile: TOMLText.quoted(storageCredentialsFile)
         }
     }
 

@@ -45,6 +45,14 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var catalog: CatalogLocation
     /// The file holding the PostgreSQL password (`""`: none; see ``catalogPasswordSource(environment:)``).
     public var catalogPasswordFile: String
+    /// Where originals, thumbnails and previews live (not used by the daemon yet beyond `local`).
+    public var storage: StorageLocation
+    /// The S3 API's base URL (`""`: none; required with an `s3://` storage).
+    public var storageEndpoint: String
+    /// The region requests to the bucket are signed for.
+    public var storageRegion: String
+    /// The file with the bucket's keys (`""`: the systemd credential, else the environment).
+    public var storageCredentialsFile: String
 
     /// The built-in defaults of the contract.
     public static let defaults = UtensilConfiguration(
@@ -76,7 +84,11 @@ public struct UtensilConfiguration: Sendable, Equatable {
         hookTimeoutSeconds: 30,
         hostName: "",
         catalog: .sqlite,
-        catalogPasswordFile: "")
+        catalogPasswordFile: "",
+        storage: .local,
+        storageEndpoint: "",
+        storageRegion: "us-east-1",
+        storageCredentialsFile: "")
 
     /// workers == 0 resolved to the number of online CPU cores.
     ///

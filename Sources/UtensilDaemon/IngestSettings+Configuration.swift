@@ -58,6 +58,10 @@ extension UtensilConfiguration {
         case .hostName: hostName = other.hostName
         case .catalog: catalog = other.catalog
         case .catalogPasswordFile: catalogPasswordFile = other.catalogPasswordFile
+        case .storage: storage = other.storage
+        case .storageEndpoint: storageEndpoint = other.storageEndpoint
+        case .storageRegion: storageRegion = other.storageRegion
+        case .storageCredentialsFile: storageCredentialsFile = other.storageCredentialsFile
         }
     }
 }

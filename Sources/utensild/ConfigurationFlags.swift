@@ -32,6 +32,10 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("host-name"), help: "This host's name (metrics, hooks); \"\" for the machine's.") var hostName: String?
     @Option(name: .customLong("catalog"), help: "sqlite, or a PostgreSQL URL without a password (postgresql://USER@HOST:PORT/DB).") var catalog: String?
     @Option(name: .customLong("catalog-password-file"), help: "A file holding the PostgreSQL password.") var catalogPasswordFile: String?
+    @Option(name: .customLong("storage"), help: "local, or an S3-compatible bucket: s3://BUCKET/PREFIX (not used yet).") var storage: String?
+    @Option(name: .customLong("storage-endpoint"), help: "The S3 API's base URL (http://HOST:PORT).") var storageEndpoint: String?
+    @Option(name: .customLong("storage-region"), help: "The region requests to the bucket are signed for.") var storageRegion: String?
+    @Option(name: .customLong("storage-credentials-file"), help: "A file with AWS_ACCESS_KEY_ID=… and AWS_SECRET_ACCESS_KEY=… lines.") var storageCredentialsFile: String?
 
     /// The flags given, by key.
     var values: [ConfigKey: String] {
@@ -47,6 +51,8 @@ struct ConfigurationFlags: ParsableArguments {
             (.webListen, webListen), (.webUsersFile, webUsersFile), (.webHosts, webHosts),
             (.onIngest, onIngest), (.onReject, onReject), (.hookTimeoutSeconds, hookTimeoutSeconds),
             (.hostName, hostName), (.catalog, catalog), (.catalogPasswordFile, catalogPasswordFile),
+            (.storage, storage), (.storageEndpoint, storageEndpoint), (.storageRegion, storageRegion),
+            (.storageCredentialsFile, storageCredentialsFile),
         ]
         return Dictionary(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } })
     }

@@ -11,6 +11,7 @@ private let badText: [ConfigKey: String] = [
     .webListen: "localhost", .webUsersFile: "web-users", .webHosts: "photos.example.org:443",
     .onIngest: "hooks/on-ingest", .onReject: "/nonexistent/on-reject", .hookTimeoutSeconds: "0",
     .hostName: "kitchen_1", .catalog: "mysql://utensil@db/utensils", .catalogPasswordFile: "catalog-password",
+    .storage: "s3://B", .storageEndpoint: "s3.example.org", .storageRegion: "US East", .storageCredentialsFile: "storage-credentials",
 ]
 
 @Suite struct ErrorTests {

@@ -32,6 +32,10 @@ private let samples: [ConfigKey: [String]] = [
     .hostName: ["kitchen-1", "pantry.example.org", "Cellar"],
     .catalog: ["postgresql://f@db.example:5432/u", "postgresql://e@/u?host=/run/postgresql", "postgresql://g@[::1]:6543/u"],
     .catalogPasswordFile: ["/etc/passwd", "/etc/group", "/etc/hosts"],
+    .storage: ["s3://f-bucket/site/photos", "s3://e-bucket", "local"],
+    .storageEndpoint: ["https://s3.example.org", "http://127.0.0.1:8333", "http://[::1]:9000"],
+    .storageRegion: ["eu-west-3", "auto", "us-east-2"],
+    .storageCredentialsFile: ["/etc/hosts", "/etc/passwd", "/etc/group"],
 ]
 
 private func isNumber(_ key: ConfigKey) -> Bool {

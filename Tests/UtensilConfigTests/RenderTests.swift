@@ -26,7 +26,8 @@ import Testing
             webHosts: ["photos.example.org", "[::2]"], onIngest: "/bin/true", onReject: "/usr/bin/env",
             hookTimeoutSeconds: 0.25, hostName: "kitchen-1.example",
             catalog: .postgres(PostgresURL(user: "ü ser", server: .unixSocket(directory: "/run/pg sql&x"), port: 6543, database: "db/1")),
-            catalogPasswordFile: "/etc/passwd")
+            catalogPasswordFile: "/etc/passwd", storage: .s3(bucket: "utensils", prefix: "site/ü photos"),
+            storageEndpoint: "http://127.0.0.1:8333", storageRegion: "eu-west-3", storageCredentialsFile: "/etc/hosts")
         // A tab cannot be typed into a path key: control characters are refused, so drop it for the round trip.
         var typable = config
         typable.rejected = "/srv/failed drops"
