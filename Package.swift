@@ -202,7 +202,7 @@ let package = Package(
             name: "utensil-bench",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
-                "UtensilLookalike",
+                "UtensilLookalike", "UtensilStorageS3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

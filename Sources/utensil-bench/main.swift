@@ -18,6 +18,9 @@ import Foundation
 ///         within D among fingerprints, through the near-neighbour index (bench/lookalike.py)
 ///     utensil-bench lookalike-catalog --catalog DIR [--rows N] [--repeats N]
 ///         the catalog's look-up of near neighbours over N utensils (see LookalikeLatency)
+///     utensil-bench s3 --endpoint URL --bucket NAME --credentials FILE [--objects N] [--bytes N]
+///         [--parallel N]
+///         object-storage throughput and latency against a running server (see S3Throughput)
 ///
 /// cpu, search and scale print one JSON document on standard output.
 func main() throws {
@@ -75,6 +78,13 @@ func main() throws {
         try printJSON(try LookalikeLatency(
             folder: folder, rows: Int(options["rows"] ?? "1000000") ?? 1_000_000,
             repeats: Int(options["repeats"] ?? "100") ?? 100).run())
+    case "s3":
+        guard let endpoint = options["endpoint"], let bucket = options["bucket"], let credentials = options["credentials"]
+        else { throw BenchError("s3 needs --endpoint URL --bucket NAME --credentials FILE") }
+        try printJSON(try S3Throughput(
+            endpoint: endpoint, bucket: bucket, credentialsFile: credentials,
+            objects: Int(options["objects"] ?? "40") ?? 40, size: Int(options["bytes"] ?? "4000000") ?? 4_000_000,
+            parallel: Int(options["parallel"] ?? "4") ?? 4).run())
     default:
         throw BenchError("unknown command \(command); use cpu, search, scale, postgres-rows or postgres-columns")
     }
