@@ -37,11 +37,13 @@ PROFILES = {
     "full": dict(rounds=3, latency_drops=40, idle_seconds=10, search_rows=100_000, search_repeats=20,
                  daemon_search_repeats=10, scale_rows=100_000, scale_starts=3, scale_repeats=20, scale_rest_seconds=10,
                  scale_cold=True, web_seconds=10, cpu_rounds=3, bomb_side=10000, bomb_pngs=3, bomb_jpegs=2, lying_side=16384,
-                 stalled_streams=32, stalled_followers=8, stalled_seconds=60, held_uploads=8, held_files=99),
+                 stalled_streams=32, stalled_followers=8, stalled_seconds=60, held_uploads=8, held_files=99,
+                 lookalike_rows=1_000_000),
     "smoke": dict(rounds=1, latency_drops=3, idle_seconds=2, search_rows=2_000, search_repeats=2,
                   daemon_search_repeats=1, scale_rows=2_000, scale_starts=1, scale_repeats=2, scale_rest_seconds=2,
                   scale_cold=False, web_seconds=1, cpu_rounds=1, bomb_side=2500, bomb_pngs=2, bomb_jpegs=1, lying_side=4096,
-                  stalled_streams=8, stalled_followers=2, stalled_seconds=3, held_uploads=8, held_files=3),
+                  stalled_streams=8, stalled_followers=2, stalled_seconds=3, held_uploads=8, held_files=3,
+                  lookalike_rows=2_000),
 }
 
 # The targets of the bench (docs/PERFORMANCE.md).
@@ -1252,6 +1254,11 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"search: list --search over {profile['search_rows']:,} utensils")
     catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
     results["search"] = search(binaries, bench, catalog, profile)
+    log(f"look-alikes: the catalog's near-neighbour look-up over {profile['lookalike_rows']:,} utensils (SQLite)")
+    lookalikes = os.path.join(corpus, f"lookalikes-v1-{profile['lookalike_rows']}")
+    results["lookalike_lookup"] = json.loads(subprocess.run(
+        [bench, "lookalike-catalog", "--catalog", lookalikes, "--rows", str(profile["lookalike_rows"])],
+        check=True, capture_output=True, text=True).stdout)
 
 
 if __name__ == "__main__":
