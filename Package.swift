@@ -234,6 +234,7 @@ let package = Package(
                 "UtensilStorageS3", "UtensilStorage", "UtensilCore", "UtensilTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "UtensilConfigTests", dependencies: ["UtensilConfig", "UtensilTestSupport"]),
         .testTarget(

@@ -22,7 +22,7 @@ public struct S3Client: Sendable {
     /// The size of each part of a multipart upload but the last (S3's least is 5 MiB).
     public let partSize: Int
     /// How long one request may take, its body included.
-    public let timeout: TimeAmount
+    public private(set) var timeout: TimeAmount
 
     private let scheme: String
     private let hostHeader: String
@@ -83,6 +83,58 @@ public struct S3Client: Sendable {
             guard actual == etag.lowercased() else { throw .integrity(key: key, expected: etag, actual: actual) }
         }
         return answer.body
+    }
+
+    /// An object's bytes as they arrive, for serving it without holding it whole.
+    public struct ObjectStream: Sendable {
+        /// The size of the whole object.
+        public var size: Int64
+        /// The bytes this answer carries: all, or the range asked for (cut off at the end).
+        public var length: Int64
+        /// Its ETag, without quotes.
+        public var etag: String
+        /// The bytes, chunk by chunk.
+        public var body: HTTPClientResponse.Body
+    }
+
+    /// The bytes of `key` as they arrive, all or those in `range`; nil when there is no such
+    /// object. A range that starts at or past the end gives an empty body.
+    public func stream(_ key: String, range: ClosedRange<Int64>? = nil) async throws(S3Error) -> ObjectStream? {
+        let headers = range.map { [("Range", "bytes=\($0.lowerBound)-\($0.upperBound)")] } ?? []
+        let response = try await open("GET", key: key, headers: headers)
+        let status = Int(response.status.code)
+        let etag = response.headers.first(name: "ETag").map(Self.unquoted) ?? ""
+        switch status {
+        case 200:
+            let size = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0
+            return ObjectStream(size: size, length: size, etag: etag, body: response.body)
+        case 206:
+            // Content-Range: bytes FIRST-LAST/SIZE
+            let contentRange = response.headers.first(name: "Content-Range") ?? ""
+            let size = contentRange.split(separator: "/").last.flatMap { Int64($0) } ?? 0
+            let length = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0
+            return ObjectStream(size: size, length: length, etag: etag, body: response.body)
+        case 416:
+            guard let head = try await head(key) else { return nil }
+            return ObjectStream(size: head.size, length: 0, etag: head.etag, body: HTTPClientResponse.Body())
+        default:
+            let text: [UInt8]
+            do {
+                text = Array(buffer: try await response.body.collect(upTo: 1 << 20))
+            } catch {
+                throw .unreachable(endpoint: endpoint, reason: "GET \(key): \(error)")
+            }
+            let answer = Answer(status: status, headers: response.headers, body: text)
+            if status == 404, answer.errorCode != "NoSuchBucket" { return nil }
+            throw answer.error(key: key, client: self, status: status)
+        }
+    }
+
+    /// This client with another time limit per request (a readiness probe wants a short one).
+    public func withTimeout(_ timeout: TimeAmount) -> S3Client {
+        var copy = self
+        copy.timeout = timeout
+        return copy
     }
 
     /// What is known of an object without its bytes.
@@ -216,11 +268,25 @@ public struct S3Client: Sendable {
         }
     }
 
-    /// Sends one signed request for `key` (nil: the bucket itself).
+    /// Sends one signed request for `key` (nil: the bucket itself) and gathers its answer.
     func send(
         _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
         body: ArraySlice<UInt8>? = nil, maxBytes: Int = 1 << 24
     ) async throws(S3Error) -> Answer {
+        let response = try await open(method, key: key, query: query, headers: headers, body: body)
+        do {
+            let collected = method == "HEAD" ? ByteBuffer() : try await response.body.collect(upTo: maxBytes)
+            return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
+        } catch {
+            throw .unreachable(endpoint: endpoint, reason: "\(method) \(key ?? bucket): \(error)")
+        }
+    }
+
+    /// Sends one signed request for `key` (nil: the bucket itself); its body still to come.
+    func open(
+        _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: ArraySlice<UInt8>? = nil
+    ) async throws(S3Error) -> HTTPClientResponse {
         let path = "/" + bucket + (key.map { "/" + $0 } ?? "")
         let payloadHash = SigV4Signer.hex(SHA256.hash(data: body ?? []))
         var signed = [("host", hostHeader), ("x-amz-content-sha256", payloadHash)] + headers
@@ -235,11 +301,7 @@ public struct S3Client: Sendable {
         request.headers.add(name: "Authorization", value: signature.authorization)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await http.execute(request, timeout: timeout)
-            let collected = method == "HEAD" ? ByteBuffer() : try await response.body.collect(upTo: maxBytes)
-            return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
-        } catch let error as S3Error {
-            throw error
+            return try await http.execute(request, timeout: timeout)
         } catch {
             throw .unreachable(endpoint: endpoint, reason: "\(method) \(path): \(error)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 import UtensilStorageS3
 import UtensilTestSupport
@@ -31,6 +32,33 @@ struct S3ClientTests {
         try await client.delete(key)
         #expect(try await client.head(key) == nil)
         await #expect(throws: S3Error.noSuchKey(key)) { try await client.get(key) }
+    }
+
+    @Test("an object streams whole or by range, with the whole object's size; a missing one is nil")
+    func streaming() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let bytes = Self.bytes(3_000_000, seed: 5)
+        try await client.put("big.jpeg", bytes)
+        func gathered(_ stream: S3Client.ObjectStream) async throws -> [UInt8] {
+            var out: [UInt8] = []
+            for try await chunk in stream.body { out += Array(buffer: chunk) }
+            return out
+        }
+        let whole = try #require(try await client.stream("big.jpeg"))
+        #expect(whole.size == 3_000_000)
+        #expect(whole.length == 3_000_000)
+        #expect(try await gathered(whole) == bytes)
+        let part = try #require(try await client.stream("big.jpeg", range: 1_000_000...1_000_999))
+        #expect(part.size == 3_000_000)
+        #expect(part.length == 1000)
+        #expect(try await gathered(part) == Array(bytes[1_000_000...1_000_999]))
+        let past = try #require(try await client.stream("big.jpeg", range: 3_000_000...3_000_010))
+        #expect(past.length == 0)
+        #expect(try await gathered(past).isEmpty)
+        #expect(try await client.stream("absent.jpeg") == nil)
+        #expect(client.withTimeout(.seconds(2)).timeout == .seconds(2))
     }
 
     @Test("a create-only put refuses an existing key and leaves its bytes")
