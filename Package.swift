@@ -274,6 +274,7 @@ let package = Package(
             name: "UtensilIngestTests",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilTestSupport",
+                "UtensilStorageS3",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The gallery's routes and middleware driven in-process (HummingbirdTesting's router

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import UtensilCatalog
+import UtensilCatalogModel
+import UtensilCore
+@testable import UtensilIngest
+import UtensilStorageS3
+import UtensilTestSupport
+
+/// The one store over each storage: the same ingest, reads by id, delete and start-up
+/// recovery, whether the renditions are in the local folder or in a bucket (a real SeaweedFS).
+@Suite("The store over every storage", .serialized, .tags(.spawnsProcesses))
+struct StoreOverStorageTests {
+    enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case localFolder = "local folder"
+        case s3 = "S3 (SeaweedFS)"
+
+        var description: String { rawValue }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func ingestReadDeleteAndRecover(_ kind: Kind) async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let settings = world.settings()
+        let server: SeaweedServer? = kind == .s3 ? try await SeaweedServer() : nil
+        defer { server?.remove() }
+        let storage: any RenditionStorage = if let server {
+            S3Storage(
+                client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"),
+                hostName: settings.hostName)
+        } else {
+            UtensilStore.localStorage(settings, faults: FaultInjection())
+        }
+        let root = world.root.path
+        let images = try TestImages.make([
+            TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 71), TestImages.png(root + "/whisk", seed: 72),
+        ]).map { [UInt8]($0) }
+        try world.drop("Spoon.jpg", Data(images[0]))
+        try world.drop("Whisk.png", Data(images[1]))
+
+        try await Self.onThread {
+            let catalog = try Catalog(path: settings.catalogPath)
+            let store = UtensilStore(
+                settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+            _ = try store.reconcile()
+            let engine = IngestEngine(store: store, memory: .shared)
+            for name in ["Spoon.jpg", "Whisk.png"] {
+                let outcome = try world.ingest(name, with: engine)
+                guard case .ingested = outcome else { throw TestFailure("\(name) was not ingested: \(outcome)") }
+            }
+            let rows = try catalog.all()
+            let spoon = try #require(rows.first { $0.name == "Spoon" })
+            let whisk = try #require(rows.first { $0.name == "Whisk" })
+
+            // Read by id, whole and by range, from wherever the storage keeps them.
+            #expect(try store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
+            #expect(try store.readRendition(.original, of: whisk.id, fileExtension: "png", range: 8..<24) == Array(images[1][8..<24]))
+            for rendition in [Rendition.thumbnail, .preview] {
+                #expect(try (store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg")?.size ?? 0) > 0, "\(rendition)")
+            }
+            if kind == .s3 {
+                #expect(world.files(in: world.originals).isEmpty, "a bucket's renditions are not in the local folder")
+            }
+
+            // Spoon's delete cut before its commit, Whisk's after it: recovery puts Spoon's
+            // renditions back and discards Whisk's.
+            _ = try store.unpublish(spoon)
+            #expect(try store.renditionStatus(.original, of: spoon.id, fileExtension: "jpg") == nil)
+            _ = try store.unpublish(whisk)
+            _ = try catalog.delete(id: whisk.id)
+            let report = try store.reconcile()
+            #expect(report.rolledForward == 1 && report.rolledBack == 1 && report.leftForNextStart == 0, "\(report)")
+            #expect(try store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
+            for rendition in Rendition.allCases {
+                #expect(try store.renditionStatus(rendition, of: whisk.id, fileExtension: "png") == nil, "\(rendition)")
+            }
+
+            // A delete for good leaves nothing, live or staged.
+            guard case .deletedForGood = try store.delete(id: spoon.id, now: true) else {
+                throw TestFailure("Spoon was not deleted for good")
+            }
+            for rendition in Rendition.allCases {
+                #expect(try store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg") == nil, "\(rendition)")
+            }
+            #expect(try store.storageCall { storage async throws(StorageError) in try await storage.listStaged() }.isEmpty)
+        }
+    }
+
+    /// Runs blocking store calls on a thread of their own, as the daemon's doors do.
+    static func onThread(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
