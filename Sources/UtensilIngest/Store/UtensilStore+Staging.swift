@@ -87,9 +87,10 @@ extension UtensilStore {
 
     /// Puts a new thumbnail and preview of utensil `id` in place of its old ones (`rethumb`):
     /// staged and made durable, then — while no delete of it runs, and only if its row is still
-    /// there — each old one deleted and its new one published, the preview first, and that
-    /// made durable. A crash leaves the old renditions or the new ones (each whole), or an old
-    /// one deleted and its new one staged, which the next start publishes.
+    /// there — each old one deleted (durably) and its new one published, the preview first. A
+    /// crash leaves the old renditions or the new ones (each whole), or an old one deleted and
+    /// its new one staged, which the next start publishes: so the publish itself need not be
+    /// made durable.
     /// - Throws: ``RethumbError/gone(_:)`` when the row was deleted meanwhile (only a missing
     ///   row: a catalog that cannot answer is ``RethumbError/catalogUnavailable(_:_:)``, and
     ///   the old renditions stay), ``RethumbError/write(_:_:)`` when a storage operation failed.
@@ -120,10 +121,7 @@ extension UtensilStore {
             }
             guard row != nil else { throw .gone(id) }  // Deleted meanwhile.
             do throws(StorageError) {
-                try storageCall { storage async throws(StorageError) in
-                    try await Self.publishOver(staged, in: storage)
-                    try await storage.makeChangesDurable()
-                }
+                try storageCall { storage async throws(StorageError) in try await Self.publishOver(staged, in: storage) }
             } catch {
                 throw .write(id, error)
             }
