@@ -206,13 +206,73 @@ public struct S3Client: Sendable {
 
     // MARK: Multipart
 
-    private func putMultipart(_ key: String, _ bytes: [UInt8], createOnly: Bool, contentType: String?) async throws(S3Error) {
-        if createOnly, try await head(key) != nil { throw .alreadyExists(key) }
+    /// A multipart upload begun and neither completed nor aborted: parts kept (and paid for)
+    /// that no object shows.
+    public struct MultipartUpload: Sendable, Equatable {
+        public var key: String
+        public var uploadID: String
+        /// When it was begun, when the server says.
+        public var initiated: Date?
+    }
+
+    /// Begins a multipart upload of `key` (``put(_:_:createOnly:contentType:)`` does, for a large
+    /// body); its upload id.
+    public func startMultipartUpload(_ key: String, contentType: String? = nil) async throws(S3Error) -> String {
         let created = try await send("POST", key: key, query: [("uploads", "")], headers: contentType.map { [("Content-Type", $0)] } ?? [])
         try created.expectSuccess(key: key, client: self)
         guard let uploadID = S3XML.value("UploadId", in: created.text) else {
             throw .malformedAnswer("CreateMultipartUpload of \(key) gave no UploadId: \(created.text.prefix(200))")
         }
+        return uploadID
+    }
+
+    /// The multipart uploads under `prefix` not completed nor aborted (ListMultipartUploads, page
+    /// after page): what an interrupted upload left, for a sweeper to abort.
+    public func multipartUploads(prefix: String) async throws(S3Error) -> [MultipartUpload] {
+        var uploads: [MultipartUpload] = []
+        var markers: (key: String, upload: String)?
+        repeat {
+            var query = [("uploads", ""), ("prefix", prefix)]
+            if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
+            let answer = try await send("GET", key: nil, query: query)
+            try answer.expectSuccess(key: prefix, client: self)
+            let xml = answer.text
+            guard xml.contains("<ListMultipartUploadsResult") else {
+                throw .malformedAnswer("ListMultipartUploads answered: \(xml.prefix(200))")
+            }
+            for block in S3XML.blocks("Upload", in: xml) {
+                guard let key = S3XML.value("Key", in: block), let id = S3XML.value("UploadId", in: block) else { continue }
+                uploads.append(MultipartUpload(key: key, uploadID: id, initiated: S3XML.value("Initiated", in: block).flatMap(Self.date)))
+            }
+            if S3XML.value("IsTruncated", in: xml) == "true", let key = S3XML.value("NextKeyMarker", in: xml),
+               let upload = S3XML.value("NextUploadIdMarker", in: xml), markers.map({ $0 != (key, upload) }) ?? true {
+                markers = (key, upload)
+            } else {
+                markers = nil
+            }
+        } while markers != nil
+        return uploads
+    }
+
+    /// Aborts an unfinished multipart upload, its parts removed; one already gone is fine.
+    public func abort(_ upload: MultipartUpload) async throws(S3Error) {
+        let answer = try await send("DELETE", key: upload.key, query: [("uploadId", upload.uploadID)])
+        if answer.status == 404, answer.errorCode != "NoSuchBucket" { return }
+        try answer.expectSuccess(key: upload.key, client: self)
+    }
+
+    /// An S3 timestamp (`2026-12-07T06:15:00.000Z`).
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    private func putMultipart(_ key: String, _ bytes: [UInt8], createOnly: Bool, contentType: String?) async throws(S3Error) {
+        if createOnly, try await head(key) != nil { throw .alreadyExists(key) }
+        let uploadID = try await startMultipartUpload(key, contentType: contentType)
         do throws(S3Error) {
             var parts: [String] = []
             var start = 0
@@ -239,7 +299,7 @@ public struct S3Client: Sendable {
         } catch {
             // Best effort: an upload that cannot be aborted now is left to the bucket's
             // lifecycle rule (docs) and the sweeper.
-            _ = try? await send("DELETE", key: key, query: [("uploadId", uploadID)])
+            try? await abort(MultipartUpload(key: key, uploadID: uploadID, initiated: nil))
             throw error
         }
     }

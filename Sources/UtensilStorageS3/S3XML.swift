@@ -3,13 +3,19 @@
 enum S3XML {
     /// The text of every `<name>…</name>` in `xml`, in order, entities decoded.
     static func values(_ name: String, in xml: String) -> [String] {
+        blocks(name, in: xml).map(unescaped)
+    }
+
+    /// The raw content of every `<name>…</name>` in `xml` (elements inside it, entities as
+    /// they are), for reading the elements of each.
+    static func blocks(_ name: String, in xml: String) -> [String] {
         let open = "<\(name)>", close = "</\(name)>"
         var found: [String] = []
         var rest = xml[...]
         while let start = rest.range(of: open) {
             rest = rest[start.upperBound...]
             guard let end = rest.range(of: close) else { break }
-            found.append(unescaped(String(rest[..<end.lowerBound])))
+            found.append(String(rest[..<end.lowerBound]))
             rest = rest[end.upperBound...]
         }
         return found

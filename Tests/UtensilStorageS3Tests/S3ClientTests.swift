@@ -100,6 +100,26 @@ struct S3ClientTests {
         await #expect(throws: S3Error.alreadyExists("big.png")) { try await client.put("big.png", bytes, createOnly: true) }
     }
 
+    @Test("an unfinished multipart upload is listed until aborted; a finished one is not listed")
+    func unfinishedUploads() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client(multipartThreshold: 5 << 20, partSize: 5 << 20)
+        try await client.put("site/done.png", Self.bytes(6 << 20, seed: 1))
+        #expect(try await client.multipartUploads(prefix: "site/").isEmpty, "a completed upload leaves nothing")
+
+        let id = try await client.startMultipartUpload("site/left & behind.png")
+        let left = try await client.multipartUploads(prefix: "site/")
+        #expect(left.map(\.key) == ["site/left & behind.png"])
+        #expect(left.map(\.uploadID) == [id])
+        #expect(try await client.multipartUploads(prefix: "other/").isEmpty)
+        let upload = try #require(left.first)
+        try await client.abort(upload)
+        try await client.abort(upload)
+        #expect(try await client.multipartUploads(prefix: "site/").isEmpty)
+        #expect(try await client.head("site/left & behind.png") == nil)
+    }
+
     @Test("wrong keys, a missing bucket and a silent endpoint are each told apart")
     func refusals() async throws {
         let server = try await SeaweedServer()
