@@ -4,16 +4,21 @@ import Hummingbird
 /// them with `?v=` (a hash of both), so browsers may keep them for a year.
 enum StaticAssets {
     /// FNV-1a of both files, in base 36.
-    static let version: String = {
+    static let version = fingerprint(script + styleSheet)
+
+    /// FNV-1a of `text`, in base 36.
+    static func fingerprint(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (script + styleSheet).utf8 {
+        for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
         return String(hash, radix: 36)
-    }()
+    }
 
-    static func response(_ text: String, contentType: String, request: Request) -> Response {
+    /// `text` with an `ETag` (``version``, or the `etag` given) and `If-None-Match`; cached for
+    /// a year when asked for with `?v=` and the current version.
+    static func response(_ text: String, contentType: String, request: Request, etag version: String = version) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         let etag = "\"\(version)\""
@@ -151,6 +156,13 @@ enum StaticAssets {
     .grid.selecting .card a { cursor: pointer; }
     .card.picked img { outline: 4px solid var(--focus); outline-offset: -4px; opacity: .8; }
     main.in-trash figure { opacity: .4; }
+    /* The viewer: vertical scrolling stays the page's; pinch, swipe and double-tap are the script's. */
+    .viewer img { touch-action: pan-y; transform-origin: center; }
+    .viewer.zoomed { overflow: hidden; }
+    .viewer.zoomed img { touch-action: none; cursor: grab; }
+    .viewer .fullscreen { margin-left: .5rem; }
+    .viewer:fullscreen { display: flex; flex-direction: column; align-items: center; justify-content: center; margin: 0; background: #000; color: #fff; }
+    .viewer:fullscreen img { max-width: 100vw; max-height: calc(100vh - 4rem); }
     """
 
     static let script = """
@@ -189,6 +201,135 @@ enum StaticAssets {
         event.preventDefault();
         location.href = link.href;
       });
+    })();
+
+    // The viewer on a utensil's page: swipe (one finger) to the previous or next utensil of the
+    // list, pinch or double-tap (a double click with a mouse) to zoom up to the original's own
+    // pixels (the original replaces the preview once the preview's pixels run out, when every
+    // browser shows its format), drag to look around a zoomed picture, and full screen.
+    (function () {
+      const figure = document.getElementById("viewer");
+      const image = figure && figure.querySelector("img");
+      if (!image) return;
+      const originalWidth = Number(image.getAttribute("width")) || 1;
+      let scale = 1;
+      let x = 0;
+      let y = 0;
+
+      // At most one original pixel to one CSS pixel (never less than the picture as shown).
+      function most() { return Math.max(1, originalWidth / Math.max(1, image.clientWidth)); }
+
+      function draw() {
+        const spareX = (scale - 1) * image.clientWidth / 2;
+        const spareY = (scale - 1) * image.clientHeight / 2;
+        x = Math.max(-spareX, Math.min(spareX, x));
+        y = Math.max(-spareY, Math.min(spareY, y));
+        image.style.transform = scale === 1 ? "" : "translate(" + x + "px, " + y + "px) scale(" + scale + ")";
+        figure.classList.toggle("zoomed", scale > 1);
+        image.dataset.scale = scale.toFixed(3);
+        const sharper = image.dataset.zoomSrc;
+        if (sharper && scale * image.clientWidth * (window.devicePixelRatio || 1) > image.naturalWidth && image.getAttribute("src") !== sharper) {
+          image.src = sharper;
+        }
+      }
+
+      // Zooms to `next`, keeping the point (clientX, clientY) where it is on the screen.
+      function zoomTo(next, clientX, clientY) {
+        next = Math.max(1, Math.min(most(), next));
+        const box = image.getBoundingClientRect();
+        const pointX = clientX - (box.left + box.width / 2 - x);
+        const pointY = clientY - (box.top + box.height / 2 - y);
+        x = pointX - next * (pointX - x) / scale;
+        y = pointY - next * (pointY - y) / scale;
+        scale = next;
+        if (scale === 1) { x = 0; y = 0; }
+        draw();
+      }
+
+      function toggleZoom(clientX, clientY) { zoomTo(scale > 1 ? 1 : most(), clientX, clientY); }
+
+      function follow(rel) {
+        const link = document.querySelector('.pager a[rel="' + rel + '"]');
+        if (link) location.href = link.href;
+      }
+
+      function distance(touches) { return Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY); }
+
+      let gesture = null;
+      let lastTap = null;
+      figure.addEventListener("touchstart", function (event) {
+        const touches = event.touches;
+        if (touches.length === 2) {
+          gesture = { kind: "pinch", distance: distance(touches), scale: scale };
+          event.preventDefault();
+        } else if (touches.length === 1) {
+          gesture = { kind: scale > 1 ? "pan" : "swipe", startX: touches[0].clientX, startY: touches[0].clientY, x: x, y: y, at: Date.now() };
+        }
+      }, { passive: false });
+      figure.addEventListener("touchmove", function (event) {
+        if (!gesture) return;
+        const touches = event.touches;
+        if (gesture.kind === "pinch" && touches.length === 2) {
+          event.preventDefault();
+          zoomTo(gesture.scale * distance(touches) / gesture.distance,
+            (touches[0].clientX + touches[1].clientX) / 2, (touches[0].clientY + touches[1].clientY) / 2);
+        } else if (gesture.kind === "pan" && touches.length === 1) {
+          event.preventDefault();
+          x = gesture.x + touches[0].clientX - gesture.startX;
+          y = gesture.y + touches[0].clientY - gesture.startY;
+          draw();
+        }
+      }, { passive: false });
+      let touchedAt = 0;
+      figure.addEventListener("touchend", function (event) {
+        touchedAt = Date.now();
+        if (!gesture || event.touches.length > 0) return;
+        const ended = gesture;
+        gesture = null;
+        if (ended.kind === "pinch") return;
+        const touch = event.changedTouches[0];
+        const dx = touch.clientX - ended.startX;
+        const dy = touch.clientY - ended.startY;
+        if (ended.kind === "swipe" && Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy)) {
+          follow(dx < 0 ? "next" : "prev");
+          return;
+        }
+        if (Math.abs(dx) < 10 && Math.abs(dy) < 10 && Date.now() - ended.at < 300) {
+          const now = Date.now();
+          if (lastTap && now - lastTap.at < 350 && Math.hypot(touch.clientX - lastTap.x, touch.clientY - lastTap.y) < 30) {
+            event.preventDefault();
+            lastTap = null;
+            toggleZoom(touch.clientX, touch.clientY);
+          } else {
+            lastTap = { at: now, x: touch.clientX, y: touch.clientY };
+          }
+        }
+      }, { passive: false });
+      image.addEventListener("dblclick", function (event) {
+        event.preventDefault();
+        // Taps also make mouse events: the touch handlers have already answered those.
+        if (Date.now() - touchedAt < 1000) return;
+        toggleZoom(event.clientX, event.clientY);
+      });
+      window.addEventListener("resize", function () { if (scale > most()) zoomTo(most(), 0, 0); else draw(); });
+
+      // Full screen: the figure alone, on black; Escape (or the button) leaves it.
+      if (figure.requestFullscreen) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "fullscreen";
+        button.textContent = "Full screen";
+        button.addEventListener("click", function () {
+          if (document.fullscreenElement) document.exitFullscreen();
+          else figure.requestFullscreen().catch(function () {});
+        });
+        document.addEventListener("fullscreenchange", function () {
+          button.textContent = document.fullscreenElement ? "Leave full screen" : "Full screen";
+          zoomTo(1, 0, 0);
+        });
+        const caption = figure.querySelector("figcaption");
+        if (caption) caption.append(" ", button); else figure.append(button);
+      }
     })();
 
     // Live updates for the gallery: new utensils appear without a reload and rejections show

@@ -21,9 +21,18 @@ struct UtensilDetailPage: Sendable {
     /// its format, it is no larger than a preview (long side at most 1,600 px), and its file
     /// is not larger than the preview's (a small WebP's JPEG preview can weigh twice as much).
     static func showsOriginal(_ utensil: UtensilInfo, previewBytes: Int?) -> Bool {
-        guard let previewBytes, ["jpg", "jpeg", "png", "webp", "gif"].contains(utensil.fileExtension.lowercased()) else { return false }
+        guard let previewBytes, browserFormats.contains(utensil.fileExtension.lowercased()) else { return false }
         return max(utensil.width, utensil.height) <= 1600 && utensil.bytes <= previewBytes
     }
+
+    /// What the viewer (gallery.js) shows once zoomed past the preview's own pixels: the
+    /// original, when every browser shows its format (a HEIC stays the preview).
+    var zoomSource: String? {
+        Self.browserFormats.contains(utensil.fileExtension.lowercased()) ? HTML.originalURL(utensil) : nil
+    }
+
+    /// The formats every browser shows.
+    static let browserFormats: Set<String> = ["jpg", "jpeg", "png", "webp", "gif"]
 
     /// Back to the list, scrolled to this utensil's card; previous and next in it.
     func pager() -> String {
@@ -81,7 +90,8 @@ struct UtensilDetailPage: Sendable {
         <main class="utensil">
         \(pager())
         <h2><span class="title">\(name)</span>\(user == nil ? "" : " " + GalleryPage.star(utensil, back: "/utensils/\(utensil.id)"))</h2>
-        <figure><img class="preview" src="\(imageIsOriginal ? HTML.originalURL(utensil) : HTML.previewURL(utensil))" alt="\(name)" width="\(utensil.width)" height="\(utensil.height)">
+        <figure class="viewer" id="viewer"><img class="preview" src="\(imageIsOriginal ? HTML.originalURL(utensil) : HTML.previewURL(utensil))" alt="\(name)" \
+        width="\(utensil.width)" height="\(utensil.height)"\(zoomSource.map { " data-zoom-src=\"\(HTML.escape($0))\"" } ?? "")>
         <figcaption><a class="download" href="\(HTML.originalURL(utensil))" download>Download the original         (\(HTML.escape(utensil.fileExtension.uppercased())), \(HTML.escape(HTML.size(utensil.bytes))))</a></figcaption></figure>
         <dl class="facts">
         \(list)

@@ -155,6 +155,17 @@ import Testing
         #expect(ListTotal(count: 5000, isAtLeast: true).text == "more than 5,000 utensils")
     }
 
+    /// A utensil's page is the viewer's: the figure it zooms, and the original to show once
+    /// zoomed past the preview's pixels when every browser shows its format.
+    @Test func aUtensilsPageIsTheViewers() async throws {
+        try await Gallery().test { client in
+            try await client.execute(uri: "/utensils/\(MemoryBackend.id)", method: .get) { response in
+                #expect(response.text.contains("<figure class=\"viewer\" id=\"viewer\">"))
+                #expect(response.text.contains("width=\"640\" height=\"480\" data-zoom-src=\"/originals/\(MemoryBackend.id).png?v="))
+            }
+        }
+    }
+
     /// A small original in a format every browser shows is shown itself when its preview
     /// would weigh more; otherwise the preview.
     @Test func aSmallOriginalIsShownInsteadOfAHeavierPreview() async throws {

@@ -13,6 +13,7 @@ import zoneinfo
 
 import in_place_steps
 import scroll_steps
+import viewer_steps
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -191,6 +192,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         upload_box(phone, desktop, check)
         in_place_steps.run(daemon, phone, desktop, wait, patient_wait(desktop), check, shots)
         scroll_steps.run(daemon, phone, browser, wait, check, shots)
+        viewer_steps.run(daemon, phone, desktop, wait, patient_wait(desktop), check, shots)
         local_time(daemon, phone, check, utensil_id)
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
