@@ -127,6 +127,14 @@ struct ChangeRoutes: Sendable {
             _ = try await backend.answer(.categoryDelete(form["category"] ?? ""), webUser: user).payload()
             return Response.redirect(to: "/", type: .normal)
         }
+        // A phone's share sheet (the web manifest's `share_target`): the shared photos go into
+        // the inbox as an upload does, then to the gallery, which says how many went.
+        router.post("/share") { request, _ in
+            let user = try access.requireUser(request)
+            let outcomes = try await uploads.withSlot(for: user) { try await upload(request, user: user) }
+            let sent = outcomes.filter { $0.status == "accepted" }.count
+            return Response.redirect(to: "/" + HTML.query([("shared", String(sent)), ("refused", String(outcomes.count - sent))]), type: .normal)
+        }
         router.post("/api/v1/uploads") { request, _ in
             let user = try access.requireUser(request)
             return try await uploads.withSlot(for: user) {

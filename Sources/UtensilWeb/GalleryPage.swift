@@ -19,6 +19,9 @@ struct GalleryPage: Sendable {
     var undo: UtensilInfo?
     /// How many utensils the list holds, said above the grid (nil: not known).
     var total: ListTotal?
+    /// Photos just shared from a phone's share sheet (`POST /share`): sent into the inbox, and
+    /// refused.
+    var shared: (sent: Int, refused: Int)?
 
     func render() -> String {
         let search = query.search ?? ""
@@ -77,6 +80,12 @@ struct GalleryPage: Sendable {
         if let undo {
             body += "<div class=\"undo\" role=\"status\"><span>\(HTML.escape(undo.name)) is in the trash.</span> "
                 + "<form method=\"post\" action=\"/utensils/\(undo.id)/restore\" class=\"inline\"><button type=\"submit\">Undo</button></form></div>\n"
+        }
+        if let shared {
+            let photos = { (count: Int) in count == 1 ? "1 photo" : "\(count) photos" }
+            var line = shared.sent == 0 ? "No photo was sent to the inbox." : "\(photos(shared.sent)) sent to the inbox; each appears here once it is added."
+            if shared.refused > 0 { line += " \(photos(shared.refused)) could not be sent (not a photo the gallery takes); try them with Upload." }
+            body += "<p class=\"shared\" role=\"status\">\(HTML.escape(line))</p>\n"
         }
         body += Self.tray
         if user != nil { body += Self.selectBar(categories) }

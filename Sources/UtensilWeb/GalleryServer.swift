@@ -54,6 +54,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: APIMethodCheck())
         APIRoutes(backend: backend, access: access, eventStreams: EventStreamSlots(limits: limits)).register(on: router)
         PageRoutes(backend: backend, access: access).register(on: router)
+        AppRoutes().register(on: router)
         let throttle = LoginThrottle()
         ChangeRoutes(
             backend: backend, access: access, throttle: throttle, passwordChecks: passwordChecks,

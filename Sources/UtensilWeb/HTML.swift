@@ -47,6 +47,10 @@ enum HTML {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(escape(title))</title>
+        <link rel="manifest" href="/manifest.webmanifest">
+        <meta name="theme-color" content="#1e6f43">
+        <link rel="icon" href="/static/icon-192.png">
+        <link rel="apple-touch-icon" href="/static/icon-192.png">
         <link rel="stylesheet" href="/static/gallery.css?v=\(StaticAssets.version)">
         <script src="/static/gallery.js?v=\(StaticAssets.version)" defer></script>
         </head>

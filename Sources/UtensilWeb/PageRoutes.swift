@@ -16,6 +16,10 @@ struct PageRoutes: Sendable {
             let categories = try await backend.answer(.categories, webUser: nil).payload()
             var gallery = GalleryPage(query: query, page: page, inbox: backend.inbox, categories: categories, user: user)
             gallery.total = await ListTotal.find(query, user: user, backend: backend)
+            // Back from `POST /share`: how many shared photos went into the inbox.
+            if user != nil, let items = QueryItems(request.uri.query), let sent = items["shared"].flatMap(Int.init) {
+                gallery.shared = (sent, items["refused"].flatMap(Int.init) ?? 0)
+            }
             // Just deleted (`?deleted=ID`, where a delete redirects): its Undo, while it is in the trash.
             if user != nil, let deleted = QueryItems(request.uri.query)?["deleted"], let id = UtensilID(deleted),
                case .success(let trash) = await backend.answer(.trash, webUser: nil)

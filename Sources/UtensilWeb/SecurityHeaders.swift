@@ -9,7 +9,7 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
     let access: Access
 
     static var contentSecurityPolicy: String {
-        "default-src 'none'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; "
+        "default-src 'none'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'self'; "
             + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 

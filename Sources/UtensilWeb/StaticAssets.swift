@@ -148,6 +148,7 @@ enum StaticAssets {
     /* Changes without reloads: selecting several cards, and the line saying what happened. */
     .action-status { margin: 0 0 .75rem; }
     .total { margin: 0 0 .5rem; color: var(--muted); }
+    .shared { margin: 0 0 .75rem; padding: .5rem .6rem; border-left: 4px solid var(--good); background: var(--tint); }
     .select-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .75rem; }
     .select-bar [hidden] { display: none; }
     .select-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
@@ -178,6 +179,9 @@ enum StaticAssets {
         element.classList.add("local");
       });
     })();
+
+    // Installable: the service worker keeps the shell and the thumbnails (ServiceWorker.swift).
+    if (navigator.serviceWorker && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(function () {});
 
     // The gallery's order applies as it is chosen, as pressing Search would (which stays, for
     // pages without this script).

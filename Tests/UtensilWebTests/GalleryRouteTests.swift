@@ -371,7 +371,7 @@ import Testing
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(
                         response.headers[.contentSecurityPolicy]
-                            == "default-src 'none'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                            == "default-src 'none'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
                         "\(uri)")
                     #expect(response.headers[.xContentTypeOptions] == "nosniff", "\(uri)")
                     #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")

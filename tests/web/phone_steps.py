@@ -11,6 +11,7 @@ import shutil
 import uuid
 import zoneinfo
 
+import app_steps
 import in_place_steps
 import scroll_steps
 import viewer_steps
@@ -197,6 +198,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
         undo_delete(daemon, desktop, check)
+        app_steps.run(daemon, phone, wait, check)
     finally:
         phone.quit()
         desktop.quit()

@@ -1,0 +1,74 @@
+/// The gallery's service worker, served at `/sw.js` (so its scope is the whole site) and
+/// registered by gallery.js. It keeps the shell (the style sheet, the script and the icons of
+/// this version) and every thumbnail shown, so the gallery opens from a phone's home screen
+/// even without a connection: pages come from the network first and, when it fails, from the
+/// copy kept of the last answer; thumbnails and the shell from the cache first (their URLs
+/// carry their version). Changes, the API and the event stream always go to the network.
+enum ServiceWorker {
+    /// At most this many thumbnails are kept; the oldest kept go first.
+    static let thumbnailsKept = 600
+
+    static let script = """
+    "use strict";
+    const shell = "utensild-shell-\(StaticAssets.version)";
+    const pages = "utensild-pages";
+    const thumbnails = "utensild-thumbnails";
+    const shellFiles = ["/static/gallery.css?v=\(StaticAssets.version)", "/static/gallery.js?v=\(StaticAssets.version)",
+      "/static/icon-192.png", "/static/icon-512.png", "/manifest.webmanifest"];
+
+    self.addEventListener("install", function (event) {
+      event.waitUntil(caches.open(shell).then(function (cache) { return cache.addAll(shellFiles); }).then(function () { return self.skipWaiting(); }));
+    });
+
+    self.addEventListener("activate", function (event) {
+      event.waitUntil(caches.keys().then(function (names) {
+        return Promise.all(names.filter(function (name) { return name.startsWith("utensild-shell-") && name !== shell; })
+          .map(function (name) { return caches.delete(name); }));
+      }).then(function () { return self.clients.claim(); }));
+    });
+
+    function fromCacheFirst(request, name, trim) {
+      return caches.match(request).then(function (kept) {
+        if (kept) return kept;
+        return fetch(request).then(function (reply) {
+          if (reply.ok) {
+            const copy = reply.clone();
+            caches.open(name).then(function (cache) { return cache.put(request, copy); }).then(trim);
+          }
+          return reply;
+        });
+      });
+    }
+
+    function trimThumbnails() {
+      return caches.open(thumbnails).then(function (cache) {
+        return cache.keys().then(function (keys) {
+          return Promise.all(keys.slice(0, Math.max(0, keys.length - \(thumbnailsKept))).map(function (key) { return cache.delete(key); }));
+        });
+      });
+    }
+
+    self.addEventListener("fetch", function (event) {
+      const request = event.request;
+      if (request.method !== "GET") return;
+      const url = new URL(request.url);
+      if (url.origin !== self.location.origin) return;
+      if (url.pathname.startsWith("/thumbnails/")) {
+        event.respondWith(fromCacheFirst(request, thumbnails, trimThumbnails));
+      } else if (url.pathname.startsWith("/static/") || url.pathname === "/manifest.webmanifest") {
+        event.respondWith(fromCacheFirst(request, shell, function () {}));
+      } else if (request.mode === "navigate" && (url.pathname === "/" || url.pathname.startsWith("/utensils/"))) {
+        event.respondWith(fetch(request).then(function (reply) {
+          if (reply.ok) {
+            const copy = reply.clone();
+            caches.open(pages).then(function (cache) { return cache.put(request, copy); });
+          }
+          return reply;
+        }).catch(function () {
+          return caches.match(request).then(function (kept) { return kept || caches.match("/", { ignoreSearch: true }); })
+            .then(function (kept) { return kept || Response.error(); });
+        }));
+      }
+    });
+    """
+}
