@@ -4,25 +4,28 @@
 # The screenshots it saves go to .build/web-screenshots/ (web-gallery.png, gallery-phone.png,
 # gallery-desktop.png, utensil-phone.png); `make web-screenshots` runs it with docs/ as the
 # folder, to refresh the README's pictures. heif-enc (libheif-examples) makes the HEIC photo
-# it drops.
+# it drops. axe-core (from axe-selenium-python, in the same environment) checks every page
+# for serious accessibility findings; each step's screenshots stay in that folder too.
 # (systemd brings systemd-socket-activate, for the Swift test of the activated listener.)
 
 WEB_PACKAGES := chromium chromium-driver python3-venv systemd libheif-examples
 WEB_VENV     := $(CURDIR)/.build-web-venv
 SELENIUM     := selenium==4.51.0
+# axe-core, as the JavaScript file this package ships (no npm): the accessibility check.
+AXE          := axe-selenium-python==2.1.6
 
 WEB_SHOTS    ?= $(CURDIR)/.build/web-screenshots
 
 .PHONY: web-test web-screenshots
 
-$(WEB_VENV)/.selenium:
+$(WEB_VENV)/.selenium-axe:
 	@scripts/ensure-packages $(WEB_PACKAGES)
 	/usr/bin/python3 -m venv $(WEB_VENV)
-	$(WEB_VENV)/bin/pip install --quiet $(SELENIUM)
+	$(WEB_VENV)/bin/pip install --quiet $(SELENIUM) $(AXE)
 	@touch $@
 
 ## The browser test of the web gallery (chromium + Selenium).
-web-test: test-deps $(WEB_VENV)/.selenium
+web-test: test-deps $(WEB_VENV)/.selenium-axe
 	@scripts/ensure-packages $(WEB_PACKAGES)
 	$(SWIFT) build --product utensild
 	$(SWIFT) build --product utensilctl

@@ -12,6 +12,7 @@ import uuid
 import zoneinfo
 
 import app_steps
+import axe_steps
 import in_place_steps
 import scroll_steps
 import viewer_steps
@@ -198,6 +199,7 @@ def run(daemon, browser, patient_wait, sign_in, check, shots, photo):
         missing_page(daemon, phone, check)
         viewer(daemon, desktop, check)
         undo_delete(daemon, desktop, check)
+        axe_steps.run(daemon, phone, desktop, check, shots)
         app_steps.run(daemon, phone, wait, check)
     finally:
         phone.quit()
