@@ -188,6 +188,22 @@ public struct S3Storage: RenditionStorage {
         }
     }
 
+    // MARK: Beyond the seam
+
+    /// Aborts the multipart uploads under the prefix begun before `cutoff` and never finished
+    /// (a crash mid-upload leaves their parts billed and unseen); how many it aborted. One
+    /// whose start the server does not say is aborted too. For the sweeper, one host at a time.
+    @discardableResult
+    public func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int {
+        let uploads = try await mapped { () throws(S3Error) in try await client.multipartUploads(prefix: location.prefix) }
+        var aborted = 0
+        for upload in uploads where (upload.initiated ?? .distantPast) < cutoff {
+            try await mapped { () throws(S3Error) in try await client.abort(upload) }
+            aborted += 1
+        }
+        return aborted
+    }
+
     // MARK: Helpers
 
     /// Whether the live object of `key` holds exactly `bytes`.

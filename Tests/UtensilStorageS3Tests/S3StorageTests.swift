@@ -56,6 +56,20 @@ struct S3StorageTests {
         #expect(try await storage.read(staged.key(.preview), range: nil) == [8])
     }
 
+    @Test("the uploads a crash left unfinished are aborted once older than the cutoff, and only under the prefix")
+    func unfinishedUploads() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        _ = try await client.startMultipartUpload("site/staging/kitchen-1/interrupted.original.png")
+        _ = try await client.startMultipartUpload("elsewhere/not-ours.png")
+        #expect(try await storage.abortUnfinishedUploads(begunBefore: Date().addingTimeInterval(-3600)) == 0, "not yet past the grace period")
+        #expect(try await storage.abortUnfinishedUploads(begunBefore: Date().addingTimeInterval(3600)) == 1)
+        #expect(try await client.multipartUploads(prefix: "site/").isEmpty)
+        #expect(try await client.multipartUploads(prefix: "elsewhere/").count == 1, "another prefix is not ours")
+    }
+
     @Test("an unreachable server, refused keys and a missing bucket are told apart for the store")
     func failures() async throws {
         let server = try await SeaweedServer()
