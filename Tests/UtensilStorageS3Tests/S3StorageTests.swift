@@ -70,6 +70,30 @@ struct S3StorageTests {
         #expect(try await client.multipartUploads(prefix: "elsewhere/").count == 1, "another prefix is not ours")
     }
 
+    @Test("keys that may only read, list and write the bucket are enough for every operation")
+    func leastPrivilege() async throws {
+        let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
+        defer { server.remove() }
+        let client = try server.client(multipartThreshold: 5 << 20, partSize: 5 << 20)
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        try await storage.prepare()
+        let staged = try await storage.stage([.original: Array(repeating: 3, count: 6 << 20), .thumbnail: [1]], of: UUID(), originalExtension: "png")
+        #expect(try await storage.listStaged() == [staged])
+        try await storage.publish(staged)
+        #expect(try await storage.list(.original) == [staged.key(.original)])
+        #expect(try await storage.read(staged.key(.thumbnail), range: nil) == [1])
+        try await storage.delete(staged.key(.original))
+        #expect(try await storage.list(.original).isEmpty)
+        _ = try await client.startMultipartUpload("site/unfinished.png")
+        #expect(try await storage.abortUnfinishedUploads(begunBefore: Date().addingTimeInterval(3600)) == 1)
+        await #expect {
+            try await client.createBucket()
+        } throws: { error in
+            if case .credentialsRefused = error as? S3Error { return true }
+            return false
+        }
+    }
+
     @Test("an unreachable server, refused keys and a missing bucket are told apart for the store")
     func failures() async throws {
         let server = try await SeaweedServer()

@@ -37,9 +37,13 @@ public final class SeaweedServer: @unchecked Sendable {
         "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc",
     ]
 
+    /// The actions SeaweedFS grants an identity: everything.
+    public static let allActions = ["Admin", "Read", "List", "Tagging", "Write"]
+
     /// Makes the folder and the keys and starts the server; throws naming `make s3-deps` when
-    /// the binary is missing, or with the server's log when it does not come up.
-    public init(bucket: String = "utensils") async throws {
+    /// the binary is missing, or with the server's log when it does not come up. The keys may
+    /// do `actions` (SeaweedFS's names) and nothing else.
+    public init(bucket: String = "utensils", actions: [String] = SeaweedServer.allActions) async throws {
         weed = try S3TestTools.weed()
         self.bucket = bucket
         folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-weed-\(UUID().uuidString)")
@@ -55,7 +59,7 @@ public final class SeaweedServer: @unchecked Sendable {
                 "identities": [[
                     "name": "utensil",
                     "credentials": [["accessKey": credentials.accessKeyID, "secretKey": credentials.secretAccessKey]],
-                    "actions": ["Admin", "Read", "List", "Tagging", "Write"],
+                    "actions": actions,
                 ]]
             ]
             try JSONSerialization.data(withJSONObject: identity).write(to: folder.appendingPathComponent("s3.json"))
