@@ -71,28 +71,35 @@ extension Catalog {
     public func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) throws(CatalogError) -> [LookalikeMatch] {
         guard maximumDistance >= 0, limit > 0 else { return [] }
         return try read { db in
-            var candidates: [Int64: Int] = [:]  // rowid → distance
-            func consider(_ rows: RowCursor) throws {
-                while let row = try rows.next() {
-                    let distance = FingerprintBlocks.distance(row[1], fingerprint)
-                    if distance <= maximumDistance { candidates[row[0]] = distance }
+            // The fingerprints alone are read (the index holds them, and SQLite hands a whole
+            // number over fastest); the rows of the few within the distance after.
+            var near = Set<Int64>()
+            func consider(_ fingerprints: DatabaseValueCursor<Int64>) throws {
+                while let candidate = try fingerprints.next() {
+                    if FingerprintBlocks.distance(candidate, fingerprint) <= maximumDistance { near.insert(candidate) }
                 }
             }
             if maximumDistance > FingerprintBlocks.indexedDistance {
-                try consider(Row.fetchCursor(db, sql: "SELECT rowid, fingerprint FROM utensil WHERE fingerprint IS NOT NULL"))
+                try consider(Int64.fetchCursor(db, sql: "SELECT fingerprint FROM utensil WHERE fingerprint IS NOT NULL"))
             } else {
                 for (block, values) in FingerprintBlocks.probes(of: fingerprint, within: maximumDistance).enumerated() {
                     // Whole numbers only, written out: one statement a block, its IN list read through the index.
                     let list = values.map(String.init).joined(separator: ",")
-                    try consider(Row.fetchCursor(
-                        db, sql: "SELECT rowid, fingerprint FROM utensil WHERE \(FingerprintBlocks.expression(block)) IN (\(list))"))
+                    try consider(Int64.fetchCursor(
+                        db, sql: "SELECT fingerprint FROM utensil WHERE \(FingerprintBlocks.expression(block)) IN (\(list))"))
                 }
             }
+            var candidates: [(UtensilRecord, Int)] = []
+            for found in near {
+                // `+fingerprint`: SQLite would substitute a plain `fingerprint = ?` into the
+                // block's expression, which would then no longer name the index.
+                let records = try UtensilRecord.fetchAll(
+                    db, sql: "SELECT * FROM utensil WHERE \(FingerprintBlocks.expression(0)) = ? AND +fingerprint = ?",
+                    arguments: [found & 65535, found])
+                candidates += records.map { ($0, FingerprintBlocks.distance(found, fingerprint)) }
+            }
             var matches: [LookalikeMatch] = []
-            for (rowid, distance) in candidates {
-                guard let record = try UtensilRecord.fetchOne(db, sql: "SELECT * FROM utensil WHERE rowid = ?", arguments: [rowid]),
-                    record.trashedAt == nil
-                else { continue }
+            for (record, distance) in candidates where record.trashedAt == nil {
                 matches.append(LookalikeMatch(utensil: record, distance: distance))
             }
             matches.sort { ($0.distance, $0.utensil.createdAt, $0.utensil.id.uuidString) < ($1.distance, $1.utensil.createdAt, $1.utensil.id.uuidString) }
