@@ -455,6 +455,35 @@ enum OpenAPIDocument {
             ],
             "description": "The host_name of the host that ingested it (or last replaced its photo); null for utensils from before this was recorded."
           },
+          "nearDuplicateOf": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "id",
+                  "name",
+                  "distance"
+                ],
+                "properties": {
+                  "id": {
+                    "type": "string"
+                  },
+                  "name": {
+                    "type": "string"
+                  },
+                  "distance": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 12
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "description": "The earlier utensil its photo looked like a copy of when it was ingested (near_duplicates = \"warn\"): its id, its name then, and how many of the 64 fingerprint bits differ; null when none."
+          },
           "updatedAt": {
             "oneOf": [
               {
