@@ -78,8 +78,7 @@ enum StorageSettingRules {
 }
 
 extension UtensilConfiguration {
-    /// With an `s3://` storage, `storage_endpoint` must be set: the problem, or nil. (The
-    /// keys are read and checked; the daemon does not use an `s3://` storage yet.)
+    /// With an `s3://` storage, `storage_endpoint` must be set: the problem, or nil.
     public var storageProblem: ConfigurationError? {
         guard case .s3 = storage, storageEndpoint.isEmpty else { return nil }
         return .invalidValue(

@@ -51,6 +51,11 @@ public struct LocalFolderStorage: RenditionStorage {
     /// `staging/<host_name>`.
     public var staging: RawPath { layout.staging(host: hostName) }
 
+    /// The live rendition's path under `state_dir`.
+    public func url(of key: RenditionKey) -> String {
+        layout.path(of: key.rendition, id: key.utensil, fileExtension: key.fileExtension).description
+    }
+
     /// Also removes what an interrupted write left in this host's staging folder under no
     /// staged name (a temporary); it runs at start, when no operation is in flight. Anything
     /// there but a regular file is left alone.

@@ -79,6 +79,10 @@ public protocol RenditionStorage: Sendable {
     /// The operations staged and neither published nor discarded (what a crash left), with
     /// the renditions each still has staged.
     func listStaged() async throws(StorageError) -> [StagedRenditions]
+
+    /// How a utensil's JSON and `show` name a live rendition: its path for a local folder,
+    /// `s3://BUCKET/KEY` for a bucket. A name only: nothing is asked of the storage.
+    func url(of key: RenditionKey) -> String
 }
 
 extension RenditionStorage {

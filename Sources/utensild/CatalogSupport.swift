@@ -49,17 +49,23 @@ extension CatalogSupport {
     /// Runs `body` with the opener of the backends the configuration chose, the one place
     /// they are chosen: the PostgreSQL catalog (its pool running until `body` returns, as
     /// ``withCatalog(_:environment:logger:waiting:_:)`` runs it) or the SQLite file in
-    /// `state_dir`, and the storage ``Backends/storage(_:faults:)`` names.
+    /// `state_dir`, and the storage `storage` names (``Backends/storage(_:settings:environment:faults:)``).
     static func withBackends<T: Sendable>(
         _ configuration: UtensilConfiguration, environment: [String: String], logger: Logger, waiting: Bool = true,
         _ body: @Sendable (@escaping Backends.Opener) async throws -> T
     ) async throws -> T {
         try await withCatalog(configuration, environment: environment, logger: logger, waiting: waiting) { catalog, changeFeed in
             guard let catalog else {
-                return try await body { settings, logger in try Backends.local(settings, logger: logger) }
+                return try await body { settings, logger in
+                    try Backends.local(
+                        settings, logger: logger,
+                        storage: Backends.storage(configuration, settings: settings, environment: environment))
+                }
             }
             return try await body { settings, _ in
-                Backends(catalog: catalog, changeFeed: changeFeed, storage: Backends.storage(settings))
+                Backends(
+                    catalog: catalog, changeFeed: changeFeed,
+                    storage: try Backends.storage(configuration, settings: settings, environment: environment))
             }
         }
     }

@@ -54,9 +54,18 @@ struct UtensildCommand: AsyncParsableCommand {
             throw ExitCode(78)
         }
         if checkConfig {
-            let catalogLines = try await CatalogSupport.check(configuration, environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            let catalogLines = try await CatalogSupport.check(configuration, environment: environment)
+            let storageLines: [String]
+            do {
+                storageLines = try await Backends.checkStorage(configuration, environment: environment)
+            } catch {
+                FileHandle.standardError.write(Data("utensild: \(error)\n".utf8))
+                throw ExitCode(78)
+            }
             print(configuration.renderTOML(), terminator: "")
-            if !catalogLines.isEmpty { print("\n" + catalogLines.joined(separator: "\n")) }
+            let lines = catalogLines + storageLines
+            if !lines.isEmpty { print("\n" + lines.joined(separator: "\n")) }
             return
         }
         if recordStop {

@@ -349,7 +349,7 @@ struct ControlRequestHandler: Sendable {
 
     /// A utensil as the protocol shows it; with `preview`, its thumbnail's RGB preview too.
     func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
-        let thumbnailPath = store.thumbnailPath(of: record).description
+        let thumbnailPath = store.location(.thumbnail, of: record)
         var rgbPreview: RGBPreview?
         if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnail: {
             try? store.readRendition(.thumbnail, of: record.id, fileExtension: "jpeg")
@@ -359,10 +359,10 @@ struct ControlRequestHandler: Sendable {
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
-            original: store.originalPath(of: record).description, thumbnail: thumbnailPath, category: record.category,
+            original: store.location(.original, of: record), thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
             purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
-            previewFile: store.previewPath(of: record).description, host: record.host,
+            previewFile: store.location(.preview, of: record), host: record.host,
             nearDuplicateOf: record.nearDuplicate.map { NearDuplicateInfo(id: $0.id.uuidString, name: $0.name, distance: $0.distance) })
     }
 }

@@ -206,6 +206,12 @@ public final class UtensilStore: Sendable {
         settings.previewPath(id: record.id.uuidString)
     }
 
+    /// How the JSON names `rendition` of a utensil: its path, or `s3://BUCKET/KEY` in a
+    /// bucket (``RenditionStorage/url(of:)``).
+    public func location(_ rendition: Rendition, of record: UtensilRecord) -> String {
+        storage.url(of: RenditionKey(rendition, of: record.id, originalExtension: record.fileExtension))
+    }
+
     /// Runs one call of the storage from this thread (see ``CatalogAwait``, the same bridge).
     func storageCall<T: Sendable>(_ body: @escaping @Sendable (any RenditionStorage) async throws(StorageError) -> T) throws(StorageError) -> T {
         let storage = storage

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import UtensilTestSupport
+
+/// utensild (the real binary) with `storage = "s3://…"` on a real SeaweedFS: `--check-config`
+/// asks the server and says what is wrong, and a daemon keeps its photos in the bucket, not in
+/// `state_dir`, and names them `s3://BUCKET/KEY`.
+@Suite("A bucket as utensild's storage", .serialized, .tags(.spawnsProcesses))
+struct BucketStorageEndToEndTests {
+    /// Writes a credentials file (private to the test's user) and returns its path.
+    static func writeKeys(_ world: TestWorld, name: String = "storage-keys", id: String, secret: String) throws -> String {
+        let path = world.root.appendingPathComponent(name).path
+        let text = "# test keys\nAWS_ACCESS_KEY_ID=\(id)\nAWS_SECRET_ACCESS_KEY=\(secret)\n"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+        return path
+    }
+
+    /// The flags that put a test world's renditions under `site/` in the server's bucket.
+    static func bucketFlags(_ server: SeaweedServer, bucket: String? = nil, endpoint: String? = nil, keys: String?) -> [String] {
+        ["--storage", "s3://\(bucket ?? server.bucket)/site", "--storage-endpoint", endpoint ?? server.endpoint]
+            + (keys.map { ["--storage-credentials-file", $0] } ?? [])
+    }
+
+    private func checkConfig(_ world: TestWorld, _ flags: [String], environment: [String: String] = [:]) throws -> UtensildProcess.Result {
+        try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--check-config"] + flags), environment: environment)
+    }
+
+    @Test func checkConfigAsksTheServerAndSaysWhatIsWrong() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let secret = server.credentials.secretAccessKey
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: secret)
+
+        let good = try checkConfig(world, Self.bucketFlags(server, keys: keys))
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output.contains("\nstorage = \"s3://\(server.bucket)/site\"\n"), "\(good.output)")
+        #expect(good.output.contains("# storage: s3://\(server.bucket)/site/ at \(server.endpoint) answers and takes the keys"), "\(good.output)")
+        #expect(good.output.contains("# storage: keys from storage_credentials_file \(keys)"), "\(good.output)")
+        #expect(!(good.output + good.errors).contains(secret))
+
+        // The systemd credential, then the environment, when no file is named.
+        let credentials = world.root.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: keys, toPath: credentials.appendingPathComponent("storage-credentials").path)
+        let systemd = try checkConfig(world, Self.bucketFlags(server, keys: nil), environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+        #expect(systemd.status == 0, "\(systemd.errors)")
+        #expect(systemd.output.contains("# storage: keys from the systemd credential storage-credentials"), "\(systemd.output)")
+        let environment = try checkConfig(world, Self.bucketFlags(server, keys: nil), environment: [
+            "AWS_ACCESS_KEY_ID": server.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": secret,
+        ])
+        #expect(environment.status == 0, "\(environment.errors)")
+        #expect(environment.output.contains("# storage: keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"), "\(environment.output)")
+
+        let wrongKeys = try Self.writeKeys(world, name: "wrong-keys", id: server.credentials.accessKeyID, secret: "not-the-secret")
+        let halfKeys = world.root.appendingPathComponent("half-keys").path
+        try Data("AWS_ACCESS_KEY_ID=\(server.credentials.accessKeyID)\n".utf8).write(to: URL(fileURLWithPath: halfKeys))
+        let closedPort = try LoopbackSocket.freePort()
+        let cases: [([String], String)] = [
+            (Self.bucketFlags(server, keys: wrongKeys), "refused our credentials"),
+            (Self.bucketFlags(server, bucket: "elsewhere", keys: keys), "There is no bucket elsewhere"),
+            (Self.bucketFlags(server, endpoint: "http://127.0.0.1:\(closedPort)", keys: keys), "does not answer"),
+            (Self.bucketFlags(server, keys: halfKeys), "has no AWS_SECRET_ACCESS_KEY=… line"),
+        ]
+        for (flags, sentence) in cases {
+            let result = try checkConfig(world, flags)
+            #expect(result.status == 78, "\(flags): \(result.output)")
+            #expect(result.output.isEmpty)
+            #expect(result.errors.hasPrefix("utensild: storage: "), "\(result.errors)")
+            #expect(result.errors.contains(sentence), "\(flags): \(result.errors)")
+            #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+            #expect(!result.errors.contains(secret))
+        }
+    }
+
+    @Test func aDaemonKeepsItsPhotosInTheBucket() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let root = world.root.path
+        let images = try TestImages.make([
+            TestImages.jpeg(root + "/spoon", width: 1600, height: 1200, seed: 51),
+            TestImages.png(root + "/fork", seed: 52),
+        ])
+        try world.drop("Knives/Spoon.jpg", images[0])
+        try world.drop("Fork.png", images[1])
+        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys))
+        let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
+        try daemon.waitUntil("the inbox to be empty") { world.files(in: world.inbox) == ["Knives"] }
+        #expect(world.files(in: world.originals).isEmpty && world.files(in: world.thumbnails).isEmpty, "nothing in state_dir")
+
+        let client = try server.client()
+        let objects = Set(try await client.list(prefix: "site/"))
+        #expect(!objects.contains { $0.hasPrefix("site/staging/") }, "no staged object is left: \(objects)")
+        let socket = world.root.appendingPathComponent("control.sock").path
+        for (row, photo) in zip(rows.sorted { $0.name > $1.name }, images) {
+            let id = row.id.uuidString
+            let original = "site/originals/\(id).\(row.fileExtension)"
+            #expect(objects.contains(original) && objects.contains("site/thumbnails/\(id).jpeg"), "\(objects)")
+            #expect(Data(try await client.get(original)) == photo)
+            let shown = try #require(try Utensilctl.run(["show", row.name, "--json"], socket: socket).json)
+            #expect(shown["original"] as? String == "s3://\(server.bucket)/\(original)")
+            #expect(shown["thumbnail"] as? String == "s3://\(server.bucket)/site/thumbnails/\(id).jpeg")
+        }
+        #expect(objects.allSatisfy { key in rows.contains { key.contains($0.id.uuidString) } }, "only these utensils' objects: \(objects)")
+        #expect(try daemon.terminate() == 0)
+    }
+}
