@@ -48,8 +48,26 @@ enum ServiceWorker {
       });
     }
 
+    // The share target, once installed: the shared photos are kept for the gallery, which
+    // uploads them with a progress bar each (`/?sharing=1`); the network is not waited for.
+    // Without this worker the same POST goes to the daemon, which puts them into the inbox.
+    function keepShared(request) {
+      return request.formData().then(function (form) {
+        return caches.open("utensild-shared").then(function (cache) {
+          return Promise.all(form.getAll("files").filter(function (file) { return file && file.name; }).map(function (file, index) {
+            const headers = { "Content-Type": file.type || "application/octet-stream", "X-File-Name": encodeURIComponent(file.name) };
+            return cache.put("/shared/" + Date.now() + "-" + index, new Response(file, { headers: headers }));
+          }));
+        });
+      }).then(function () { return Response.redirect("/?sharing=1", 303); });
+    }
+
     self.addEventListener("fetch", function (event) {
       const request = event.request;
+      if (request.method === "POST" && new URL(request.url).pathname === "/share" && request.mode === "navigate") {
+        event.respondWith(keepShared(request.clone()).catch(function () { return fetch(request); }));
+        return;
+      }
       if (request.method !== "GET") return;
       const url = new URL(request.url);
       if (url.origin !== self.location.origin) return;

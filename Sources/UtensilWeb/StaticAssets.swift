@@ -513,6 +513,25 @@ enum StaticAssets {
         request.send(body);
       }
 
+      // Photos shared from the phone's share sheet, which the service worker kept for this page
+      // (`?sharing=1`): uploaded here, each with its progress bar, then forgotten.
+      if (uploads && window.caches && new URLSearchParams(location.search).get("sharing") === "1") {
+        history.replaceState(null, "", "/");
+        caches.open("utensild-shared").then(function (cache) {
+          return cache.keys().then(function (keys) {
+            return Promise.all(keys.map(function (key) {
+              return cache.match(key).then(function (kept) {
+                const name = decodeURIComponent(kept.headers.get("X-File-Name") || "shared.jpg");
+                return kept.blob().then(function (blob) {
+                  upload(new File([blob], name, { type: blob.type }), null);
+                  return cache.delete(key);
+                });
+              });
+            }));
+          });
+        }).catch(function () {});
+      }
+
       if (uploadForm && picker && uploads) {
         uploadForm.addEventListener("submit", function (event) {
           event.preventDefault();

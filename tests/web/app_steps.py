@@ -1,10 +1,12 @@
 """Browser steps of the installable gallery, run by phone_steps.py on the signed-in phone: the
 manifest and its icons, a photo shared from the phone's share sheet (the share target's
-multipart POST, as the browser sends it) landing in the inbox, and the service worker keeping
-the shell and the thumbnails (the gallery opens from it while the daemon is down).
+multipart POST, as the browser sends it) landing in the inbox, straight to the daemon and,
+installed, through the service worker and the page's upload with its progress bar; and the
+service worker keeping the shell and the thumbnails (the gallery opens while the daemon is down).
 """
 import http.client
 import os
+import shutil
 import urllib.parse
 import uuid
 
@@ -95,17 +97,39 @@ def share(daemon, phone, wait, check, photo):
           said and "1 photo sent to the inbox" in said[0].text and added and by == ["alice"], f"{by}")
 
 
-def _unused_photo():
-    """A real photograph no other step drops (the eleventh smallest)."""
+def through_the_worker(daemon, phone, wait, check, photo):
+    """Installed, the share sheet's POST reaches the service worker, which keeps the photos
+    for the gallery; the gallery uploads them with a progress bar each."""
+    phone.get(daemon.base + "/")
+    wait.until(lambda d: d.execute_async_script(CONTROLLED) or d.refresh())
+    phone.execute_script(
+        "const form = document.createElement('form'); form.id = 'share-sheet'; form.method = 'post'; form.action = '/share';"
+        "form.enctype = 'multipart/form-data'; const input = document.createElement('input'); input.type = 'file';"
+        "input.name = 'files'; input.id = 'share-file'; form.append(input); document.body.append(form);")
+    phone.find_element(By.ID, "share-file").send_keys(photo)
+    phone.execute_script("document.getElementById('share-sheet').submit();")
+    row = wait.until(lambda d: d.current_url.endswith("/") and d.find_elements(By.CSS_SELECTOR, "#uploads li"))
+    shown = row and row[0].find_elements(By.TAG_NAME, "progress")
+    added = wait.until(lambda d: "added as Shared whisk" in d.find_element(By.ID, "uploads").text)
+    check("phone: installed, a shared photo goes through the worker to the page's upload (progress, then outcome)",
+          added and "Shared whisk" in daemon.names(), phone.find_element(By.ID, "uploads").text)
+    print(f"browser test: the shared photo's row showed a progress bar while uploading: {bool(shown)}", flush=True)
+
+
+def _unused_photo(index):
+    """A real photograph no other step drops (the eleventh or twelfth smallest)."""
     folder = "/usr/share/backgrounds/mate/nature"
     names = sorted((n for n in os.listdir(folder) if n.lower().endswith(".jpg")),
                    key=lambda n: os.path.getsize(os.path.join(folder, n)))
-    return os.path.join(folder, names[10])
+    return os.path.join(folder, names[index])
 
 
 def run(daemon, phone, wait, check):
     """The manifest and a share; the daemon is then stopped and started again (for the
     offline check), which ends every session: last, before steps that sign in afresh."""
     manifest(daemon, phone, check)
-    share(daemon, phone, wait, check, _unused_photo())
+    share(daemon, phone, wait, check, _unused_photo(10))
+    shared = os.path.join(os.path.dirname(daemon.inbox), "Shared whisk.jpg")
+    shutil.copy(_unused_photo(11), shared)
+    through_the_worker(daemon, phone, wait, check, shared)
     offline(daemon, phone, wait, check)
