@@ -106,6 +106,25 @@ struct BucketStorageEndToEndTests {
             #expect(shown["thumbnail"] as? String == "s3://\(server.bucket)/site/thumbnails/\(id).jpeg")
         }
         #expect(objects.allSatisfy { key in rows.contains { key.contains($0.id.uuidString) } }, "only these utensils' objects: \(objects)")
+        let clean = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(clean["ok"] as? Bool == true, "\(clean)")
+
+        // check lists through the bucket: a row whose thumbnail is gone, an object of no row.
+        let fork = try #require(rows.first { $0.name == "Fork" })
+        try await client.delete("site/thumbnails/\(fork.id.uuidString).jpeg")
+        let stray = "site/originals/\(UUID().uuidString).jpg"
+        try await client.put(stray, Array(images[0]))
+        let found = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(found["ok"] as? Bool == false)
+        #expect(found["rowsWithoutFiles"] as? [String] == [fork.id.uuidString], "\(found)")
+        #expect(found["filesWithoutRows"] as? [String] == ["s3://\(server.bucket)/\(stray)"], "\(found)")
+        try await client.delete(stray)
+
+        // A delete now removes the utensil's objects from the bucket.
+        let spoon = try #require(rows.first { $0.name == "Spoon" })
+        #expect(try Utensilctl.run(["delete", "--now", spoon.id.uuidString], socket: socket).status == 0)
+        let left = try await client.list(prefix: "site/")
+        #expect(!left.contains { $0.contains(spoon.id.uuidString) }, "\(left)")
         #expect(try daemon.terminate() == 0)
     }
 }

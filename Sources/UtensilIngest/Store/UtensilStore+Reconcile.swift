@@ -187,9 +187,23 @@ extension UtensilStore {
     /// without rows (and files left in `staging/`), cut-off uploads in the inbox, looking
     /// through everything. Files younger
     /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
+    ///
+    /// The local folder is looked through file by file (temporaries, foreign names, `staging/`,
+    /// ages); any other storage through its listing (``checkThroughListing(integrity:ids:)``).
     public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
         let integrity = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.integrityCheck() }
         let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
+        guard storage is LocalFolderStorage else {
+            var report = try checkThroughListing(integrity: integrity, ids: ids)
+            do throws(SystemError) {
+                report.uploadLeftovers = try uploadLeftovers().filter {
+                    now.timeIntervalSince(Date(timeIntervalSince1970: Double($0.status.modificationNanoseconds) / 1e9)) >= Self.checkGraceSeconds
+                }.map(\.entry.path.description).sorted()
+            } catch {
+                throw .fileSystem("Cannot look through the inbox: \(error).")
+            }
+            return report
+        }
         let scan: StateScan
         do throws(SystemError) {
             let folders = try stateFolders()
@@ -216,6 +230,28 @@ extension UtensilStore {
             integrity: integrity, rowsWithoutFiles: scan.rowsMissingFiles.map(\.uuidString).sorted(),
             filesWithoutRows: filesWithoutRows.map(\.path.description).sorted(),
             uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted())
+    }
+
+    /// `check` over a storage other than the local folder, through its listing of live
+    /// renditions: rows lacking one of their three, and renditions (named by the storage,
+    /// `s3://BUCKET/KEY`) of no row. The rows are read again after the listing, so that a
+    /// utensil committed and published meanwhile is not taken for an orphan.
+    private func checkThroughListing(integrity: [String], ids: Set<UUID>) throws(StoreError) -> ConsistencyReport {
+        let renditions: [Rendition] = [.original, .thumbnail, .preview]
+        var live: [RenditionKey] = []
+        do throws(StorageError) {
+            for rendition in renditions {
+                live += try storageCall { storage async throws(StorageError) in try await storage.list(rendition) }
+            }
+        } catch {
+            throw .fileSystem("Cannot list the storage: \(error).")
+        }
+        let idsAfter = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
+        var seen: [UUID: Set<Rendition>] = [:]
+        for key in live { seen[key.utensil, default: []].insert(key.rendition) }
+        let rowsWithoutFiles = ids.filter { (seen[$0]?.count ?? 0) < renditions.count }.map(\.uuidString).sorted()
+        let withoutRows = live.filter { !idsAfter.contains($0.utensil) }.map { storage.url(of: $0) }.sorted()
+        return ConsistencyReport(integrity: integrity, rowsWithoutFiles: rowsWithoutFiles, filesWithoutRows: withoutRows)
     }
 
     /// How old a temporary in a state folder that other hosts share must be before start-up
