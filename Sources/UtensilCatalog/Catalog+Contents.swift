@@ -5,7 +5,7 @@ import UtensilCatalogModel
 /// The whole catalog as plain values (``CatalogContents``): read out of one SQLite catalog
 /// (a backup's, for `utensild restore` into another backend) and loaded into an empty one.
 extension Catalog {
-    /// Every utensil (the trash too, in id order), favorite and decoder crash, read in one
+    /// Every utensil (the trash too, in id order), favorite, decoder crash and pair marked not a copy, read in one
     /// transaction.
     public func contents() throws(CatalogError) -> CatalogContents {
         try read { db in
@@ -17,7 +17,12 @@ extension Catalog {
                 }
             let crashes = try Row.fetchAll(db, sql: "SELECT sourceKey, crashes FROM decoderCrash ORDER BY sourceKey")
                 .map { CatalogDecoderCrash(sourceKey: $0["sourceKey"], crashes: $0["crashes"]) }
-            return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes)
+            let pairs = try Row.fetchAll(db, sql: "SELECT utensilId, otherId FROM notACopy ORDER BY utensilId, otherId")
+                .compactMap { row -> CatalogNotACopy? in
+                    guard let id = UUID(uuidString: row["utensilId"]), let other = UUID(uuidString: row["otherId"]) else { return nil }
+                    return CatalogNotACopy(id, other)
+                }
+            return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes, notACopy: pairs)
         }
     }
 
@@ -47,6 +52,10 @@ extension Catalog {
         let crash = try db.makeStatement(sql: "INSERT OR REPLACE INTO decoderCrash(sourceKey, crashes) VALUES (?, ?)")
         for count in contents.decoderCrashes {
             try crash.execute(arguments: [count.sourceKey, count.crashes])
+        }
+        let pair = try db.makeStatement(sql: "INSERT INTO notACopy(utensilId, otherId) VALUES (?, ?)")
+        for marked in contents.notACopy {
+            try pair.execute(arguments: [marked.utensilID.uuidString, marked.otherID.uuidString])
         }
     }
 }

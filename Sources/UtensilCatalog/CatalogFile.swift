@@ -116,7 +116,7 @@ private struct Schema {
     /// Tables SQLite's ANALYZE may add; never read.
     static let statistics: Set<String> = ["sqlite_stat1", "sqlite_stat4"]
     /// The tables whose rows are read.
-    static let read = ["utensil", "favorite", "decoderCrash"]
+    static let read = ["utensil", "favorite", "decoderCrash", "notACopy"]
 
     let objects: Set<Object>
     /// Of the tables read that this schema has.
@@ -246,7 +246,25 @@ private struct RowReader {
                 crashes.append(crash)
             }
         }
-        return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes)
+        var pairs: [CatalogNotACopy] = []
+        if columns["notACopy"] != nil {
+            var marked: Set<[UUID]> = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT utensilId, otherId FROM main.notACopy ORDER BY utensilId, otherId")
+            position = 0
+            while let row = try rows.next() {
+                position += 1
+                let shown = "its not-a-copy row \(position)"
+                let id = try Self.id(row[0] as DatabaseValue, shown: shown, what: "names the utensil")
+                let other = try Self.id(row[1] as DatabaseValue, shown: shown, what: "names the other utensil")
+                guard ids.contains(id), ids.contains(other) else {
+                    throw Self.bad("\(shown) names a utensil the catalog does not hold")
+                }
+                guard id.uuidString < other.uuidString else { throw Self.bad("\(shown) does not name the smaller id first") }
+                guard marked.insert([id, other]).inserted else { throw Self.bad("\(shown) marks its pair a second time") }
+                pairs.append(CatalogNotACopy(id, other))
+            }
+        }
+        return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes, notACopy: pairs)
     }
 
     /// Row `position` (in id order) of `utensil` as a record, checked.

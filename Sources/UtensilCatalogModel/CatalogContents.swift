@@ -14,11 +14,29 @@ public struct CatalogContents: Sendable, Equatable {
     /// The decoder crashes counted on drops still in the inbox (see
     /// ``CatalogBackend/recordDecoderCrash(sourceKey:)``).
     public var decoderCrashes: [CatalogDecoderCrash]
+    /// The pairs of utensils marked "not a copy" (``CatalogLookalikes/markNotACopy(_:_:)``),
+    /// in order.
+    public var notACopy: [CatalogNotACopy]
 
-    public init(utensils: [UtensilRecord], favorites: [CatalogFavorite], decoderCrashes: [CatalogDecoderCrash] = []) {
+    public init(
+        utensils: [UtensilRecord], favorites: [CatalogFavorite], decoderCrashes: [CatalogDecoderCrash] = [],
+        notACopy: [CatalogNotACopy] = []
+    ) {
         self.utensils = utensils
         self.favorites = favorites
         self.decoderCrashes = decoderCrashes
+        self.notACopy = notACopy
+    }
+}
+
+/// Two utensils marked as not copies of each other, the smaller id (in `uuidString` order) first.
+public struct CatalogNotACopy: Sendable, Equatable {
+    public var utensilID: UUID
+    public var otherID: UUID
+
+    /// The pair of `id` and `other`, in either order.
+    public init(_ id: UUID, _ other: UUID) {
+        (utensilID, otherID) = id.uuidString <= other.uuidString ? (id, other) : (other, id)
     }
 }
 

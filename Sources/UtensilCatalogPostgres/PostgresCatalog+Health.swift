@@ -26,7 +26,13 @@ extension PostgresCatalog {
             for try await (sourceKey, count) in counts.decode((String, Int).self) {
                 crashes.append(CatalogDecoderCrash(sourceKey: sourceKey, crashes: count))
             }
-            return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes)
+            var pairs: [CatalogNotACopy] = []
+            let marked = try await connection.query(
+                "SELECT utensil_id, other_id FROM not_a_copy ORDER BY utensil_id, other_id", logger: logger)
+            for try await (id, other) in marked.decode((UUID, UUID).self) {
+                pairs.append(CatalogNotACopy(id, other))
+            }
+            return CatalogContents(utensils: utensils, favorites: favorites, decoderCrashes: crashes, notACopy: pairs)
         }
         return PostgresCatalogSnapshot(contents: contents, writer: snapshotWriter)
     }

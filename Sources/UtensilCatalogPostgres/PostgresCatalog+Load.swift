@@ -31,6 +31,10 @@ extension PostgresCatalog {
                     ON CONFLICT (source_key) DO UPDATE SET crashes = excluded.crashes
                     """, logger: logger)
             }
+            for pair in contents.notACopy {
+                try await connection.query(
+                    "INSERT INTO not_a_copy (utensil_id, other_id) VALUES (\(pair.utensilID), \(pair.otherID))", logger: logger)
+            }
         }
     }
 

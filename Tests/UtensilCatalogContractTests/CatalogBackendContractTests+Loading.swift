@@ -21,7 +21,8 @@ extension CatalogBackendContractTests {
         return CatalogContents(
             utensils: [spoon, ladle, fork].sorted { $0.id.uuidString < $1.id.uuidString },
             favorites: [CatalogFavorite(user: "alice", utensilID: spoon.id)],
-            decoderCrashes: [CatalogDecoderCrash(sourceKey: "1:2:3:4", crashes: 1)])
+            decoderCrashes: [CatalogDecoderCrash(sourceKey: "1:2:3:4", crashes: 1)],
+            notACopy: [CatalogNotACopy(ladle.id, spoon.id)])
     }
 
     /// `record` with its dates to the millisecond (what every backend keeps).
