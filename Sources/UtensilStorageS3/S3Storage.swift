@@ -126,6 +126,13 @@ public struct S3Storage: RenditionStorage {
         return head.size
     }
 
+    /// The version is the object's ETag (unquoted): a replaced object has another.
+    public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
+        let head = try await mapped { () throws(S3Error) in try await client.head(objectKey(key)) }
+        guard let head else { throw .notFound(key) }
+        return RenditionStatus(size: head.size, version: head.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+    }
+
     public func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8] {
         do throws(S3Error) {
             guard let range else { return try await client.get(objectKey(key)) }
