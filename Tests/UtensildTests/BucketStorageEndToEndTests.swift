@@ -127,4 +127,94 @@ struct BucketStorageEndToEndTests {
         #expect(!left.contains { $0.contains(spoon.id.uuidString) }, "\(left)")
         #expect(try daemon.terminate() == 0)
     }
+
+    @Test func theGalleryServesFromTheBucketAndThePurgeEmptiesIt() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let images = try TestImages.make([
+            TestImages.jpeg(world.root.path + "/ladle", width: 900, height: 700, seed: 61),
+            TestImages.png(world.root.path + "/colander", width: 80, height: 60, seed: 62),
+        ])
+        try world.drop("Ladle.jpg", images[0])
+        try world.drop("Colander.png", images[1])
+        let web = world.root.appendingPathComponent("web.sock").path
+        // 0.00003 days is about 2.6 seconds.
+        let daemon = try RunningDaemon(
+            world: world, extra: Self.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web, "--trash-days", "0.00003"])
+        let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
+        try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
+        let gallery = WebClient(socketPath: web)
+        let client = try server.client()
+        for (row, photo) in zip(rows.sorted { $0.name > $1.name }, images) {
+            let id = row.id.uuidString
+            let original = try gallery.get("/originals/\(id).\(row.fileExtension)")
+            #expect(original.status == 200)
+            #expect(original.body == photo)
+            let ranged = try gallery.get("/originals/\(id).\(row.fileExtension)", headers: ["Range": "bytes=10-49"])
+            #expect(ranged.status == 206)
+            #expect(ranged.body == photo.subdata(in: 10..<50))
+            #expect(ranged.headers["content-range"] == "bytes 10-49/\(photo.count)")
+            let thumbnail = try gallery.get("/thumbnails/\(id).jpeg")
+            #expect(thumbnail.status == 200)
+            #expect(thumbnail.body == Data(try await client.get("site/thumbnails/\(id).jpeg")))
+            let etag = try #require(thumbnail.headers["etag"])
+            #expect(try gallery.get("/thumbnails/\(id).jpeg", headers: ["If-None-Match": etag]).status == 304)
+            let preview = try gallery.get("/previews/\(id).jpeg")
+            #expect(preview.status == 200)
+            #expect(preview.body == Data(try await client.get("site/previews/\(id).jpeg")))
+        }
+
+        // The trash's purge removes the objects, only after the row is gone.
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let ladle = try #require(rows.first { $0.name == "Ladle" })
+        #expect(try Utensilctl.run(["delete", ladle.id.uuidString], socket: socket).status == 0)
+        try daemon.waitForCatalog("the purge") { $0.count == 1 }
+        let deadline = ContinuousClock.now + .seconds(60)
+        var left = try await client.list(prefix: "site/")
+        while left.contains(where: { $0.contains(ladle.id.uuidString) }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))  // Polling with a deadline.
+            left = try await client.list(prefix: "site/")
+        }
+        #expect(!left.contains { $0.contains(ladle.id.uuidString) }, "\(left)")
+        #expect(left.count == 3, "the colander's three objects stay: \(left)")
+        #expect(try gallery.get("/originals/\(ladle.id.uuidString).jpg").status == 404)
+        let check = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(check["ok"] as? Bool == true, "\(check)")
+        #expect(try daemon.terminate() == 0)
+    }
+
+    @Test func aKillDuringABurstLosesAndDoublesNothing() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let count = 24
+        let images = try TestImages.make((0..<count).map {
+            TestImages.png(world.root.path + "/p\($0)", width: 120, height: 90, seed: 300 + $0)
+        })
+        for (index, image) in images.enumerated() { try world.drop("Whisk \(index).png", image) }
+        let flags = Self.bucketFlags(server, keys: keys)
+        let first = try RunningDaemon(world: world, extra: flags)
+        try first.waitForCatalog("a few utensils, mid-burst") { $0.count >= 3 }
+        first.kill()
+
+        let second = try RunningDaemon(world: world, extra: flags)
+        let rows = try second.waitForCatalog("every drop") { $0.count == count }
+        try second.waitUntil("the inbox to be empty") { world.files(in: world.inbox).isEmpty }
+        #expect(Set(rows.map(\.sha256)) == Set(images.map { sha256Hex($0) }), "each photo once")
+        #expect(world.files(in: world.rejected).isEmpty, "nothing rejected: \(world.files(in: world.rejected))")
+        let objects = try await server.client().list(prefix: "site/")
+        let expected = Set(rows.flatMap { row in
+            ["site/originals/\(row.id.uuidString).png", "site/thumbnails/\(row.id.uuidString).jpeg", "site/previews/\(row.id.uuidString).jpeg"]
+        })
+        #expect(Set(objects) == expected, "one of each rendition per utensil, nothing staged: \(Set(objects).symmetricDifference(expected))")
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let check = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(check["ok"] as? Bool == true, "\(check)")
+        #expect(try second.terminate() == 0)
+    }
 }
