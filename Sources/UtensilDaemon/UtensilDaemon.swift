@@ -114,7 +114,7 @@ public struct UtensilDaemon: Sendable {
             listen: configuration.webListen, extraHosts: configuration.webHosts, limits: webLimits ?? .current,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(
-                handler: handler, store: store, storagePulse: Self.storagePulse(store.settings, pool: pool),
+                handler: handler, store: store, storagePulse: Self.storagePulse(store, pool: pool),
                 usersFile: configuration.webUsersFile),
             metrics: Self.galleryMetrics(
                 metrics, scheduler: scheduler, pulse: pulse, memory: memory, pool: store.catalog as? any CatalogPoolReporting),
@@ -292,9 +292,11 @@ public struct UtensilDaemon: Sendable {
         }
     }
 
-    /// The local storage answers while its `originals/` folder can be written.
-    static func storagePulse(_ settings: IngestSettings, pool: BlockingPool) -> Pulse {
-        let originals = settings.originals.description
+    /// The local storage answers while its `originals/` folder can be written; any other (a
+    /// bucket) while it answers a question (``UtensilStore/askStorage()``).
+    static func storagePulse(_ store: UtensilStore, pool: BlockingPool) -> Pulse {
+        guard store.keepsRenditionsInStateFolder else { return Pulse { [store] in await store.askStorage() } }
+        let originals = store.settings.originals.description
         return Pulse {
             await pool.run {
                 access(originals, W_OK) == 0

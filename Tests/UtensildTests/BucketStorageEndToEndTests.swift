@@ -217,4 +217,43 @@ struct BucketStorageEndToEndTests {
         #expect(check["ok"] as? Bool == true, "\(check)")
         #expect(try second.terminate() == 0)
     }
+
+    @Test func aStorageOutageDelaysDropsAndReadyzSaysSo() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let images = try TestImages.make((0..<2).map { TestImages.png(world.root.path + "/o\($0)", width: 90, height: 60, seed: 400 + $0) })
+        try world.drop("Before.png", images[0])
+        let web = world.root.appendingPathComponent("web.sock").path
+        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web])
+        try daemon.waitForUtensils(1)
+        try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
+        let gallery = WebClient(socketPath: web)
+        #expect(try gallery.get("/readyz").status == 200)
+
+        server.stop()
+        try world.drop("During.png", images[1])
+        var notReady = try gallery.get("/readyz")
+        try daemon.waitUntil(seconds: 30, "/readyz to say the storage does not answer") {
+            notReady = (try? gallery.get("/readyz")) ?? notReady
+            return notReady.status == 503
+        }
+        #expect(notReady.text.contains("storage"), "\(notReady.text)")
+        #expect(notReady.text.contains("not answering since"), "\(notReady.text)")
+        try daemon.waitUntil(seconds: 60, "a try of the drop") { daemon.log.contains("During.png") }
+        #expect(world.files(in: world.rejected).isEmpty, "a storage outage rejects nothing")
+        #expect(world.files(in: world.inbox) == ["During.png"])
+
+        try await server.start()
+        try daemon.waitForCatalog(seconds: 300, "the drop once the storage is back") { $0.count == 2 }
+        try daemon.waitUntil("the inbox to be empty") { world.files(in: world.inbox).isEmpty }
+        try daemon.waitUntil(seconds: 30, "/readyz to be ready again") { (try? gallery.get("/readyz"))?.status == 200 }
+        #expect(world.files(in: world.rejected).isEmpty)
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let check = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(check["ok"] as? Bool == true, "\(check)")
+        #expect(try daemon.terminate() == 0)
+    }
 }

@@ -209,7 +209,31 @@ public final class UtensilStore: Sendable {
     /// How the JSON names `rendition` of a utensil: its path, or `s3://BUCKET/KEY` in a
     /// bucket (``RenditionStorage/url(of:)``).
     public func location(_ rendition: Rendition, of record: UtensilRecord) -> String {
-        storage.url(of: RenditionKey(rendition, of: record.id, originalExtension: record.fileExtension))
+        location(rendition, of: record.id, fileExtension: record.fileExtension)
+    }
+
+    /// How the JSON names `rendition` of utensil `id`, whose photo is of type `fileExtension`.
+    public func location(_ rendition: Rendition, of id: UUID, fileExtension: String) -> String {
+        storage.url(of: RenditionKey(rendition, of: id, originalExtension: fileExtension))
+    }
+
+    /// Whether the renditions are kept in `state_dir` (the local folder) rather than elsewhere
+    /// (a bucket).
+    public var keepsRenditionsInStateFolder: Bool { storage is LocalFolderStorage }
+
+    /// Whether the storage answers, changing nothing: it is asked for the size of a rendition
+    /// no utensil has, and its absence is an answer; a server that does not answer, refuses
+    /// the keys or lacks the bucket is not (``StoreError/fileSystem(_:)`` saying which).
+    public func askStorage() async -> Result<Int, StoreError> {
+        let nobody = RenditionKey(.thumbnail, of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), originalExtension: "jpeg")
+        do throws(StorageError) {
+            _ = try await storage.size(of: nobody)
+            return .success(0)
+        } catch .notFound {
+            return .success(0)
+        } catch {
+            return .failure(.fileSystem("\(error)"))
+        }
     }
 
     /// Runs one call of the storage from this thread (see ``CatalogAwait``, the same bridge).
