@@ -256,4 +256,34 @@ struct BucketStorageEndToEndTests {
         #expect(check["ok"] as? Bool == true, "\(check)")
         #expect(try daemon.terminate() == 0)
     }
+
+    @Test func aBackupCarriesTheBucketsObjects() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let images = try TestImages.make((0..<3).map { TestImages.png(world.root.path + "/b\($0)", width: 100, height: 70, seed: 500 + $0) })
+        for (index, image) in images.enumerated() { try world.drop("Grater \(index).png", image) }
+        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys))
+        let rows = try daemon.waitForCatalog("three utensils") { $0.count == 3 }
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let backup = world.root.appendingPathComponent("backup")
+        let run = try Utensilctl.run(["backup", "--json", backup.path], socket: socket)
+        #expect(run.status == 0, "\(run.errors)\n\(daemon.log)")
+        #expect(try daemon.terminate() == 0)
+
+        let client = try server.client()
+        for row in rows {
+            for (folder, name) in [
+                ("originals", "\(row.id.uuidString).png"), ("thumbnails", "\(row.id.uuidString).jpeg"), ("previews", "\(row.id.uuidString).jpeg"),
+            ] {
+                let copy = try Data(contentsOf: backup.appendingPathComponent(folder).appendingPathComponent(name))
+                #expect(copy == Data(try await client.get("site/\(folder)/\(name)")), "\(folder)/\(name)")
+            }
+        }
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: backup.appendingPathComponent("backup.json"))) as? [String: Any])
+        #expect((manifest["files"] as? [Any])?.count == 9, "\(manifest)")
+        #expect((manifest["missing"] as? [Any])?.isEmpty == true, "\(manifest)")
+    }
 }

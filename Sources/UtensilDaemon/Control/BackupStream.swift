@@ -64,7 +64,7 @@ struct BackupStream: Sendable {
         case .invalidDestination, .destinationExists, .parentMissing, .parentNotShared, .insideState:
             ControlError(.badRequest, error.description)
         case .readOnlyForDaemon, .noPermission: ControlError(.permissionDenied, error.description)
-        case .catalog: ControlError(.busy, error.description)
+        case .catalog, .storage: ControlError(.busy, error.description)
         case .originalMissing, .originalDamaged, .keptChanging, .fileSystem, .cancelled: ControlError(.internal, error.description)
         }
     }

@@ -49,6 +49,7 @@ struct BackupCopier {
     /// Takes the files of `utensil` unless its row changed since the snapshot (deleted,
     /// its photo replaced): then false.
     mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) throws(BackupError) -> Bool {
+        guard store.keepsRenditionsInStateFolder else { return try fetch(utensil, from: store) }
         let taken = try store.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
             let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
                 try await catalog.utensil(id: utensil.id)
@@ -69,6 +70,50 @@ struct BackupCopier {
         defer { Self.close(taken) }
         for file in taken {
             try record(file, of: utensil)
+        }
+        return true
+    }
+
+    /// Takes the files of `utensil` from a storage that is not the state folder (a bucket):
+    /// read through the store while the utensil's lock is held, written into the backup
+    /// after; false when its row changed since the snapshot.
+    private mutating func fetch(_ utensil: SnapshotUtensil, from store: UtensilStore) throws(BackupError) -> Bool {
+        let renditions = Rendition.allCases
+        let fetched = try store.whileChanging(utensil.id) { () throws(BackupError) -> [[UInt8]?]? in
+            let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
+                try await catalog.utensil(id: utensil.id)
+            }
+            guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
+            var fetched: [[UInt8]?] = []
+            for rendition in renditions {
+                do throws(StoreError) {
+                    fetched.append(try store.readRendition(rendition, of: utensil.id, fileExtension: utensil.fileExtension))
+                } catch .notFound {
+                    fetched.append(nil)
+                } catch {
+                    throw .storage(error.description)
+                }
+            }
+            return fetched
+        }
+        guard let fetched else { return false }
+        for (index, bytes) in fetched.enumerated() {
+            let name = Array(folders[index].fileName(utensil.id, utensil.fileExtension).utf8)
+            let shown = store.location(renditions[index], of: utensil.id, fileExtension: utensil.fileExtension)
+            guard let bytes else {
+                if folders[index].holdsOriginals { throw .originalMissing(id: utensil.id.uuidString, path: shown) }
+                missing.append(path(index, name))
+                continue
+            }
+            let sha256 = ContentHash.sha256(of: bytes)
+            if folders[index].holdsOriginals && sha256 != utensil.sha256 {
+                throw .originalDamaged(id: utensil.id.uuidString, path: shown)
+            }
+            try UtensilStore.fileSystem { () throws(SystemError) in
+                try FileOps.writeThroughTemporary(bytes, in: targets[index], as: name, mode: StatePermissions.fileMode, durable: false)
+            }
+            files.append(.init(path: path(index, name), bytes: Int64(bytes.count), sha256: sha256))
+            copied += 1
         }
         return true
     }

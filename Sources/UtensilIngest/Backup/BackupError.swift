@@ -30,6 +30,8 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// every attempt.
     case keptChanging(attempts: Int)
     case fileSystem(SystemError)
+    /// The storage (a bucket) could not be read: its sentence.
+    case storage(String)
     /// The client went away; nothing is left behind.
     case cancelled
 
@@ -59,6 +61,8 @@ public enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             "Utensils were deleted or replaced during each of \(attempts) attempts; try again when fewer changes are being made."
         case .fileSystem(let error):
             "The backup could not be written (\(error)); nothing of it was left behind."
+        case .storage(let problem):
+            "The renditions could not be read from the storage (\(problem)); nothing of the backup was left behind."
         case .cancelled:
             "The backup was cancelled; nothing of it was left behind."
         }
