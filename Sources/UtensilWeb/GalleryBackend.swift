@@ -19,12 +19,6 @@ public protocol GalleryBackend: Sendable {
     /// 1.5 s whatever they do.
     func readiness() async -> Readiness
 
-    /// Where the thumbnail of the utensil `id` (its `uuidString`) lives.
-    func thumbnailPath(id: String) -> String
-
-    /// Where the display-size preview of the utensil `id` (its `uuidString`) lives.
-    func previewPath(id: String) -> String
-
     /// The stored `rendition` of utensil `id` (its original of type `fileExtension`): its size
     /// and version; nil when there is none. Asked of the store, off the cooperative pool.
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition?

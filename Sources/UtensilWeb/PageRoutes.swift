@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 import Hummingbird
 import UtensilControlProtocol
 
@@ -35,10 +35,12 @@ struct PageRoutes: Sendable {
             // The list it was opened from; a query that is not one (or a visitor's favorites)
             // leaves the page without neighbours rather than refusing it.
             var page = UtensilDetailPage(utensil: utensil, user: user)
-            let previewPath = backend.previewPath(id: id.text)
-            let previewBytes = await backend.runBlocking { () -> Int? in
-                var status = stat()
-                return stat(previewPath, &status) == 0 ? Int(status.st_size) : nil
+            // Asked of the store, so a bucket's preview counts as a folder's does.
+            var previewBytes: Int?
+            if let uuid = UUID(uuidString: id.text),
+               let preview = try? await backend.renditionInfo(.preview, of: uuid, fileExtension: utensil.fileExtension)
+            {
+                previewBytes = Int(preview.size)
             }
             page.imageIsOriginal = UtensilDetailPage.showsOriginal(utensil, previewBytes: previewBytes)
             if user != nil, case .success(let categories) = await backend.answer(.categories, webUser: nil) {

@@ -98,7 +98,7 @@ public final class SeaweedServer: @unchecked Sendable {
         process.currentDirectoryURL = folder
         FileManager.default.createFile(atPath: logFile, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        output.seekToEndOfFile()
+        try output.seekToEnd()
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice

@@ -99,8 +99,10 @@ struct MemoryBackend: GalleryBackend {
     var inbox: String { root.appendingPathComponent("inbox").path }
 
     /// Its file in `root`, as the local folder keeps it.
+    /// Where `rendition` of utensil `id`, whose original is of type `fileExtension`, is kept.
     func file(_ rendition: Rendition, of id: UUID, fileExtension: String) -> URL {
-        root.appendingPathComponent("\(StateLayout.folderName(of: rendition))/\(id.uuidString).\(fileExtension)")
+        let name = "\(id.uuidString).\(rendition.fileExtension(original: fileExtension))"
+        return root.appendingPathComponent("\(StateLayout.folderName(of: rendition))/\(name)")
     }
 
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {

@@ -57,8 +57,6 @@ private struct RouteTableOnly: GalleryBackend {
         queue.finish()
         return EventFollower(live: queue) { _ in .events([]) }
     }
-    func thumbnailPath(id: String) -> String { "/nonexistent" }
-    func previewPath(id: String) -> String { "/nonexistent" }
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? { nil }
     func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] { [] }
     var inbox: String { "/nonexistent" }

@@ -39,10 +39,6 @@ struct WebGalleryBackend: GalleryBackend {
         }
     }
 
-    func thumbnailPath(id: String) -> String { settings.thumbnailPath(id: id).description }
-
-    func previewPath(id: String) -> String { settings.previewPath(id: id).description }
-
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
         let store = store
         let status = try await runBlocking {
