@@ -68,6 +68,23 @@ extension Catalog {
         }
     }
 
+    public func unfingerprinted(among ids: [UUID]) throws(CatalogError) -> Set<UUID> {
+        if ids.isEmpty { return [] }
+        return try read { db in
+            var found = Set<UUID>()
+            // SQLite binds at most 32,766 values per statement: a page is far below, but be safe.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = ids[start..<min(start + 500, ids.count)]
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try String.fetchAll(
+                    db, sql: "SELECT id FROM utensil WHERE fingerprint IS NULL AND id IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.uuidString)))
+                for text in rows { if let id = UUID(uuidString: text) { found.insert(id) } }
+            }
+            return found
+        }
+    }
+
     public func lookalikes(of fingerprint: Int64, within maximumDistance: Int, limit: Int) throws(CatalogError) -> [LookalikeMatch] {
         guard maximumDistance >= 0, limit > 0 else { return [] }
         return try read { db in

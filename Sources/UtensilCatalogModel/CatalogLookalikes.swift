@@ -33,6 +33,10 @@ public protocol CatalogLookalikes: Sendable {
     /// `sha256` (`rethumb` fingerprinting a utensil ingested before fingerprints); false when
     /// the utensil is gone or has another photo by now, and nothing changed.
     func setFingerprint(id: UUID, to fingerprint: Int64, ofPhoto sha256: String) async throws(CatalogError) -> Bool
+
+    /// Which of `ids` (the trash too) have no fingerprint: utensils ingested before
+    /// fingerprints, which `rethumb --missing` fingerprints.
+    func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID>
 }
 
 /// Two utensils that look alike: `copy`, ingested as a look-alike of `original`.

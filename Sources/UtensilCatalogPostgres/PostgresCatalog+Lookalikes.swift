@@ -96,4 +96,16 @@ extension PostgresCatalog {
                     """, on: connection, logger: logger) == 1
         }
     }
+
+    public func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID> {
+        if ids.isEmpty { return [] }
+        let logger = logger
+        return try await read { connection in
+            var found = Set<UUID>()
+            let rows = try await connection.query(
+                "SELECT id FROM utensils WHERE fingerprint IS NULL AND id = ANY(\(ids))", logger: logger)
+            for try await (id) in rows.decode(UUID.self) { found.insert(id) }
+            return found
+        }
+    }
 }

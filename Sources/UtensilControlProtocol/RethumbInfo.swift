@@ -4,7 +4,8 @@ import Foundation
 /// latest run (running or finished) as `"rethumb"`, `events` one as it starts, as it goes
 /// (about every hundredth of the run) and when it finishes.
 public struct RethumbInfo: Codable, Sendable, Equatable {
-    /// What was asked for: `all`, `missing` (thumbnails whose file is missing) or `ids`.
+    /// What was asked for: `all`, `missing` (utensils whose thumbnail or preview file is
+    /// missing, or whose row has no fingerprint) or `ids`.
     public enum Selection: String, Codable, Sendable, CaseIterable {
         case all, missing, ids
     }

@@ -165,7 +165,7 @@ actor Rethumbing {
     private static func describe(_ selection: RethumbInfo.Selection, total: Int) -> String {
         switch selection {
         case .all: "all \(total) utensils"
-        case .missing: "the utensils whose thumbnail is missing"
+        case .missing: "the utensils missing a thumbnail, a preview or a fingerprint"
         case .ids: "\(total) utensils by id"
         }
     }

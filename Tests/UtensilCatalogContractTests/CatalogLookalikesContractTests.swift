@@ -123,6 +123,22 @@ struct CatalogLookalikesContractTests {
         }
     }
 
+    @Test("the utensils without a fingerprint are found among those asked about", arguments: CatalogBackends.all)
+    func unfingerprinted(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            let old = R.record("Old whisk", sha: "aaa")
+            let trashed = R.record("Old ladle", sha: "bbb")
+            let new = Self.record("New whisk", Self.base)
+            for record in [old, trashed, new] { try await catalog.insertOne(record) }
+            _ = try await catalog.trash(id: trashed.id, at: Date())
+            #expect(try await catalog.unfingerprinted(among: []).isEmpty)
+            #expect(try await catalog.unfingerprinted(among: [old.id, trashed.id, new.id, UUID()]) == [old.id, trashed.id])
+            #expect(try await catalog.setFingerprint(id: old.id, to: Self.base, ofPhoto: "aaa"))
+            #expect(try await catalog.unfingerprinted(among: [old.id, new.id]).isEmpty)
+        }
+    }
+
     @Test("a look-up finds exactly what comparing every fingerprint finds", arguments: CatalogBackends.all)
     func exhaustive(_ backend: BackendUnderTest) async throws {
         try await backend.check { (opened: OpenedCatalog) async throws in

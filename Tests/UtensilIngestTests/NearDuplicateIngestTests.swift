@@ -134,5 +134,33 @@ struct NearDuplicateIngestTests {
         }
         #expect(copy.nearDuplicate?.id == record.id)
     }
-}
 
+    @Test("rethumb --missing picks exactly the utensils without a fingerprint and gives them theirs")
+    func missingFingerprints() async throws {
+        defer { world.remove() }
+        let engine = try engine(.warn)
+        var records: [UtensilRecord] = []
+        for (name, bytes) in try photos().prefix(2) {
+            try world.drop("\(name).jpg", bytes)
+            guard case .ingested(let record) = try world.ingest("\(name).jpg", with: engine) else {
+                Issue.record("\(name) was not ingested")
+                return
+            }
+            records.append(record)
+        }
+        #expect(try engine.store.missingThumbnails().isEmpty)
+        let record = records[0]
+        let fingerprint = try #require(record.fingerprint)
+        // As an older version left it: thumbnail and preview in place, no fingerprint.
+        var unprinted = try #require(try await engine.store.catalog.utensil(id: record.id))
+        unprinted.fingerprint = nil
+        _ = try await engine.store.catalog.replacePhoto(with: unprinted)
+
+        // What `rethumb --missing` queues, and what each queued utensil gets from the workers.
+        let missing = try engine.store.missingThumbnails()
+        #expect(missing == [record.id])
+        for id in missing { try engine.store.rethumb(id: id, memory: MemoryBudget(bytes: 512 << 20)) }
+        #expect(try await engine.store.catalog.utensil(id: record.id)?.fingerprint == fingerprint)
+        #expect(try engine.store.missingThumbnails().isEmpty)
+    }
+}

@@ -33,7 +33,8 @@ extension ControlCall where Reply == RethumbReport {
 public enum RethumbSelection: Sendable, Equatable {
     /// Every utensil's (`"all": true`).
     case all
-    /// Those whose thumbnail file is missing (`"missing": true`).
+    /// Those whose thumbnail or preview file is missing or whose row has no fingerprint
+    /// (`"missing": true`).
     case missing
     /// These utensils', by id (`"targets": [ID, …]`).
     case utensils([String])

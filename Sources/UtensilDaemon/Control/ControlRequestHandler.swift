@@ -176,7 +176,7 @@ struct ControlRequestHandler: Sendable {
     }
 
     /// `rethumb`: finds the utensils (each id must name one; `missing` looks at every
-    /// thumbnail), starts the run in the background and answers how many it queued.
+    /// thumbnail, preview and fingerprint), starts the run in the background and answers how many it queued.
     private func startRethumb(_ selection: RethumbSelection, for caller: Caller) async -> ControlReply {
         let store = self.store
         let found = await pool.run { () -> Result<(RethumbInfo.Selection, [UUID], Int), StoreError> in

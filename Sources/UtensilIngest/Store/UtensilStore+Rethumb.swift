@@ -13,15 +13,21 @@ extension UtensilStore {
     }
 
     /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the
-    /// ones whose thumbnail or preview is missing from the storage: a walk over the whole catalog for `rethumb
+    /// ones whose thumbnail or preview is missing from the storage or whose row has no
+    /// fingerprint (ingested before fingerprints): a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
     public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
         let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.ids(after: id, limit: limit) }
+        let unfingerprinted = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.unfingerprinted(among: ids) }
         let missing: [UUID]
         do throws(StorageError) {
             missing = try storageCall { storage async throws(StorageError) in
                 var missing: [UUID] = []
                 for id in ids {
+                    if unfingerprinted.contains(id) {
+                        missing.append(id)
+                        continue
+                    }
                     for rendition in [Rendition.thumbnail, .preview] {
                         do throws(StorageError) {
                             _ = try await storage.size(of: RenditionKey(rendition, of: id, originalExtension: "jpeg"))
@@ -39,7 +45,8 @@ extension UtensilStore {
         return (ids, missing)
     }
 
-    /// Every utensil (the trash too) whose thumbnail or preview file is missing, in id order.
+    /// Every utensil (the trash too) whose thumbnail or preview file is missing or whose row
+    /// has no fingerprint, in id order.
     public func missingThumbnails() throws(StoreError) -> [UUID] {
         var missing: [UUID] = []
         var after: UUID?

@@ -20,7 +20,7 @@ struct Rethumb: ParsableCommand {
     @Flag(help: "Every utensil (the trash too).")
     var all = false
 
-    @Flag(help: "Only utensils whose thumbnail file is missing.")
+    @Flag(help: "Only utensils missing a thumbnail, a preview or a fingerprint.")
     var missing = false
 
     @Argument(help: ArgumentHelp("Utensil ids (see `utensilctl list`).", valueName: "id"))
