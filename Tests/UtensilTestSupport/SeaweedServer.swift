@@ -96,7 +96,8 @@ public final class SeaweedServer: @unchecked Sendable {
             "-filer.localSocket=\(folder.path)/filer.sock", "-s3.localSocket=\(folder.path)/s3.sock",
         ] + Self.portFlags.map { "-\($0)=\(ports[$0]!)" }
         process.currentDirectoryURL = folder
-        FileManager.default.createFile(atPath: logFile, contents: nil)
+        // Opening it for writing below fails if it could not be made.
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
         try output.seekToEnd()
         process.standardOutput = output
