@@ -167,15 +167,24 @@ let package = Package(
         .target(
             name: "UtensilIngest",
             dependencies: [
-                "UtensilCore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "UtensilLookalike",
+                "UtensilCore", "UtensilCodec", "UtensilCatalogModel", "UtensilStorage", "UtensilLookalike",
                 "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // `utensild restore`: a backup into an empty catalog and state folder. Its own target, as
+        // it alone needs both the state folder's layout and the SQLite backend (a backup's
+        // catalog is a SQLite file), so that the ingest target depends on no backend.
+        .target(
+            name: "UtensilRestore",
+            dependencies: [
+                "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "utensild",
             dependencies: [
-                "UtensilIngest", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
+                "UtensilIngest", "UtensilRestore", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
                 "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -274,8 +283,8 @@ let package = Package(
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilTestSupport",
-                "UtensilStorageS3",
+                "UtensilIngest", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
+                "UtensilTestSupport", "UtensilStorageS3",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The gallery's routes and middleware driven in-process (HummingbirdTesting's router

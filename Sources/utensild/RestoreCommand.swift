@@ -6,6 +6,7 @@ import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
 import UtensilIngest
+import UtensilRestore
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into the configured
 /// catalog and state folder, both empty, with the daemon stopped (it takes the state lock).

@@ -4,6 +4,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
+import UtensilRestore
 import UtensilTestSupport
 
 /// The store's backup on a real state folder and catalog: the snapshot's files and nothing

@@ -189,10 +189,10 @@ struct BackupCopier {
 }
 
 /// Removing what a backup or restore had written when it does not finish.
-enum BackupTree {
+package enum BackupTree {
     /// Removes every file and folder inside `folder` (its layout is two levels deep at most:
     /// files, and folders of files), leaving `folder` itself.
-    static func empty(_ folder: HeldFolder) {
+    package static func empty(_ folder: HeldFolder) {
         guard let names = try? folder.list() else { return }
         for name in names {
             if let inner = try? folder.status(of: name), inner.kind == .directory, let held = try? folder.folder(name) {

@@ -55,7 +55,7 @@ public struct BackupManifest: Codable, Sendable, Equatable {
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> BackupManifest {
+    package static func decode(_ bytes: [UInt8]) throws -> BackupManifest {
         try JSONDecoder().decode(BackupManifest.self, from: Data(bytes))
     }
 }

@@ -6,11 +6,16 @@ import UtensilStorage
 /// Streams a file's bytes through SHA-256, optionally writing them to a new file on the way:
 /// a backup's copies and checksums, a restore's copies and verification. Never holds a whole
 /// file in memory.
-enum HashingCopy {
+package enum HashingCopy {
     /// Size and lower-case hex SHA-256 of what was read.
-    struct Digest: Sendable, Equatable {
-        var bytes: Int64
-        var sha256: String
+    package struct Digest: Sendable, Equatable {
+        package var bytes: Int64
+        package var sha256: String
+
+        package init(bytes: Int64, sha256: String) {
+            self.bytes = bytes
+            self.sha256 = sha256
+        }
     }
 
     static let chunkBytes = 1 << 20
@@ -51,7 +56,7 @@ enum HashingCopy {
 
     /// Copies `source` into a new file `name` of `folder` (mode 0600, owned by `owner` when
     /// given), made durable; returns what was copied.
-    static func copy(_ source: Int32, shown: RawPath, to name: [UInt8], in folder: HeldFolder, owner: FileOwner?)
+    package static func copy(_ source: Int32, shown: RawPath, to name: [UInt8], in folder: HeldFolder, owner: FileOwner?)
         throws(SystemError) -> Digest
     {
         let fd = try folder.createExclusively(name, mode: StatePermissions.fileMode)
@@ -62,7 +67,7 @@ enum HashingCopy {
 
     /// `openForReading` opens without blocking (a FIFO is never waited on); a regular file
     /// then reads as usual once the flag is off.
-    static func clearNonBlocking(_ fd: Int32, shown: RawPath) throws(SystemError) {
+    package static func clearNonBlocking(_ fd: Int32, shown: RawPath) throws(SystemError) {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw SystemError("fstat", shown) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw SystemError("read", shown, code: EINVAL) }

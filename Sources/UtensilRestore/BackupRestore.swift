@@ -3,6 +3,7 @@ import Logging
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
+import UtensilIngest
 import UtensilStorage
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into an empty catalog
