@@ -4,10 +4,37 @@ import UtensilStorage
 import UtensilStorageS3
 import UtensilTestSupport
 
-/// Every rendition storage the contract is checked against. A new storage is one more line
-/// here (and its target in this test target's dependencies).
+/// The rendition storages the contract is checked against in-process, by
+/// ``LocalStorageContractTests`` (`make check` runs it). A new storage is one more line here,
+/// or in ``ServerStorageBackends`` when it needs a server (and its target in this test
+/// target's dependencies).
 enum StorageBackends {
-    static let all: [StorageUnderTest] = [.localFolder, .s3]
+    static let inProcess: [StorageUnderTest] = [.localFolder]
+}
+
+/// The rendition storages the contract is checked against on a server the test starts, by
+/// ``S3StorageContractTests`` (tagged `.spawnsProcesses`: `make test` runs it). Kept out of
+/// ``StorageUnderTest`` so that `scripts/list-suites --check` sees only the suites using these
+/// as spawning processes.
+enum ServerStorageBackends {
+    static let all: [StorageUnderTest] = [s3]
+
+    /// A bucket of a private SeaweedFS (``SeaweedServer``), under a prefix, for host `kitchen-1`.
+    static let s3 = StorageUnderTest(description: "S3 (SeaweedFS)") {
+        let server = try await SeaweedServer()
+        do {
+            let location = S3Location(bucket: server.bucket, prefix: "site/photos")
+            let storage = S3Storage(client: try server.client(), location: location, hostName: "kitchen-1")
+            try await storage.prepare()
+            return OpenedStorage(
+                storage: storage,
+                reopened: { S3Storage(client: try server.client(), location: location, hostName: "kitchen-1") },
+                remove: { server.remove() })
+        } catch {
+            server.remove()
+            throw error
+        }
+    }
 }
 
 /// A rendition storage under test: how to open a fresh, empty one of it.
@@ -40,25 +67,8 @@ extension StorageUnderTest {
             remove: { try? FileManager.default.removeItem(at: folder) })
     }
 
-    /// A bucket of a private SeaweedFS (``SeaweedServer``), under a prefix, for host `kitchen-1`.
-    static let s3 = StorageUnderTest(description: "S3 (SeaweedFS)") {
-        let server = try await SeaweedServer()
-        do {
-            let location = S3Location(bucket: server.bucket, prefix: "site/photos")
-            let storage = S3Storage(client: try server.client(), location: location, hostName: "kitchen-1")
-            try await storage.prepare()
-            return OpenedStorage(
-                storage: storage,
-                reopened: { S3Storage(client: try server.client(), location: location, hostName: "kitchen-1") },
-                remove: { server.remove() })
-        } catch {
-            server.remove()
-            throw error
-        }
-    }
-
     /// Runs `body` on a fresh storage of this kind, removing it afterwards.
-    func check(_ body: (OpenedStorage) async throws -> Void) async throws {
+    func check(_ body: @Sendable (OpenedStorage) async throws -> Void) async throws {
         let opened = try await open()
         do {
             try await body(opened)
