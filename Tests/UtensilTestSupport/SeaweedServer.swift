@@ -26,7 +26,8 @@ public final class SeaweedServer: @unchecked Sendable {
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)).map { String($0.suffix(4000)) } ?? "(no log at \(logFile))" }
 
     private let weed: String
-    private let ports: [String: Int]
+    // Chosen again only in `init`, when `weed` lost one of them to another process.
+    private var ports: [String: Int]
     // Guarded by `lock`: the running process.
     private let lock = NSLock()
     private var process: Process?
@@ -50,9 +51,7 @@ public final class SeaweedServer: @unchecked Sendable {
         credentials = S3Credentials(
             accessKeyID: "utensil-" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
             secretAccessKey: (0..<3).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36) }.joined(separator: "/"))
-        var ports: [String: Int] = [:]
-        for flag in Self.portFlags { ports[flag] = try Self.distinctFreePort(besides: Array(ports.values)) }
-        self.ports = ports
+        ports = try Self.freePorts()
         do {
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("data"), withIntermediateDirectories: true)
             let identity: [String: Any] = [
@@ -63,7 +62,19 @@ public final class SeaweedServer: @unchecked Sendable {
                 ]]
             ]
             try JSONSerialization.data(withJSONObject: identity).write(to: folder.appendingPathComponent("s3.json"))
-            try await start()
+            // A port found free may be taken by another process before `weed` binds it; then
+            // it exits saying so, and it starts again on other ports.
+            var attempt = 1
+            while true {
+                do {
+                    try await start()
+                    break
+                } catch where attempt < 3 && log.contains("Port allocation failed") {
+                    attempt += 1
+                    ports = try Self.freePorts()
+                    try? FileManager.default.removeItem(atPath: logFile)
+                }
+            }
         } catch {
             remove()
             throw error
@@ -148,6 +159,13 @@ public final class SeaweedServer: @unchecked Sendable {
         for name in leftovers where name.hasPrefix("seaweedfs-") && suffixes.contains(where: name.hasSuffix) {
             unlink("/tmp/" + name)
         }
+    }
+
+    /// A free loopback port for each of ``portFlags``, all distinct.
+    private static func freePorts() throws -> [String: Int] {
+        var ports: [String: Int] = [:]
+        for flag in portFlags { ports[flag] = try distinctFreePort(besides: Array(ports.values)) }
+        return ports
     }
 
     /// A free loopback port not among `taken`, nor 10,000 above one of them (SeaweedFS's
