@@ -51,7 +51,7 @@ public enum CatalogFile {
                         SnapshotUtensil(id: $0.id, fileExtension: $0.fileExtension, sha256: $0.sha256, trashed: $0.trashedAt != nil)
                     },
                     categoryCount: categories.count,
-                    needsMigration: applied.count < Catalog.migrator.migrations.count,
+                    needsMigration: applied.count < SQLiteCatalog.migrator.migrations.count,
                     rows: rows)
             }
         } catch let problem as CatalogFileProblem {
@@ -88,7 +88,7 @@ public enum CatalogFile {
             guard case .string(let identifier) = value.storage else { throw CatalogFileProblem.notACatalog }
             applied.insert(identifier)
         }
-        let known = Catalog.migrator.migrations
+        let known = SQLiteCatalog.migrator.migrations
         if let unknown = applied.subtracting(known).sorted().first { throw CatalogFileProblem.newer(migration: VisibleText.escaped(unknown)) }
         let done = Array(known.prefix(applied.count))
         guard !done.isEmpty, Set(done) == applied else { throw CatalogFileProblem.notACatalog }
@@ -124,7 +124,7 @@ private struct Schema {
 
     init(upTo migration: String) throws {
         let queue = try DatabaseQueue()
-        try Catalog.migrator.migrate(queue, upTo: migration)
+        try SQLiteCatalog.migrator.migrate(queue, upTo: migration)
         (objects, columns) = try queue.read { db in
             let objects = try Self.objects(in: db)
             var columns: [String: Columns] = [:]

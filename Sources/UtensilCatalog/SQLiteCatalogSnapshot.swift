@@ -53,7 +53,7 @@ final class SQLiteCatalogSnapshot: CatalogSnapshot {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// A snapshot of the catalog as it is now (a WAL read transaction: writers go on).
     public func snapshot() throws(CatalogError) -> any CatalogSnapshot {
         do {

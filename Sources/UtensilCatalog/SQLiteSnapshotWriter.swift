@@ -20,8 +20,8 @@ public struct SQLiteSnapshotWriter: CatalogSnapshotWriter {
             var configuration = GRDB.Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Catalog.migrator.migrate(queue)
-            try queue.write { db in try Catalog.insert(contents, db) }
+            try SQLiteCatalog.migrator.migrate(queue)
+            try queue.write { db in try SQLiteCatalog.insert(contents, db) }
             try queue.close()
         } catch {
             throw CatalogError.from(error)

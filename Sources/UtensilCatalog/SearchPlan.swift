@@ -1,4 +1,4 @@
-/// How ``Catalog/list(search:category:addedBy:sort:limit:after:)`` finds a page of a trigram
+/// How ``SQLiteCatalog/list(search:category:addedBy:sort:limit:after:)`` finds a page of a trigram
 /// search: by gathering every match and sorting them, or by walking the sort order.
 ///
 /// Gathering costs one row lookup per match (about 1.6 µs each at a million utensils, most of

@@ -4,7 +4,7 @@ import UtensilCore
 /// What utensild asks of a catalog: exactly the calls the store (`UtensilStore`, and the
 /// ingest engine through it) makes, and nothing of how they are answered.
 ///
-/// This target (`UtensilCatalogModel`) depends on no database. `Catalog`, in the target
+/// This target (`UtensilCatalogModel`) depends on no database. `SQLiteCatalog`, in the target
 /// `UtensilCatalog`, is the SQLite implementation through GRDB; everything SQLite-specific —
 /// the schema and its migrations, FTS5 trigram search, PRAGMAs, WAL, busy timeouts, the
 /// mapping of extended result codes and claims to ``CatalogError`` — stays there. The rules

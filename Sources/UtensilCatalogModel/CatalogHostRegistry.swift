@@ -1,5 +1,5 @@
 /// Where the hosts sharing a catalog keep their heartbeats (``HostHeartbeat``), for
-/// `utensilctl hosts`. Every ``CatalogBackend`` is one (SQLite's `Catalog` with its table
+/// `utensilctl hosts`. Every ``CatalogBackend`` is one (SQLite's `SQLiteCatalog` with its table
 /// `hosts`; PostgreSQL's `PostgresCatalog` with its table `hosts`, the same columns: `name`,
 /// `version`, `schema`, `started_at`, `last_seen`, `stopped_at`, `queued`, `ingested`,
 /// `rejected`).

@@ -38,7 +38,7 @@ public struct Backends: Sendable {
     ) throws -> Backends {
         StatePermissions.tighten(settings, sqliteCatalog: true, logger: logger)
         return Backends(
-            catalog: try Catalog(path: settings.catalogPath), changeFeed: nil,
+            catalog: try SQLiteCatalog(path: settings.catalogPath), changeFeed: nil,
             storage: storage ?? Self.storage(settings, faults: faults))
     }
 

@@ -318,7 +318,7 @@ public struct BackupRestore: Sendable {
         }
         // Opening it puts it in WAL mode, as the daemon keeps it.
         do {
-            _ = try Catalog(path: settings.catalogPath).countAll()
+            _ = try SQLiteCatalog(path: settings.catalogPath).countAll()
         } catch {
             throw .catalogNotWritten(path: settings.catalogPath, problem: "it was installed but cannot be opened (\(error))")
         }
@@ -378,7 +378,7 @@ public struct BackupRestore: Sendable {
         guard FileOps.exists(RawPath(settings.catalogPath)) else { return }
         let count: Int
         do {
-            count = try Catalog(path: settings.catalogPath).countAll()
+            count = try SQLiteCatalog(path: settings.catalogPath).countAll()
         } catch {
             throw .notEmpty("the catalog \(settings.catalogPath) cannot be read (\(error))")
         }

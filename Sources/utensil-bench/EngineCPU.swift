@@ -138,7 +138,7 @@ struct EngineCPU {
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let settings = IngestSettings(inbox: "\(folder)/inbox", rejected: "\(folder)/rejected", stateDirectory: "\(folder)/state")
-        let catalog = try Catalog(path: settings.catalogPath)
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let logger = Logger(label: "utensil-bench") { _ in SwiftLogNoOpLogHandler() }
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
         _ = try store.reconcile()

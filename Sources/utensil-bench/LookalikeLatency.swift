@@ -5,7 +5,7 @@ import UtensilCore
 import UtensilLookalike
 
 /// The look-up of near neighbours over a large SQLite catalog, through the real catalog code
-/// the ingest asks (`Catalog.lookalikes`, within ``Fingerprint/copyThreshold``): `rows`
+/// the ingest asks (`SQLiteCatalog.lookalikes`, within ``Fingerprint/copyThreshold``): `rows`
 /// utensils with random fingerprints, queried with copies of theirs (3 to 12 bits changed,
 /// the 12 spread over the four blocks as the worst case) and with fingerprints of nothing.
 struct LookalikeLatency {
@@ -17,7 +17,7 @@ struct LookalikeLatency {
         let path = "\(folder)/lookalikes.sqlite"
         var generator = SplitMix(seed: 43)
         let builtSeconds = try build(path, &generator)
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         let stored = try catalog.allIDs().count
         guard stored == rows else { throw BenchError("\(path) holds \(stored) utensils, not \(rows)") }
         // The fingerprints of some rows, read back to make copies of.
@@ -56,11 +56,11 @@ struct LookalikeLatency {
 
     /// Makes the catalog unless it holds `rows` utensils already; seconds spent (0 when it did).
     private func build(_ path: String, _ generator: inout SplitMix) throws -> Double {
-        if FileManager.default.fileExists(atPath: path), (try? Catalog(path: path).allIDs().count) == rows { return 0 }
+        if FileManager.default.fileExists(atPath: path), (try? SQLiteCatalog(path: path).allIDs().count) == rows { return 0 }
         let started = Measure.wallms()
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         let date = Date(timeIntervalSince1970: 1_795_000_000)
         var done = 0
         while done < rows {

@@ -5,9 +5,9 @@ import UtensilCatalogModel
 import UtensilCore
 
 /// A state folder as the daemon keeps it, at scale: `rows` utensils in a catalog made by the
-/// real ``Catalog`` (its migrations, its record encoding) with the three files of each on disk.
+/// real ``SQLiteCatalog`` (its migrations, its record encoding) with the three files of each on disk.
 ///
-/// The rows go in through ``Catalog/insert(batch:)`` 10,000 at a time, and every original,
+/// The rows go in through ``SQLiteCatalog/insert(batch:)`` 10,000 at a time, and every original,
 /// thumbnail and preview is a hard link to one small photo and its thumbnail (standing in for the preview) (a fresh copy every ``linksPerCopy`` links: ext4 allows
 /// 65,000 links to a file). Start-up and `check` look at names, not contents; `rethumb` reads
 /// the photo, which is real. Names are ``SearchLatency/name(_:)``'s; one utensil in
@@ -36,11 +36,11 @@ struct ScaleCatalog {
             // previews/, which a folder built before previews existed lacks.
             if !FileManager.default.fileExists(atPath: "\(state)/previews") {
                 try FileManager.default.createDirectory(atPath: "\(state)/previews", withIntermediateDirectories: true)
-                let ids = try Catalog(path: "\(state)/utensils.sqlite").allIDs().sorted { $0.uuidString < $1.uuidString }
+                let ids = try SQLiteCatalog(path: "\(state)/utensils.sqlite").allIDs().sorted { $0.uuidString < $1.uuidString }
                 try link(ids, from: thumbnail, into: "\(state)/previews", fileExtension: "jpeg", tag: "preview")
             }
             try FileManager.default.createDirectory(atPath: "\(state)/staging", withIntermediateDirectories: true)
-            _ = try Catalog(path: "\(state)/utensils.sqlite")
+            _ = try SQLiteCatalog(path: "\(state)/utensils.sqlite")
             return ["rows": rows, "builtNow": false, "openSeconds": Measure.rounded((Measure.wallms() - started) / 1000)]
         }
         let started = Measure.wallms()
@@ -65,7 +65,7 @@ struct ScaleCatalog {
     }
 
     private func insertRows(_ path: String) throws -> [UUID] {
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         var ids: [UUID] = []
         ids.reserveCapacity(rows)
         var batch: [UtensilRecord] = []

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 import UtensilCore
 
 /// `list --search` over a large catalog, through the real catalog code the daemon answers
-/// with (`Catalog.list`, first page of 50, as `utensilctl list --search` asks for).
+/// with (`SQLiteCatalog.list`, first page of 50, as `utensilctl list --search` asks for).
 struct SearchLatency {
     let folder: String
     let rows: Int
@@ -44,7 +44,7 @@ struct SearchLatency {
     func run() throws -> [String: Any] {
         let path = "\(folder)/utensils.sqlite"
         let built = try build(path)
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         guard try catalog.count() == rows else { throw BenchError("\(path) does not hold \(rows) utensils") }
         // Every search once first, untimed in the percentiles (as the scale and gallery rows
         // do): the bench's earlier phases may have pushed the catalog's pages out of the page
@@ -92,7 +92,7 @@ struct SearchLatency {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let partial = path + ".building"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
-        let catalog = try Catalog(path: partial)
+        let catalog = try SQLiteCatalog(path: partial)
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         var batch: [UtensilRecord] = []
         for index in 0..<rows {

@@ -65,7 +65,7 @@ extension CatalogBackendContractTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite")
             defer { try? FileManager.default.removeItem(at: file) }
             try await catalog.snapshot().writeSQLite(to: file.path)
-            var read = try Catalog(path: file.path).contents()
+            var read = try SQLiteCatalog(path: file.path).contents()
             read.utensils = read.utensils.map(Self.toTheMillisecond)
             var expected = contents
             expected.utensils = expected.utensils.map(Self.toTheMillisecond)

@@ -425,7 +425,7 @@ struct CatalogBackendContractTests {
             defer { try? FileManager.default.removeItem(at: file) }
             try await snapshot.writeSQLite(to: file.path)
             // The file is a SQLite catalog holding the snapshot: what `utensild restore` reads.
-            let copy = try Catalog(path: file.path)
+            let copy = try SQLiteCatalog(path: file.path)
             #expect(try copy.countAll() == 2 && copy.count() == 1)
             let copied = try #require(try copy.utensil(id: spoon.id))
             #expect(copied.name == "Spoon" && copied.category == "Serving" && copied.addedBy == "alice")

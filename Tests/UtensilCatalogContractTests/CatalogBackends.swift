@@ -33,8 +33,8 @@ extension BackendUnderTest {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("utensils.sqlite").path
         return OpenedCatalog(
-            backend: try Catalog(path: path),
-            another: { try Catalog(path: path) },
+            backend: try SQLiteCatalog(path: path),
+            another: { try SQLiteCatalog(path: path) },
             remove: { try? FileManager.default.removeItem(at: folder) })
     }
 

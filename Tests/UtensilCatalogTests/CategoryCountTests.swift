@@ -9,12 +9,12 @@ import UtensilCore
 /// equal a count of the rows themselves.
 @Suite("Catalog category counts")
 struct CategoryCountTests {
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("categories-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
     func record(_ name: String, category: String?) -> UtensilRecord {

@@ -8,12 +8,12 @@ import UtensilCore
 /// too), the counts add up.
 @Suite("Catalog categories managed")
 struct CategoryManagementTests {
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("categories-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
     func insert(_ name: String, category: String?) throws -> UtensilRecord {

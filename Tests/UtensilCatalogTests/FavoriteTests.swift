@@ -8,12 +8,12 @@ import UtensilCore
 /// the row.
 @Suite("Catalog favorites")
 struct FavoriteTests {
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("favorites-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
     func record(_ name: String, category: String? = nil) -> UtensilRecord {

@@ -13,7 +13,7 @@ struct MigrationTests {
     /// left it: those migrations only, and rows written with their columns.
     static func makeV2Catalog(at path: String) throws -> [(id: String, name: String, createdAt: String)] {
         let queue = try DatabaseQueue(path: path)
-        try Catalog.migrator.migrate(queue, upTo: "v2-search-trigrams")
+        try SQLiteCatalog.migrator.migrate(queue, upTo: "v2-search-trigrams")
         let rows = [
             ("6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F", "Spoon", "2026-11-20 10:15:02.123"),
             ("0B9A4D8E-1C2F-4E3D-9A8B-7C6D5E4F3A2B", "Löffel", "2026-11-21 08:00:00.000"),
@@ -43,7 +43,7 @@ struct MigrationTests {
         let path = folder.appendingPathComponent("utensils.sqlite").path
         let written = try Self.makeV2Catalog(at: path)
 
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         #expect(try catalog.count() == written.count)
         for (index, row) in written.enumerated() {
             let id = try #require(UUID(uuidString: row.id))
@@ -78,8 +78,8 @@ struct MigrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
         _ = try Self.makeV2Catalog(at: path)
-        let first = try Catalog(path: path).all()
-        let second = try Catalog(path: path).all()
+        let first = try SQLiteCatalog(path: path).all()
+        let second = try SQLiteCatalog(path: path).all()
         #expect(first == second && first.count == 3)
     }
 }

@@ -7,12 +7,12 @@ import UtensilCore
 /// The trash in the catalog: what it releases, what it keeps, and what restoring claims again.
 @Suite("Catalog trash")
 struct TrashTests {
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trash-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
     func record(_ name: String, sha: String = UUID().uuidString, category: String? = nil) -> UtensilRecord {

@@ -53,7 +53,7 @@ struct HardLinkTests {
             return
         }
         #expect(record.name == "Spoon copy")
-        #expect(try Catalog(path: world.settings().catalogPath).count() == 2)
+        #expect(try SQLiteCatalog(path: world.settings().catalogPath).count() == 2)
         try InvariantChecker(world: world).verify(inputs: [bytes, bytes], inbox: .mustBeEmpty)
     }
 }

@@ -15,7 +15,7 @@ struct ReconcilerLogTests {
         let world = try TestWorld()
         defer { world.remove() }
         let settings = world.settings()
-        let catalog = try Catalog(path: settings.catalogPath)
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let missing = UtensilStore.missingFilesNamedInLog + 7
         for index in 0..<missing {
             let key = "ladle \(index)"
@@ -43,7 +43,7 @@ struct ReconcilerStateFolderTests {
         let world = try TestWorld()
         defer { world.remove() }
         let settings = world.settings()
-        let catalog = try Catalog(path: settings.catalogPath)
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let probe = world.state.appendingPathComponent(".tmp-probe-4242-17")
         try Data().write(to: probe)
         let folderNamedLikeOne = world.state.appendingPathComponent(".tmp-probe-planted")

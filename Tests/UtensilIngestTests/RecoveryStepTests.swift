@@ -32,14 +32,14 @@ struct RecoveryStepTests {
             let engine = try world.engine(settings)
             try world.drop("Spoon.jpg", image)
             _ = try world.ingest("Spoon.jpg", with: engine)
-            spoon = try #require(try Catalog(path: settings.catalogPath).all().first)
+            spoon = try #require(try SQLiteCatalog(path: settings.catalogPath).all().first)
         }
 
         /// A store over its own catalog connection that gives up on a lock after 0.1 s.
         func store(faults: FaultInjection = FaultInjection()) throws -> UtensilStore {
             let lines = self.lines
             return UtensilStore(
-                settings: settings, catalog: try Catalog(path: settings.catalogPath, busyTimeout: 0.1),
+                settings: settings, catalog: try SQLiteCatalog(path: settings.catalogPath, busyTimeout: 0.1),
                 logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) }, faults: faults)
         }
 

@@ -31,7 +31,7 @@ struct ReplaceCrashSafetyTests {
         try world.drop("Ladle.jpg", images[0])
         let first = try UtensildProcess.run(arguments)
         #expect(first.status == 0, "\(first.errors)")
-        let before = try #require(try Catalog(path: world.settings().catalogPath).all().first)
+        let before = try #require(try SQLiteCatalog(path: world.settings().catalogPath).all().first)
 
         try world.drop("Ladle.\(newExtension)", images[1])
         let killed = try UtensildProcess.run(arguments, environment: ["UTENSIL_FAULT_KILL_AT": step.rawValue])
@@ -41,7 +41,7 @@ struct ReplaceCrashSafetyTests {
         #expect(restarted.status == 0, "\(restarted.output)\n\(restarted.errors)")
         let census = try InvariantChecker(world: world).verify(inputs: [images[1]], inbox: .mustBeEmpty)
         #expect(census == .init(utensils: 1, rejections: 0, stillInInbox: 0))
-        let after = try #require(try Catalog(path: world.settings().catalogPath).all().first)
+        let after = try #require(try SQLiteCatalog(path: world.settings().catalogPath).all().first)
         #expect(after.id == before.id && after.name == "Ladle" && after.createdAt == before.createdAt)
         #expect(after.sha256 == sha256Hex(images[1]) && after.fileExtension == newExtension && after.updatedAt != nil)
     }
@@ -62,7 +62,7 @@ struct ReplaceCrashSafetyTests {
         try world.drop("Tongs.jpg", images[1])
         _ = try world.ingest("Whisk.jpg", with: engine)
         _ = try world.ingest("Tongs.jpg", with: engine)
-        let catalog = try Catalog(path: world.settings().catalogPath)
+        let catalog = try SQLiteCatalog(path: world.settings().catalogPath)
         let rows = try catalog.all()
         let whisk = try #require(rows.first { $0.name == "Whisk" })
         let tongs = try #require(rows.first { $0.name == "Tongs" })

@@ -40,7 +40,7 @@ struct StoreOverStorageTests {
         try world.drop("Whisk.png", Data(images[1]))
 
         try await Self.onThread {
-            let catalog = try Catalog(path: settings.catalogPath)
+            let catalog = try SQLiteCatalog(path: settings.catalogPath)
             let store = UtensilStore(
                 settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
             _ = try store.reconcile()

@@ -106,7 +106,7 @@ public struct InvariantChecker {
     // MARK: The parts
 
     private func checkCatalogAndFiles(seen: inout [String: Int], report: inout Report, sourceLocation: SourceLocation) throws {
-        let catalog = try Catalog(path: world.settings().catalogPath)
+        let catalog = try SQLiteCatalog(path: world.settings().catalogPath)
         #expect(try catalog.integrityCheck() == ["ok"], "PRAGMA integrity_check", sourceLocation: sourceLocation)
         let rows = try catalog.all()
         let originals = Set(world.files(in: world.originals))

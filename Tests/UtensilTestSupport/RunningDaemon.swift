@@ -77,7 +77,7 @@ public final class RunningDaemon: @unchecked Sendable {
     @discardableResult
     public func waitForCatalog(seconds: Double = 180, _ what: String, _ predicate: ([UtensilRecord]) -> Bool) throws -> [UtensilRecord] {
         let deadline = Date().addingTimeInterval(seconds)
-        let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
+        let catalog = try SQLiteCatalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
         while true {
             let rows = try catalog.all()
             if predicate(rows) { return rows }

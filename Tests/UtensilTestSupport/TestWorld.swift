@@ -43,7 +43,7 @@ public struct TestWorld: Sendable {
         logger: Logger = Self.quietLogger, faults: FaultInjection = FaultInjection()
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
-        let catalog = try Catalog(path: settings.catalogPath, busyTimeout: busyTimeout)
+        let catalog = try SQLiteCatalog(path: settings.catalogPath, busyTimeout: busyTimeout)
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()
         return IngestEngine(store: store, memory: memory)

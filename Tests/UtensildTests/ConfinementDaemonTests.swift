@@ -54,7 +54,7 @@ struct ConfinementDaemonTests {
 
         canary.verifyUntouched()
         movedCanary.verifyUntouched()
-        #expect(try Catalog(path: world.settings().catalogPath).count() == 0)
+        #expect(try SQLiteCatalog(path: world.settings().catalogPath).count() == 0)
         #expect(world.files(in: world.rejected) == ["Other", "Other.error.json", "Sub", "Sub.error.json"])
         #expect(try world.sidecar(for: "Sub")["reason"] as? String == RejectionReason.notARegularFile.rawValue)
         // A rejected link reads as nothing: the invariant counts each as an empty input.

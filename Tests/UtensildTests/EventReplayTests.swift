@@ -44,7 +44,7 @@ struct EventReplayTests {
         #expect(sinceFirst.contains("id: \(seqs[1])\n") && !sinceFirst.contains("id: \(seqs[0])\n"), "\(sinceFirst)")
 
         // Events no longer kept: said, with what to do, on both doors.
-        try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path).pruneEvents(keeping: 1)
+        try SQLiteCatalog(path: world.state.appendingPathComponent("utensils.sqlite").path).pruneEvents(keeping: 1)
         let tooOld = try RawControlClient(path: socket)
         #expect(tooOld.send(#"{"v":1,"command":"events","since":\#(seqs[0])}"# + "\n"))
         #expect(try #require(tooOld.readLine()).contains(#""subscribed":true"#))

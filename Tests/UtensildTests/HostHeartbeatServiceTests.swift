@@ -12,9 +12,9 @@ import UtensilTestSupport
 @Suite struct HostHeartbeatServiceTests {
     /// The real catalog's host registry, counting the beats written through it.
     final class CountingRegistry: CatalogHostRegistry {
-        let catalog: Catalog
+        let catalog: SQLiteCatalog
         let beats = Mutex<[HostHeartbeat]>([])
-        init(_ catalog: Catalog) { self.catalog = catalog }
+        init(_ catalog: SQLiteCatalog) { self.catalog = catalog }
 
         var knownSchema: Int { catalog.knownSchema }
         func beat(_ heartbeat: HostHeartbeat) async throws(CatalogError) {
@@ -30,7 +30,7 @@ import UtensilTestSupport
     private func run(every interval: Duration?, until count: Int) async throws -> [HostHeartbeat] {
         let world = try TestWorld()
         defer { world.remove() }
-        let registry = CountingRegistry(try Catalog(path: world.state.appendingPathComponent("hosts.sqlite").path))
+        let registry = CountingRegistry(try SQLiteCatalog(path: world.state.appendingPathComponent("hosts.sqlite").path))
         let heart = HostHeart(
             name: "kitchen-a", startedAt: Date(), registry: registry, scheduler: DropScheduler(settleSeconds: 0))
         let service = HostHeartbeatService(heart: heart, interval: interval, logger: TestWorld.quietLogger)

@@ -294,7 +294,7 @@ struct HostileFilesTests {
 
         // Each drop ended as the table says.
         let sidecars = try HostileEntries.sidecars(in: world.rejected.path)
-        let rows = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path).all()
+        let rows = try SQLiteCatalog(path: world.state.appendingPathComponent("utensils.sqlite").path).all()
         var outcomes: [(Case, Outcome)] = []
         for item in cases {
             // Names compare as bytes: Swift's == would equate NFC and NFD spellings.

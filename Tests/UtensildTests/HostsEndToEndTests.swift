@@ -33,7 +33,7 @@ struct HostsEndToEndTests {
 
         // Two other hosts sharing the catalog: one killed an hour ago (its last beat is old),
         // one that stopped gracefully a second ago.
-        let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
+        let catalog = try SQLiteCatalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
         let now = Date()
         try catalog.beat(HostHeartbeat(
             name: "kitchen-b", version: "0.0.9\u{1B}[2J", startedAt: now - 7200, lastSeen: now - 3600, queued: 4, ingested: 12,
@@ -52,7 +52,7 @@ struct HostsEndToEndTests {
         let this = try #require(hosts["kitchen-a"])
         #expect(this["state"] as? String == "up")
         #expect(this["version"] as? String == UtensildVersion.current)
-        #expect(this["schema"] as? Int == Catalog.knownSchema)
+        #expect(this["schema"] as? Int == SQLiteCatalog.knownSchema)
         #expect(this["queued"] as? Int == 0)
         #expect(this.keys.contains("stoppedAt") && this["stoppedAt"] is NSNull)
         for key in ["startedAt", "lastSeen"] {

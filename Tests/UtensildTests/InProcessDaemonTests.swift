@@ -39,7 +39,7 @@ import UtensilTestSupport
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             try world.drop("Spoon.jpg", image)
-            let catalog = try Catalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
+            let catalog = try SQLiteCatalog(path: world.state.appendingPathComponent("utensils.sqlite").path)
             let deadline = ContinuousClock.now + .seconds(60)
             while try catalog.all().isEmpty {
                 guard ContinuousClock.now < deadline else { throw TestFailure("the drop was not ingested within 60 s") }

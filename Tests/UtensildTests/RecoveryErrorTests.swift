@@ -44,7 +44,7 @@ struct RecoveryErrorTests {
         #expect(chown(stagedPath, Self.nobody, Self.nobody) == 0)
         let fixed = try UtensildProcess.run(arguments, launcher: Self.asNobody)
         #expect(fixed.status == 0, "\(fixed.errors)")
-        let rows = try Catalog(path: world.settings().catalogPath).all()
+        let rows = try SQLiteCatalog(path: world.settings().catalogPath).all()
         #expect(rows.map(\.name) == ["Spoon"])
         try InvariantChecker(world: world).verify(inputs: [image], inbox: .mustBeEmpty)
     }

@@ -51,7 +51,7 @@ struct StoreCrashSafetyTests {
         /// Killed before the delete's commit, Spoon is whole again; after it, Spoon's row and
         /// files are gone. Whisk is whole, and the invariant holds.
         func expectSpoonDeleted(_ deleted: Bool, _ restarted: RunningDaemon) throws {
-            let rows = try Catalog(path: world.settings().catalogPath).all()
+            let rows = try SQLiteCatalog(path: world.settings().catalogPath).all()
             #expect(Set(rows.map(\.name)) == (deleted ? ["Whisk"] : ["Spoon", "Whisk"]))
             #expect(world.files(in: world.originals).contains { $0.hasPrefix(spoon.id.uuidString) } == !deleted)
             #expect(world.files(in: world.thumbnails).contains { $0.hasPrefix(spoon.id.uuidString) } == !deleted)
@@ -81,7 +81,7 @@ struct StoreCrashSafetyTests {
         let restarted = try kitchen.restartAfterTheKill(at: step)
         if step == .deleteFilesStaged {
             // Still in the trash, whole: the restarted daemon (30 days) keeps it there.
-            #expect(try Catalog(path: kitchen.world.settings().catalogPath).all().first { $0.name == "Spoon" }?.trashedAt != nil)
+            #expect(try SQLiteCatalog(path: kitchen.world.settings().catalogPath).all().first { $0.name == "Spoon" }?.trashedAt != nil)
         }
         try kitchen.expectSpoonDeleted(step != .deleteFilesStaged, restarted)
     }
@@ -92,7 +92,7 @@ struct StoreCrashSafetyTests {
         let rename = try kitchen.ctl(["rename", kitchen.spoon.id.uuidString, "Soup spoon"])
         #expect(rename.status != 0, "the daemon died before it answered")
         let restarted = try kitchen.restartAfterTheKill(at: .renameCommitted)
-        let rows = try Catalog(path: kitchen.world.settings().catalogPath).all()
+        let rows = try SQLiteCatalog(path: kitchen.world.settings().catalogPath).all()
         #expect(Set(rows.map(\.name)) == ["Soup spoon", "Whisk"], "the committed rename survives")
         #expect(rows.first { $0.name == "Soup spoon" }?.id == kitchen.spoon.id)
         try InvariantChecker(world: kitchen.world).verify(

@@ -38,7 +38,7 @@ public final class UtensilStore: Sendable {
     /// The settings in force, as of the last reload (read once per operation where an
     /// operation needs several of them to agree).
     public var settings: IngestSettings { current.withLock { $0.settings } }
-    /// The rows, behind the small interface the store needs (SQLite's ``Catalog`` today).
+    /// The rows, behind the small interface the store needs (SQLite's ``SQLiteCatalog`` or PostgreSQL's).
     public let catalog: any CatalogBackend
     /// The logger in force (a reload may change its level).
     public var logger: Logger { current.withLock { $0.logger } }

@@ -86,7 +86,7 @@ struct StressAdversaryTests {
         #expect(report.rejectionReasons["not-a-regular-file"] == rounds)
         // A paused photo taken half-written would be rejected (and its writer then finish it in
         // rejected/): each must be a utensil.
-        let committed = Set(try Catalog(path: world.settings().catalogPath).all().map(\.sha256))
+        let committed = Set(try SQLiteCatalog(path: world.settings().catalogPath).all().map(\.sha256))
         #expect(paused.allSatisfy { committed.contains($0.sha256) }, "a paused writer's photo is not a utensil")
         #expect(report.rejectionReasons["corrupt-image"] == nil)
         let refused = daemon.log.components(separatedBy: "Left Swap ").count - 1

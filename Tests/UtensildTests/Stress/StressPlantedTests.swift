@@ -48,7 +48,7 @@ struct StressPlantedTests {
             daemon = try RunningDaemon(world: world, extra: ["--workers", "2", "--log-level", "info"])
         }
         feeder.finish()
-        let catalog = try Catalog(path: world.settings().catalogPath)
+        let catalog = try SQLiteCatalog(path: world.settings().catalogPath)
         try daemon.waitUntil(seconds: 120 + Double(files.count) * 0.3, "every drop to settle") {
             let junkRejected = world.files(in: world.rejected).filter { $0.hasPrefix("Junk ") && $0.hasSuffix(".jpg") }.count
             return (try? catalog.count()) == small.count && junkRejected == profile.killJunk && world.files(in: world.inbox).isEmpty

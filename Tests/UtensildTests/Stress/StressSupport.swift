@@ -117,7 +117,7 @@ enum Stress {
         _ world: TestWorld, utensils: Int, rejections: Int, seconds: Double, daemon: RunningDaemon
     ) throws {
         let deadline = Date().addingTimeInterval(seconds)
-        let catalog = try Catalog(path: world.settings().catalogPath)
+        let catalog = try SQLiteCatalog(path: world.settings().catalogPath)
         var last = (0, 0, 0)
         while true {
             let count = (try? catalog.count()) ?? -1

@@ -5,15 +5,15 @@ import UtensilCatalogModel
 import UtensilCore
 
 /// Group commits (several rows in one transaction) and searches that match most of the catalog.
-@Suite("Catalog batches and dense searches")
-struct CatalogBatchAndDenseSearchTests {
+@Suite("SQLite catalog batches and dense searches")
+struct SQLiteCatalogBatchAndDenseSearchTests {
     let folder: URL
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path, searchPlan: Self.plan)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path, searchPlan: Self.plan)
     }
 
     /// Small enough for a test to cross both bounds with a few thousand rows.

@@ -9,7 +9,7 @@ import UtensilCore
 /// keys made again, the file untouched) and written into a catalog of this version's schema;
 /// a file that is not one is refused before a row is read.
 @Suite("Reading a catalog file untrusted")
-struct CatalogFileTests {
+struct SQLiteCatalogFileTests {
     /// Rules that take every value: what is tested here is the reader's own checks.
     struct AnyRow: CatalogRowRules {
         func problem(with record: UtensilRecord) -> String? { nil }
@@ -49,7 +49,7 @@ struct CatalogFileTests {
 
         let fresh = folder.appendingPathComponent("fresh.sqlite").path
         try SQLiteSnapshotWriter().writeSQLite(contents.rows, to: fresh)
-        let catalog = try Catalog(path: fresh)
+        let catalog = try SQLiteCatalog(path: fresh)
         #expect(Set(try catalog.all().map(\.id)) == Set(contents.rows.utensils.map(\.id)))
         #expect(try catalog.list(search: "loffel", sort: .name, limit: 10, after: nil).utensils.map(\.name) == ["Löffel"])
     }
@@ -60,7 +60,7 @@ struct CatalogFileTests {
         func catalog(_ name: String, _ sql: String) throws -> String {
             let path = folder.appendingPathComponent(name).path
             let queue = try DatabaseQueue(path: path)
-            try Catalog.migrator.migrate(queue)
+            try SQLiteCatalog.migrator.migrate(queue)
             try queue.write { db in
                 try db.execute(sql: """
                     INSERT INTO utensil(id, name, nameKey, searchKey, extension, createdAt, width, height, bytes, sha256, sortKey)

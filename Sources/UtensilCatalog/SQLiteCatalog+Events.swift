@@ -6,7 +6,7 @@ import UtensilCatalogModel
 /// name and columns are those of PostgreSQL's table `events`. `AUTOINCREMENT` keeps a `seq`
 /// from being used again once older events are pruned; SQLite's single writer assigns them in
 /// commit order.
-extension Catalog {
+extension SQLiteCatalog {
     static func createEvents(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE events(

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 
 /// The whole catalog as plain values (``CatalogContents``): read out of one SQLite catalog
 /// (a backup's, for `utensild restore` into another backend) and loaded into an empty one.
-extension Catalog {
+extension SQLiteCatalog {
     /// Every utensil (the trash too, in id order), favorite, decoder crash and pair marked not a copy, read in one
     /// transaction.
     public func contents() throws(CatalogError) -> CatalogContents {

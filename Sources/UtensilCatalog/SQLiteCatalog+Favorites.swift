@@ -3,7 +3,7 @@ import GRDB
 import UtensilCatalogModel
 
 /// Favorites: which utensils a user has marked (the table `favorite`, migration `v6-favorites`).
-extension Catalog {
+extension SQLiteCatalog {
     /// Marks or unmarks a utensil not in the trash as a favorite of `user`; see
     /// ``CatalogBackend/setFavorite(id:of:_:)``.
     public func setFavorite(id: UUID, of user: String, _ favorite: Bool) throws(CatalogError) -> UtensilRecord {

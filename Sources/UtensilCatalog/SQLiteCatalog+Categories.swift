@@ -6,7 +6,7 @@ import UtensilCore
 /// Categories as a whole: renaming (merging into an existing one) and deleting. Each is one
 /// transaction over every utensil of the category, the trash too (a restored utensil comes
 /// back into the category as it is now); the counts (`categoryCount`) follow by trigger.
-extension Catalog {
+extension SQLiteCatalog {
     /// Renames the category `old` (compared NFC, case-insensitively) to `new`; when `new` is
     /// another existing category, its utensils join that one, spelled as it is.
     /// - Throws: ``CatalogError/notFound`` when no utensil outside the trash has category `old`.

@@ -7,7 +7,7 @@ import UtensilCore
 ///
 /// Opening it runs the migrations, so nothing ever sees an unmigrated database. The database
 /// is in WAL mode with `synchronous=FULL`: once a write returns, it survives a power cut.
-public final class Catalog: Sendable {
+public final class SQLiteCatalog: Sendable {
     let writer: DatabasePool
     /// How a search finds its pages.
     let searchPlan: SearchPlan
@@ -354,7 +354,7 @@ public final class Catalog: Sendable {
 
 // MARK: - Listing, renaming, deleting
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Utensils matching `search` (case- and accent-insensitive, anywhere in the name), in
     /// `sort` order, at most `limit`, after `cursor` (keyset pagination: stable while rows
     /// are added or removed).
@@ -630,7 +630,7 @@ extension Catalog {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Up to `limit` utensil ids (the trash too) in id order, after `id`: a walk over the whole
     /// catalog in pages that never holds more than one page.
     public func ids(after id: UUID?, limit: Int) throws(CatalogError) -> [UUID] {
@@ -643,7 +643,7 @@ extension Catalog {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Utensils in the catalog, the trash too.
     public func countAll() throws(CatalogError) -> Int {
         try read { db in try UtensilRecord.fetchCount(db) }

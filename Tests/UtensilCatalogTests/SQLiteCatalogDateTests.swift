@@ -5,8 +5,8 @@ import Testing
 
 /// The catalog's own date text is the text GRDB wrote before (so old and new rows sort and
 /// compare together), and it reads back the moment GRDB read.
-@Suite("Catalog dates")
-struct CatalogDateTests {
+@Suite("SQLite catalog dates")
+struct SQLiteCatalogDateTests {
     /// Moments from 1970 to 2100, at odd milliseconds and sub-millisecond fractions, leap days
     /// and the turns of years included.
     static let moments: [Date] = {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `systemd/utensild.catalog`, installed into a temporary root and read back by `journalctl`.
-@Suite struct CatalogTests {
+@Suite struct JournalMessageCatalogTests {
     /// The ids of `UtensilCore.MessageID`, which this target does not link.
     static let messageIDs = [
         "092aa93d51e24d3a8839ac8796bda321", "d1c7c9574b2e4974941b108ff0f349c2",

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 
 /// The duties one host at a time does (the table `duties`, migration `v9-duties`): see
 /// ``CatalogDuties``. Its name and columns are those of PostgreSQL's table `duties`.
-extension Catalog {
+extension SQLiteCatalog {
     /// The migration `v9-duties`: one row per duty, its holder and its lease.
     static func createDuties(_ db: Database) throws {
         try db.execute(sql: """

@@ -2,4 +2,4 @@ import UtensilCatalogModel
 
 /// The SQLite catalog is a ``CatalogBackend``: the store and the ingest engine use it only
 /// through that protocol.
-extension Catalog: CatalogBackend {}
+extension SQLiteCatalog: CatalogBackend {}

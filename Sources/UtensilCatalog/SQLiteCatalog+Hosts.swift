@@ -5,7 +5,7 @@ import UtensilCatalogModel
 /// The hosts' heartbeats (the table `hosts`, migrations `v7-hosts` and `v11-hosts-schema`): see
 /// ``CatalogHostRegistry``. Its name and columns are those of PostgreSQL's table `hosts`, so
 /// that a row means the same in either catalog.
-extension Catalog {
+extension SQLiteCatalog {
     /// The migration `v7-hosts`: one row per host, written by the host itself.
     static func createHosts(_ db: Database) throws {
         try db.execute(sql: """

@@ -3,15 +3,15 @@ import Testing
 @testable import UtensilCatalog
 import UtensilCatalogModel
 
-@Suite("Catalog")
-struct CatalogTests {
+@Suite("SQLite catalog")
+struct SQLiteCatalogTests {
     let folder: URL
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
     func record(
@@ -83,14 +83,14 @@ struct CatalogTests {
 
     @Test func reopeningKeepsRowsAndDoesNotRemigrate() throws {
         try catalog.insert(record(name: "Spoon"))
-        let again = try Catalog(path: folder.appendingPathComponent("utensils.sqlite").path)
+        let again = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
         #expect(try again.count() == 1)
         #expect(try again.integrityCheck() == ["ok"])
     }
 
     @Test func aLockedDatabaseIsReportedAsUnavailableNotAsADuplicate() throws {
         let path = folder.appendingPathComponent("utensils.sqlite").path
-        let impatient = try Catalog(path: path, busyTimeout: 0.05)
+        let impatient = try SQLiteCatalog(path: path, busyTimeout: 0.05)
         let locker = Process()
         locker.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         locker.arguments = [path]
@@ -157,8 +157,8 @@ struct CatalogTests {
     }
 }
 
-@Suite("Catalog migrations")
-struct CatalogMigrationTests {
+@Suite("SQLite catalog migrations")
+struct SQLiteCatalogMigrationTests {
     /// A catalog written before default-ignorable code points left the keys gets its keys
     /// recomputed on opening; two names that now clash both stay, one holding the claim.
     @Test func ignorableKeysAreRecomputedForOldCatalogs() throws {
@@ -173,13 +173,13 @@ struct CatalogMigrationTests {
                 width: 1, height: 1, bytes: 1, sha256: UUID().uuidString, sourceKey: nil, nameClaim: key, contentClaim: nil)
         }
         do {
-            let catalog = try Catalog(path: path)
+            let catalog = try SQLiteCatalog(path: path)
             try catalog.insert(old("Spoon"))
             try catalog.insert(old("Sp\u{200B}oon"))
             try catalog.insert(old("Fo\u{AD}rk"))
             try catalog.write { try $0.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-ignorable-keys'") }
         }
-        let catalog = try Catalog(path: path)
+        let catalog = try SQLiteCatalog(path: path)
         let rows = try catalog.all()
         #expect(rows.count == 3)
         #expect(Set(rows.map(\.nameKey)) == ["spoon", "fork"])

@@ -2,7 +2,7 @@ import GRDB
 import UtensilCatalogModel
 import UtensilCore
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Migration `v2-ignorable-keys`: recomputes every row's `nameKey` and `searchKey` with
     /// `UtensilName`'s current rules (default-ignorable code points left out), for catalogs
     /// written before. Where two existing names now share a key and duplicate names are

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 
 /// Look-alikes: utensils found by their photo's fingerprint (the column `fingerprint`,
 /// migration `v12-fingerprints`), through one index a 16-bit block (``FingerprintBlocks``).
-extension Catalog {
+extension SQLiteCatalog {
     /// The migration `v12-fingerprints`: the column, and an index on each of its four blocks
     /// that holds the whole fingerprint too, so a look-up reads the index alone until a match.
     static func addFingerprints(_ db: Database) throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import UtensilConfig
 
 /// `catalog` (SQLite or a PostgreSQL URL without a password) and `catalog_password_file`.
-@Suite struct CatalogTests {
+@Suite struct CatalogSettingsTests {
     @Test func sqliteIsTheDefault() throws {
         let folder = try TemporaryFolder()
         let configuration = try load(in: folder)
