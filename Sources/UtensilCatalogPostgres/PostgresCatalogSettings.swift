@@ -50,7 +50,7 @@ public struct PostgresCatalogSettings: Sendable, CustomStringConvertible {
         return configuration(PostgresConnection.Configuration.self, tls: tls)
     }
 
-    /// For the daemon's pool of connections (``PostgresCatalogService``), the same as
+    /// For the daemon's pool of connections, the same as
     /// ``connectionConfiguration()``.
     public var clientConfiguration: PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch tlsConfiguration {
