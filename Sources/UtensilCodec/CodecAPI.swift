@@ -46,10 +46,17 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// Edge of the ``GreyMiniature`` made from the preview's decode (clamped to 0…256); 0 makes
     /// none, and neither does a request without a preview.
     public var miniatureSide: Int
+    /// Edge of the grid square made from the preview's decode: the thumbnail's crop at a size
+    /// for high-density screens (clamped to 0…4096); 0 makes none, and neither does a request
+    /// without a preview.
+    public var squareSide: Int
+    /// JPEG quality (1…100) of the grid square.
+    public var squareQuality: Int
 
     public init(
         size: Int = 180, quality: Int = 85, maxPixels: Int = 100_000_000, previewLongSide: Int = 0,
-        previewQuality: Int = Self.defaultPreviewQuality, miniatureSide: Int = 0
+        previewQuality: Int = Self.defaultPreviewQuality, miniatureSide: Int = 0, squareSide: Int = 0,
+        squareQuality: Int = Self.defaultSquareQuality
     ) {
         self.size = size
         self.quality = quality
@@ -57,6 +64,8 @@ public struct ThumbnailRequest: Sendable, Equatable {
         self.previewLongSide = previewLongSide
         self.previewQuality = previewQuality
         self.miniatureSide = miniatureSide
+        self.squareSide = squareSide
+        self.squareQuality = squareQuality
     }
 
     /// The preview's long side utensild uses: a 390-point phone at 3× is 1,170 pixels wide, and
@@ -66,6 +75,14 @@ public struct ThumbnailRequest: Sendable, Equatable {
     /// JPEG quality of previews: photos at display size, where 80 is indistinguishable from
     /// higher settings at a glance and a third smaller than 90.
     public static let defaultPreviewQuality = 80
+    /// The grid square's edge utensild uses: a gallery card is 173 points wide on a 390-point
+    /// phone (two columns) and 180 on a desktop, so a 3× phone needs 519 pixels and a 2× screen
+    /// 360; 540 covers both (a 2× screen scales it down), so one size serves every density
+    /// above 1×, where the 180-pixel thumbnail stays.
+    public static let defaultSquareSide = 540
+    /// JPEG quality of grid squares: seen at 2–3 device pixels a point, where compression
+    /// artefacts are a third the size they are at 1×.
+    public static let defaultSquareQuality = 75
 }
 
 /// The display-size rendition of a photo: the whole image as displayed, its long side at most
@@ -101,11 +118,15 @@ public struct Thumbnail: Sendable, Equatable {
     public var preview: Preview?
     /// The grey miniature of the whole photo, when ``ThumbnailRequest/miniatureSide`` asked for one.
     public var miniature: GreyMiniature?
+    /// The encoded `squareSide` × `squareSide` JPEG grid square (the thumbnail's crop, larger),
+    /// when ``ThumbnailRequest/squareSide`` asked for one and there is a preview.
+    public var square: [UInt8]?
 
     public init(
         format: SniffedFormat, width: Int, height: Int, orientation: Int, jpeg: [UInt8], preview: Preview? = nil,
-        miniature: GreyMiniature? = nil
+        miniature: GreyMiniature? = nil, square: [UInt8]? = nil
     ) {
+        self.square = square
         self.format = format
         self.width = width
         self.height = height

@@ -14,6 +14,14 @@ extension ThumbnailMaker {
     ///
     /// - Throws: what ``makeThumbnail(from:)`` throws for the same header.
     public func decodeCost(of bytes: UnsafeRawBufferPointer) throws(ImageCodecError) -> Int {
-        try decoder(for: Self.sniff(bytes)).decodeCost(bytes) + Self.decodeOverhead
+        try decoder(for: Self.sniff(bytes)).decodeCost(bytes) + Self.decodeOverhead + gridSquareCost
+    }
+
+    /// The grid square's share beyond the decode (none when none is asked for): its resampled
+    /// pixels, their upright copy, the encoder's output and the resampler's float rows.
+    var gridSquareCost: Int {
+        let side = squareSide
+        guard side > 0, previewSide > 0 else { return 0 }
+        return side * side * 3 * 3 + side * 3 * 4 * 64
     }
 }

@@ -30,7 +30,8 @@ public struct ThumbnailMaker: Sendable {
     /// `size`, alpha composited on white, encoded as a baseline JPEG at `quality`. With a
     /// `previewLongSide`, also the preview from the same decode: the whole photo as displayed,
     /// its long side scaled down to that (never up), encoded at `previewQuality`; with a
-    /// `miniatureSide` too, the ``GreyMiniature`` of that decode.
+    /// `miniatureSide` too, the ``GreyMiniature`` of that decode; with a `squareSide` too, the
+    /// grid square: the thumbnail's crop from that decode at `squareSide`, at `squareQuality`.
     ///
     /// - Throws: ``ImageCodecError/unrecognizedFormat`` for unknown (or empty) bytes,
     ///   ``ImageCodecError/unsupported(format:detail:)`` for other image formats and JPEG
@@ -56,7 +57,8 @@ public struct ThumbnailMaker: Sendable {
             },
             miniature: miniatureSide > 0 ? square.preview.map {
                 GreyMiniature(preview: $0, side: miniatureSide, orientation: square.orientation)
-            } : nil)
+            } : nil,
+            square: try encodeGridSquare(of: square))
     }
 
     /// Stands the preview upright and encodes it.
