@@ -8,31 +8,19 @@ import UtensilIngest
 /// its queue and what it ingested and rejected since start, from the scheduler's counters,
 /// as `status` shows them) into the catalog's host registry, for `utensilctl hosts` on any
 /// host sharing the catalog. ``HostHeartbeatService`` beats it periodically; `hosts` beats it
-/// once more before listing, so that this host's own row is current.
+/// once more before listing, so that this host's own row is current. The registry is the
+/// store (``UtensilStore``), through which every row is written.
 struct HostHeart: Sendable {
     /// This host's name (`host_name`).
     let name: String
     let startedAt: Date
+    /// The store in the daemon; a registry of its own in tests.
     let registry: any CatalogHostRegistry
     let scheduler: DropScheduler
 
     /// Writes this host's heartbeat as of now; with `stopping`, marks it stopped.
     func beat(stopping: Bool = false) async throws(CatalogError) {
         try await registry.beat(heartbeat(stopping: stopping))
-    }
-
-    /// Writes this host's heartbeat as of now through `store`, on a thread of `pool` (a busy
-    /// SQLite catalog blocks its caller): true once the catalog has taken it.
-    func beat(through store: UtensilStore, on pool: BlockingPool) async -> Bool {
-        let heartbeat = await heartbeat(stopping: false)
-        return await pool.run {
-            do {
-                try store.beat(heartbeat)
-                return true
-            } catch {
-                return false
-            }
-        }
     }
 
     private func heartbeat(stopping: Bool) async -> HostHeartbeat {

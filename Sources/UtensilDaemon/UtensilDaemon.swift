@@ -99,7 +99,7 @@ public struct UtensilDaemon: Sendable {
         var socketStatus = stat()
         let socketGroup = stat(configuration.controlSocket, &socketStatus) == 0 ? socketStatus.st_gid : getegid()
         let heart = HostHeart(
-            name: configuration.effectiveHostName, startedAt: Date(), registry: store.catalog, scheduler: scheduler)
+            name: configuration.effectiveHostName, startedAt: Date(), registry: store, scheduler: scheduler)
         let thumbnailCache = ThumbnailCache()
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
         let pulse = Pulse { [store] in await pool.run { Result { () throws(StoreError) in try store.count() } } }
@@ -194,7 +194,7 @@ public struct UtensilDaemon: Sendable {
         services.append(.init(service: IngestHooksService(hooks: hooks), serviceName: "ingest hooks"))
         // 3a. The drops that waited for the catalog, retried as soon as it answers again.
         services.append(.init(
-            service: CatalogReturnService(scheduler: scheduler, engine: engine, heart: heart, pool: pool),
+            service: CatalogReturnService(scheduler: scheduler, engine: engine, heart: heart),
             serviceName: "catalog return"))
         // 3. The ingest workers: no drop is handed out any more, those in flight finish.
         services.append(.init(service: workers, serviceName: "ingest workers"))

@@ -5,8 +5,7 @@ import UtensilIngest
 ///
 /// While a drop waits because the catalog could not answer (PostgreSQL stopped or restarting,
 /// a SQLite catalog another process keeps locked), this service writes this host's heartbeat
-/// every ``probeInterval`` — a write, as a drop's commit is, through the same store, on a
-/// thread of the blocking pool. The first that the catalog takes ends the outage: the journal
+/// every ``probeInterval`` — a write, as a drop's commit is, through the same store. The first that the catalog takes ends the outage: the journal
 /// says once that the catalog answers again (the same line an ingest would write, which is
 /// then not written twice), and the scheduler moves every drop waiting for the catalog to now,
 /// instead of when its back-off (up to 5 minutes) runs out. Drops waiting for another reason
@@ -19,13 +18,12 @@ struct CatalogReturnService: Service {
     let scheduler: DropScheduler
     let engine: IngestEngine
     let heart: HostHeart
-    let pool: BlockingPool
 
     func run() async {
         await cancelWhenGracefulShutdown {
             while await scheduler.waitForCatalogWaiters() {
                 do { try await Task.sleep(for: Self.probeInterval) } catch { return }
-                guard await heart.beat(through: engine.store, on: pool) else { continue }
+                guard (try? await heart.beat()) != nil else { continue }
                 engine.catalogAnswered()
                 await scheduler.catalogAnswers()
             }
