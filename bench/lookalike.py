@@ -4,6 +4,12 @@
     bench/lookalike.py --bench .build/debug/utensil-bench [--threshold N] [--synthetic 100000]
                        [--work DIR] [--json FILE]
 
+(make bench-lookalike; make bench runs it too.) Prints the table of docs/PERFORMANCE.md's
+"Look-alike fingerprints" (copies caught per transform, distinct pairs within the threshold,
+the synthetic catalog's false-pair rate, each against its goal) and, with --json, writes it
+with every distance. The photographs are those make/photos.mk installs (Debian's
+mate-backgrounds); without them it stops at once, saying so.
+
 Makes copies of the photographs of Debian's mate-backgrounds (JPEG quality 30-95, resized
 25-90 %, PNG, WebP and HEIC conversions, EXIF rotation with the pixels rotated, crops up to 5 %
 a side, brightness +-10 %, mirror and heavy crops as the known misses), and distinct pictures
@@ -22,6 +28,7 @@ import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +46,27 @@ CAUGHT = ["jpeg-q30", "jpeg-q50", "jpeg-q70", "jpeg-q95", "resize-25", "resize-5
           "crop-5-left", "crop-5-top-left", "brighter-10", "darker-10", "resize-50-q60-crop-3"]
 # Known misses, measured and written down.
 OUT_OF_REACH = ["mirror", "crop-20-sides", "rotate-90-pixels-only"]
+# The rows of the table: the transforms to catch, grouped as docs/PERFORMANCE.md shows them.
+GROUPS = [
+    ("JPEG q30–95; resized 25–90 %; 1,600 px q70; PNG, WebP q75, HEIC; EXIF 3/6/8 with turned pixels; brightness ±10 %",
+     [["jpeg-q30", "jpeg-q50", "jpeg-q70", "jpeg-q95", "resize-25", "resize-50", "resize-90", "chat-1600-q70", "png",
+       "webp-q75", "heic", "exif-rotate-6", "exif-rotate-3", "exif-rotate-8", "brighter-10", "darker-10"]]),
+    ("crop 2 % a side / 3 % a side, resized 50 %, q60", [["crop-2-sides"], ["resize-50-q60-crop-3"]]),
+    ("crop 5 % a side / 5 % left / 5 % top and left", [["crop-5-sides"], ["crop-5-left"], ["crop-5-top-left"]]),
+]
+# The goals of the look-alikes (docs/PERFORMANCE.md).
+GOALS = {"recall": 0.95, "distinct_false_matches": 0, "synthetic_false_rate": 1e-5}
+
+
+def require_photos():
+    """Stops the run, loudly, when the photographs the project installs are not there."""
+    missing = [p for p in [NATURE, LARGE] + [os.path.join(os.path.dirname(LARGE), a) for a in ABSTRACT]
+               if not os.path.exists(p)]
+    if missing or not glob.glob(os.path.join(NATURE, "*.jpg")):
+        raise SystemExit(f"lookalike: the photographs are missing ({', '.join(missing) or NATURE + '/*.jpg'}): "
+                         "install Debian's mate-backgrounds (make/photos.mk; make bench-lookalike installs it)")
+    if shutil.which("heif-enc") is None:
+        raise SystemExit("lookalike: heif-enc is missing: install libheif-examples (make bench-lookalike installs it)")
 
 
 def save_jpeg(image, path, quality=85, exif=None):
@@ -208,6 +236,9 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--synthetic-only", action="store_true")
     args = parser.parse_args()
+    require_photos()
+    if not os.access(args.bench, os.X_OK):
+        raise SystemExit(f"lookalike: {args.bench} is not there: build utensil-bench first")
     work = args.work or tempfile.mkdtemp(prefix="lookalike-")
     os.makedirs(work, exist_ok=True)
     report = dict(threshold=args.threshold)
@@ -222,7 +253,14 @@ def main():
               f"are crops overlapping by IoU >= 0.3, {s['listed_same_source']} crops of one photo; pairs within d, d = 0...: {cumulative}; look-up median "
               f"{s['lookup_us_median']:.0f} us, p99 {s['lookup_us_p99']:.0f} us (this build)")
         report["synthetic"] = s
+    if not args.synthetic_only:
+        report["table"] = table(report)
+        print()
+        print(report["table"])
+    if args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
     if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
 
@@ -264,7 +302,53 @@ def real_photos(args, work):
     print(f"distinct pictures: {len(distinct_pairs)} pairs, {len(false_matches)} within the threshold; nearest: {distinct_pairs[:4]}")
     print(f"a copy against another photo's original: nearest distance {cross}")
     return dict(recall=recall, caught=caught, distances=rows, false_matches=false_matches,
-                nearest_distinct=distinct_pairs[:8], nearest_cross=cross)
+                nearest_distinct=distinct_pairs[:8], nearest_cross=cross, originals=len(originals),
+                distinct=len(names), distinct_pairs=len(distinct_pairs), distinct_names=[n for n, _ in names])
+
+
+def table(report):
+    """The Markdown table of docs/PERFORMANCE.md: each group of copies, all of them, the known
+    misses, the distinct pictures and the synthetic catalog, with the goals and a verdict."""
+    t, rows, distances = report["threshold"], [], report["distances"]
+    verdict = lambda ok: "PASS" if ok else "MISS"  # noqa: E731
+
+    def caught(kinds):
+        ds = [d for k in kinds for d in distances[k]]
+        return sum(d <= t for d in ds), len(ds), max(ds)
+
+    for label, parts in GROUPS:
+        figures = [caught(kinds) for kinds in parts]
+        rows.append((label, " / ".join(f"{c}/{n}" for c, n, _ in figures), " / ".join(str(m) for _, _, m in figures), ""))
+    total = [d for k in CAUGHT for d in distances[k]]
+    within_less = sum(d <= t - 2 for d in total) / len(total)
+    rows.append(("all of the above", f"{sum(d <= t for d in total)}/{len(total)} ({report['recall']:.1%}; "
+                 f"{within_less:.1%} at ≤ {t - 2})", "", f"recall ≥ {GOALS['recall']:.0%}: {verdict(report['recall'] >= GOALS['recall'])}"))
+    misses = [d for k in OUT_OF_REACH for d in distances[k]]
+    missed = " / ".join(str(sum(d <= t for d in distances[k])) for k in OUT_OF_REACH)
+    rows.append(("out of reach: mirrored, crop 20 % a side, pixels turned without a tag",
+                 f"{missed} of {report['originals']} each", f"nearest {min(misses)}", "written down"))
+    nearest = report["nearest_distinct"][0][0] if report["nearest_distinct"] else "-"
+    false = len(report["false_matches"])
+    rows.append((f"distinct pictures: {report['distinct']} (the photos; 9 crops of one large one, 2 of them as two shots of one scene), "
+                 f"{report['distinct_pairs']} pairs", f"{false} within {t}", f"nearest {nearest}",
+                 f"none: {verdict(false <= GOALS['distinct_false_matches'])}"))
+    rows.append(("a copy against another photo's original", "", f"nearest {report['nearest_cross']}", ""))
+    s = report.get("synthetic")
+    if s:
+        rate = s["pairs"] / s["all_pairs"]
+        overlapping = s["listed_overlapping"] / s["listed_pairs"] if s["listed_pairs"] else 0.0
+        false_rate = rate * (1 - overlapping)
+        s["false_rate"] = false_rate
+        within_less = sum(s["pairs_by_distance"][: t - 1]) / s["all_pairs"]
+        rows.append((f"synthetic catalog: {s['images']:,} grey crops (8–60 % of a side, a quarter turn, contrast) of those photos, "
+                     f"{s['all_pairs']:.1e} pairs", f"{s['pairs']:,} within {t} ({rate:.1e}); less the crops overlapping by "
+                     f"IoU ≥ 0.3 ({overlapping:.0%} of the first {s['listed_pairs']:,}): {false_rate:.1e} false",
+                     f"within {t - 2}: {within_less:.1e} in all",
+                     f"< {GOALS['synthetic_false_rate']:.0e} false: {verdict(false_rate < GOALS['synthetic_false_rate'])}"))
+    header = (f"copies of {report['originals']} photos", f"caught (≤ {t})", "largest distance", "goal")
+    lines = ["| " + " | ".join(header) + " |", "| --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

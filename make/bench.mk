@@ -15,6 +15,11 @@
 #                     check) over 1,000,000 utensils with their files instead of 100,000; the
 #                     state folder is built once into bench/corpus/scale-1000000 (about 1.4 GB,
 #                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
+#   make bench-lookalike the look-alike fingerprints' precision and recall (bench/lookalike.py): copies
+#                     of the photos make/photos.mk installs caught per transform, the distinct pictures'
+#                     pairs within the threshold, the false-pair rate of a synthetic 100,000-photo
+#                     catalog (~5 minutes); utensil-bench of the debug build, or LOOKALIKE_BIN's.
+#                     make bench runs it too, with the bench's binaries.
 #   make bench-postgres  PostgreSQL beside SQLite: the JPEG burst into each, the
 #                     time from a drop on one host to its event on another sharing the catalog,
 #                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
@@ -24,12 +29,12 @@
 #
 # Ratios matter, not absolute times: these machines are shared. Run it on a quiet machine.
 
-BENCH_PACKAGES := python3 python3-pil libvips-tools dpkg libheif-examples webp wrk gdb
+BENCH_PACKAGES := python3 python3-pil python3-numpy libvips-tools dpkg libheif-examples webp wrk gdb
 BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
 
-.PHONY: bench bench-smoke bench-scale bench-memory bench-postgres bench-postgres-scale bench-deps
+.PHONY: bench bench-smoke bench-scale bench-memory bench-lookalike bench-postgres bench-postgres-scale bench-deps
 
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
@@ -48,6 +53,17 @@ endif
 bench: bench-deps
 	$(BENCH_BUILD)
 	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS)
+	$(MAKE) --no-print-directory bench-lookalike LOOKALIKE_BIN=$(BENCH_BIN) LOOKALIKE_BUILD=true
+
+# The look-alikes' table (docs/PERFORMANCE.md), also written to bench/results/latest-lookalike.json.
+LOOKALIKE_BIN   ?= $(CURDIR)/.build/debug
+LOOKALIKE_BUILD ?= $(SWIFT) build --product utensil-bench
+
+bench-lookalike: bench-deps
+	@scripts/ensure-packages $(PHOTO_PACKAGES)
+	$(LOOKALIKE_BUILD)
+	/usr/bin/python3 $(CURDIR)/bench/lookalike.py --bench $(LOOKALIKE_BIN)/utensil-bench \
+		--json $(CURDIR)/bench/results/latest-lookalike.json
 
 bench-scale: bench-deps
 	$(BENCH_BUILD)
