@@ -37,6 +37,10 @@ public struct FaultInjection: Sendable {
     /// In-process only: the look-up that follows such a lost reply fails too (the catalog is
     /// gone for a while), so the commit's outcome stays unknown until a later look.
     public var lookupAfterLostReplyFails = false
+    /// In-process only: whether the publish of a committed utensil's renditions (given its
+    /// name) fails now, as when a bucket's server stops answering between a commit and its
+    /// publish, an instant no test can stop it at for real.
+    public var publishFails: (@Sendable (String) -> Bool)?
     /// `UTENSIL_FAULT_RETRY_AFTER=<seconds>`: every drop left for a retry waits this long
     /// instead of its back-off (5 s, 10 s …), so that a test can tell a drop retried because
     /// the catalog answers again from one whose back-off ran out.
@@ -70,6 +74,15 @@ public struct FaultInjection: Sendable {
     func lookingUpAfterLostReply() throws(CatalogError) {
         if lookupAfterLostReplyFails {
             throw .unavailable(code: -1, detail: "the catalog cannot be reached (fault injection)")
+        }
+    }
+
+    /// Before the publish of committed utensil `name`'s renditions: fails as an unreachable
+    /// storage would, as ``publishFails`` asks.
+    func publishing(_ name: String) throws(StorageError) {
+        if let publishFails, publishFails(name) {
+            throw .objectStorage(ObjectStorageFailure(
+                kind: .unreachable, isTransient: true, message: "The storage does not answer (fault injection)."))
         }
     }
 
@@ -138,6 +151,8 @@ public struct FaultInjection: Sendable {
     @inline(__always) func committed(_ names: [String]) throws(CatalogError) {}
 
     @inline(__always) func lookingUpAfterLostReply() throws(CatalogError) {}
+
+    @inline(__always) func publishing(_ name: String) throws(StorageError) {}
 }
 #endif
 

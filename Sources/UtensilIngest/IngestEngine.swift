@@ -157,7 +157,11 @@ public final class IngestEngine: Sendable {
             let committed: UtensilRecord? = sameFile.sourceKey == sourceKey
                 ? sameFile : try catalogCall({ try store.utensil(committedFrom: sourceKey) })
             if let committed {
-                store.settleUncertainCommits()  // Its files may wait in staging/ for the catalog's word.
+                store.settleUncertainCommits()  // Its files may wait in staging/ for the catalog's word, or the storage.
+                if store.awaitsItsFiles(committed.id) {
+                    throw Failure.transient(TransientFailure(
+                        .ioError, "\(committed.name) is committed but the storage has not taken its files yet; \(drop) waits for them"))
+                }
                 _ = try removeDrop(drop, at: location, expected: .unchanged(status))
                 return .finished(.alreadyIngested(committed))
             }

@@ -122,6 +122,7 @@ extension UtensilStore {
     /// place, a row absent loses them, one still unknown waits for the next look (or the next
     /// start, which finishes or undoes what `staging/` holds).
     func settleUncertainCommits() {
+        placeUnplacedFiles()
         let uncertain = uncertainCommits.withLock { commits in
             defer { commits = [] }
             return commits
@@ -194,14 +195,18 @@ extension UtensilStore {
     }
 
     /// After the commit: the renditions published (a replaced utensil's old ones deleted
-    /// first). A failure is finished by start-up reconciliation.
+    /// first). A failure (the storage stopped answering between the commit and the publish)
+    /// leaves the utensil in ``unplacedCommits``, published again before the next commit and
+    /// by its drop's retry (``placeUnplacedFiles()``), or else by the next start's recovery.
     private func placeFiles(of pending: PendingUtensil, committed: CommitResult) -> CommitResult {
         do throws(StorageError) {
+            try faults.publishing(pending.record.name)
             try publish(pending.staged, replacing: pending.replacing)
             return committed
         } catch {
+            unplacedCommits.withLock { $0.append(pending) }
             logger.error(
-                "\(pending.record.name) was committed but its files could not be moved into place (\(error)); restarting utensild finishes the move",
+                "\(pending.record.name) was committed but its files could not be moved into place (\(error)); its drop waits in the inbox, and the move is tried again with it",
                 metadata: .journal([.utensilID: .string(pending.record.id.uuidString)]))
             return .failed(TransientFailure(error))
         }

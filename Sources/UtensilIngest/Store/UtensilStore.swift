@@ -52,6 +52,8 @@ public final class UtensilStore: Sendable {
     let changes = UtensilChanges()
     /// Commits whose outcome is not known yet (see ``settleUncertainCommits()``).
     let uncertainCommits = Mutex<[PendingUtensil]>([])
+    /// Committed utensils whose renditions could not be published (see ``placeUnplacedFiles()``).
+    let unplacedCommits = Mutex<[PendingUtensil]>([])
 
     /// What a reload replaces.
     private struct Reloadable: Sendable {

@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import UtensilIngest
+import UtensilTestSupport
+
+/// A commit whose renditions the storage does not take: a bucket's server stopping between a
+/// commit and its publish, which no test can stop at that instant for real, so the fault hook
+/// `publishFails` fails the publish as an unreachable storage would. The utensil must not be
+/// left without its files until the next start, nor its drop taken as ingested meanwhile.
+@Suite("A commit whose files the storage does not take")
+struct UnplacedCommitTests {
+    @Test func theDropWaitsUntilTheStorageTakesItsFiles() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/a", width: 400, height: 300, seed: 91)])[0]
+        try world.drop("Colander.jpg", photo)
+        let storageAnswers = Mutex(false)
+        var faults = FaultInjection()
+        faults.publishFails = { name in name == "Colander" && !storageAnswers.withLock { $0 } }
+        let engine = try world.engine(faults: faults)
+
+        guard case .retryLater = engine.ingest(try world.found("Colander.jpg")) else {
+            Issue.record("expected the drop left for a retry")
+            return
+        }
+        #expect(world.stagedFiles().contains { $0.contains(".original.") }, "its renditions wait: \(world.stagedFiles())")
+        // Its retry while the storage still does not answer: the row is committed, but the drop
+        // is not taken as ingested while its files are not in place.
+        guard case .retryLater = engine.ingest(try world.found("Colander.jpg")) else {
+            Issue.record("expected the drop left for a retry again")
+            return
+        }
+        #expect(world.files(in: world.inbox) == ["Colander.jpg"])
+        #expect(world.files(in: world.originals).isEmpty)
+
+        storageAnswers.withLock { $0 = true }
+        guard case .alreadyIngested(let record) = engine.ingest(try world.found("Colander.jpg")) else {
+            Issue.record("expected the retry to find the drop committed")
+            return
+        }
+        #expect(record.name == "Colander")
+        let census = try InvariantChecker(world: world).verify(inputs: [photo])
+        #expect(census == .init(utensils: 1, rejections: 0, stillInInbox: 0))
+        #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
+    }
+
+    /// The next commit puts them in place too, before its own.
+    @Test func theNextCommitPlacesThem() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.path + "/p\($0)", width: 400, height: 300, seed: 92 + $0) })
+        try world.drop("Sieve.jpg", photos[0])
+        let storageAnswers = Mutex(false)
+        var faults = FaultInjection()
+        faults.publishFails = { _ in !storageAnswers.withLock { $0 } }
+        let engine = try world.engine(faults: faults)
+        guard case .retryLater = engine.ingest(try world.found("Sieve.jpg")) else {
+            Issue.record("expected the drop left for a retry")
+            return
+        }
+        storageAnswers.withLock { $0 = true }
+        try world.drop("Strainer.jpg", photos[1])
+        guard case .ingested = engine.ingest(try world.found("Strainer.jpg")) else {
+            Issue.record("expected Strainer ingested")
+            return
+        }
+        #expect(world.files(in: world.originals).count == 2, "Sieve's original is in place too: \(world.files(in: world.originals))")
+        #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
+        guard case .alreadyIngested = engine.ingest(try world.found("Sieve.jpg")) else {
+            Issue.record("expected the retry to find Sieve committed")
+            return
+        }
+        let census = try InvariantChecker(world: world).verify(inputs: photos)
+        #expect(census == .init(utensils: 2, rejections: 0, stillInInbox: 0))
+    }
+}
