@@ -212,7 +212,7 @@ let package = Package(
             name: "utensil-bench",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
-                "UtensilLookalike", "UtensilStorageS3",
+                "UtensilLookalike", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -284,7 +284,7 @@ let package = Package(
             name: "UtensilIngestTests",
             dependencies: [
                 "UtensilIngest", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
-                "UtensilTestSupport", "UtensilStorageS3",
+                "UtensilTestSupport", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The gallery's routes and middleware driven in-process (HummingbirdTesting's router

@@ -1,80 +1,119 @@
 import Foundation
+import Logging
 import UtensilCatalog
 import UtensilCatalogModel
+import UtensilCatalogPostgres
 import UtensilCore
 import UtensilLookalike
 
-/// The look-up of near neighbours over a large SQLite catalog, through the real catalog code
-/// the ingest asks (`SQLiteCatalog.lookalikes`, within ``Fingerprint/copyThreshold``): `rows`
-/// utensils with random fingerprints, queried with copies of theirs (3 to 12 bits changed,
-/// the 12 spread over the four blocks as the worst case) and with fingerprints of nothing.
+/// The look-up of near neighbours over a large catalog, through the real catalog code the
+/// ingest asks (`lookalikes`, within ``Fingerprint/copyThreshold``), on either backend: `rows`
+/// utensils with random fingerprints (the same every run), queried with copies of theirs (3 to
+/// 12 bits changed, the 12 spread over the four blocks as the worst case) and with
+/// fingerprints of nothing. Each look-up is timed on the wall clock from the call to its
+/// answer (for PostgreSQL the round trip over loopback TCP included).
 struct LookalikeLatency {
-    let folder: String
     let rows: Int
     let repeats: Int
 
-    func run() throws -> [String: Any] {
+    /// Over the SQLite catalog `folder/lookalikes.sqlite`, made once and kept.
+    func sqlite(folder: String) async throws -> [String: Any] {
         let path = "\(folder)/lookalikes.sqlite"
-        var generator = SplitMix(seed: 43)
-        let builtSeconds = try build(path, &generator)
-        let catalog = try SQLiteCatalog(path: path)
-        let stored = try catalog.allIDs().count
-        guard stored == rows else { throw BenchError("\(path) holds \(stored) utensils, not \(rows)") }
+        var builtSeconds = 0.0
+        if !FileManager.default.fileExists(atPath: path) || (try? SQLiteCatalog(path: path).count()) != rows {
+            try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            builtSeconds = try await fill(try SQLiteCatalog(path: path), batch: 10_000)
+        }
+        var result = try await measure(try SQLiteCatalog(path: path))
+        result["backend"] = "sqlite"
+        result["builtSeconds"] = builtSeconds
+        return result
+    }
+
+    /// Over the PostgreSQL catalog of `settings` (migrated here; filled unless it holds `rows`
+    /// utensils already), its pool running for the measurement only.
+    func postgres(settings: PostgresCatalogSettings) async throws -> [String: Any] {
+        let logger = Logger(label: "utensil-bench") { _ in SwiftLogNoOpLogHandler() }
+        _ = try await PostgresMigrator.migrate(settings: settings, logger: logger)
+        let pool = PostgresPool(settings: settings, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await pool.run() }
+            defer { group.cancelAll() }
+            let catalog = PostgresCatalog(pool: pool, snapshotWriter: SQLiteSnapshotWriter(), logger: logger)
+            var builtSeconds = 0.0
+            let held = try await catalog.count()
+            if held != rows {
+                guard held == 0 else { throw BenchError("\(settings) holds \(held) utensils, neither none nor \(rows)") }
+                // PostgreSQL binds at most 65,535 values a statement: 20 a row.
+                builtSeconds = try await fill(catalog, batch: 2_000)
+            }
+            var result = try await measure(catalog)
+            result["backend"] = "postgres"
+            result["builtSeconds"] = builtSeconds
+            return result
+        }
+    }
+
+    /// Times the look-ups over `catalog`, which holds the `rows` utensils of ``fill(_:batch:)``.
+    private func measure(_ catalog: some CatalogBackend) async throws -> [String: Any] {
+        let stored = try await catalog.count()
+        guard stored == rows else { throw BenchError("the catalog holds \(stored) utensils, not \(rows)") }
         // The fingerprints of some rows, read back to make copies of.
         var originals: [Int64] = []
-        for id in try catalog.ids(after: nil, limit: repeats) {
-            if let fingerprint = try catalog.utensil(id: id)?.fingerprint { originals.append(fingerprint) }
+        for id in try await catalog.ids(after: nil, limit: repeats) {
+            if let fingerprint = try await catalog.utensil(id: id)?.fingerprint { originals.append(fingerprint) }
         }
-        _ = try catalog.lookalikes(of: originals.first ?? 0, within: Fingerprint.copyThreshold, limit: 5)  // Warm.
+        var generator = SplitMix(seed: 4343)
+        for _ in 0..<5 {  // Warm: the first statements prepared, the connection open.
+            _ = try await catalog.lookalikes(of: Int64(bitPattern: generator.next()), within: Fingerprint.copyThreshold, limit: 5)
+        }
         var copies: [Double] = [], strangers: [Double] = [], found = 0
         for (index, original) in originals.enumerated() {
             let flips = index % 2 == 0 ? [1, 17, 40] : [0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50]
             let copy = flips.reduce(original) { $0 ^ (Int64(1) << Int64($1)) }
             var started = Measure.wallms()
-            if try catalog.lookalikes(of: copy, within: Fingerprint.copyThreshold, limit: 5).contains(where: { $0.utensil.fingerprint == original }) {
-                found += 1
-            }
+            let matches = try await catalog.lookalikes(of: copy, within: Fingerprint.copyThreshold, limit: 5)
             copies.append(Measure.wallms() - started)
+            if matches.contains(where: { $0.utensil.fingerprint == original }) { found += 1 }
             let stranger = Int64(bitPattern: generator.next())
             started = Measure.wallms()
-            _ = try catalog.lookalikes(of: stranger, within: Fingerprint.copyThreshold, limit: 5)
+            _ = try await catalog.lookalikes(of: stranger, within: Fingerprint.copyThreshold, limit: 5)
             strangers.append(Measure.wallms() - started)
         }
         guard found == originals.count else { throw BenchError("only \(found) of \(originals.count) copies were found") }
         return [
-            "rows": rows, "builtSeconds": builtSeconds, "lookups": copies.count + strangers.count,
-            "copy": Self.summary(copies), "stranger": Self.summary(strangers),
+            "rows": rows, "lookups": copies.count + strangers.count,
+            "copy": Self.summary(copies), "stranger": Self.summary(strangers), "all": Self.summary(copies + strangers),
         ]
     }
 
     static func summary(_ times: [Double]) -> [String: Double] {
         [
             "p50ms": Measure.rounded(Measure.percentile(times, 50)), "p95ms": Measure.rounded(Measure.percentile(times, 95)),
-            "maxms": Measure.rounded(times.max() ?? .nan),
+            "p99ms": Measure.rounded(Measure.percentile(times, 99)), "maxms": Measure.rounded(times.max() ?? .nan),
         ]
     }
 
-    /// Makes the catalog unless it holds `rows` utensils already; seconds spent (0 when it did).
-    private func build(_ path: String, _ generator: inout SplitMix) throws -> Double {
-        if FileManager.default.fileExists(atPath: path), (try? SQLiteCatalog(path: path).allIDs().count) == rows { return 0 }
+    /// Fills the empty `catalog` with the `rows` utensils, `batch` a transaction; seconds spent.
+    private func fill(_ catalog: some CatalogBackend, batch: Int) async throws -> Double {
         let started = Measure.wallms()
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let catalog = try SQLiteCatalog(path: path)
+        var generator = SplitMix(seed: 43)
         let date = Date(timeIntervalSince1970: 1_795_000_000)
         var done = 0
         while done < rows {
-            let batch = (done..<min(rows, done + 10_000)).map { index in
+            let records = (done..<min(rows, done + batch)).map { index in
                 let name = "Look-alike \(index)"
-                let key = UtensilName.uniquenessKey(for: name)
                 return UtensilRecord(
-                    id: UUID(), name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name), fileExtension: "jpg",
+                    id: UUID(), name: name, nameKey: UtensilName.uniquenessKey(for: name),
+                    searchKey: UtensilName.searchKey(for: name), fileExtension: "jpg",
                     createdAt: date.addingTimeInterval(Double(index)), width: 4032, height: 3024, bytes: 1000,
                     sha256: String(index), sourceKey: nil, nameClaim: nil, contentClaim: nil,
                     fingerprint: Int64(bitPattern: generator.next()))
             }
-            _ = try catalog.insert(batch: batch)
-            done += batch.count
+            let refused = try await catalog.insert(batch: records).compactMap { $0 }
+            guard refused.isEmpty else { throw BenchError("\(refused.count) rows were refused: \(refused[0])") }
+            done += records.count
         }
         return Measure.rounded((Measure.wallms() - started) / 1000)
     }

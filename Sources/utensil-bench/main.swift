@@ -1,4 +1,6 @@
 import Foundation
+import UtensilCatalogPostgres
+import UtensilConfig
 
 /// utensil-bench: the in-process figures of `make bench` (bench/run.py calls it).
 ///
@@ -16,14 +18,16 @@ import Foundation
 ///         | lookalike-pairs --file HEX --within D
 ///         look-alike fingerprints of photos (real codec) or of raw grey images, and the pairs
 ///         within D among fingerprints, through the near-neighbour index (bench/lookalike.py)
-///     utensil-bench lookalike-catalog --catalog DIR [--rows N] [--repeats N]
-///         the catalog's look-up of near neighbours over N utensils (see LookalikeLatency)
+///     utensil-bench lookalike-catalog (--catalog DIR | --postgres HOST:PORT/DATABASE
+///         --password-file FILE [--user NAME]) [--rows N] [--repeats N]
+///         the catalog's look-up of near neighbours over N utensils, SQLite (a file in DIR,
+///         made once) or PostgreSQL (the database migrated and filled here) (see LookalikeLatency)
 ///     utensil-bench s3 --endpoint URL --bucket NAME --credentials FILE [--objects N] [--bytes N]
 ///         [--parallel N]
 ///         object-storage throughput and latency against a running server (see S3Throughput)
 ///
 /// cpu, search and scale print one JSON document on standard output.
-func main() throws {
+func main() async throws {
     var arguments = Array(CommandLine.arguments.dropFirst())
     guard let command = arguments.first else { throw BenchError("usage: utensil-bench cpu|search …") }
     arguments.removeFirst()
@@ -74,10 +78,16 @@ func main() throws {
         else { throw BenchError("lookalike-pairs needs --file HEX --within D") }
         try printJSON(try Lookalike.pairs(file: file, within: within))
     case "lookalike-catalog":
-        guard let folder = options["catalog"] else { throw BenchError("lookalike-catalog needs --catalog DIR") }
-        try printJSON(try LookalikeLatency(
-            folder: folder, rows: Int(options["rows"] ?? "1000000") ?? 1_000_000,
-            repeats: Int(options["repeats"] ?? "100") ?? 100).run())
+        let latency = LookalikeLatency(
+            rows: Int(options["rows"] ?? "1000000") ?? 1_000_000, repeats: Int(options["repeats"] ?? "100") ?? 100)
+        if let folder = options["catalog"] {
+            try printJSON(try await latency.sqlite(folder: folder))
+        } else if let server = options["postgres"], let passwordFile = options["password-file"] {
+            try printJSON(try await latency.postgres(
+                settings: try postgresSettings(server, user: options["user"] ?? "utensil", passwordFile: passwordFile)))
+        } else {
+            throw BenchError("lookalike-catalog needs --catalog DIR or --postgres HOST:PORT/DATABASE --password-file FILE")
+        }
     case "s3":
         guard let endpoint = options["endpoint"], let bucket = options["bucket"], let credentials = options["credentials"]
         else { throw BenchError("s3 needs --endpoint URL --bucket NAME --credentials FILE") }
@@ -90,8 +100,20 @@ func main() throws {
     }
 }
 
+/// The settings of a PostgreSQL catalog at `HOST:PORT/DATABASE` over TCP without TLS (the
+/// bench's own server on loopback), the password read from `passwordFile`.
+func postgresSettings(_ server: String, user: String, passwordFile: String) throws -> PostgresCatalogSettings {
+    let parts = server.split(separator: "/", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let colon = parts[0].lastIndex(of: ":"), let port = Int(parts[0][parts[0].index(after: colon)...])
+    else { throw BenchError("--postgres is HOST:PORT/DATABASE, not \(server)") }
+    let password = try String(contentsOfFile: passwordFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    return PostgresCatalogSettings(
+        url: PostgresURL(user: user, server: .tcp(host: String(parts[0][..<colon])), port: port, database: parts[1], sslMode: .disable),
+        password: password)
+}
+
 do {
-    try main()
+    try await main()
 } catch {
     FileHandle.standardError.write(Data("utensil-bench: \(error)\n".utf8))
     exit(1)
