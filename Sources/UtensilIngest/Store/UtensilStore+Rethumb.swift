@@ -65,8 +65,10 @@ extension UtensilStore {
 
     /// Whether `previews/` holds no file at all while the catalog has utensils: a state folder
     /// of a version without previews, whose utensils need theirs made (`rethumb --missing`).
-    /// Reads one entry of the folder, not all of it.
+    /// Reads one entry of the folder, not all of it. Never for a bucket, which no version
+    /// without previews wrote to (its hosts' `previews/` stay empty).
     public func previewsNeverMade() throws(StoreError) -> Bool {
+        guard storage is LocalFolderStorage else { return false }
         guard let folder = opendir(settings.previews.description) else {
             throw .fileSystem("Cannot look into \(settings.previews): \(String(cString: strerror(errno))).")
         }
