@@ -57,7 +57,7 @@ struct StatusReporter: Sendable {
                 let wait = lastSent + .seconds(1) - ContinuousClock.now
                 if wait > .zero { try? await Task.sleep(for: wait) }
                 let counters = await scheduler.counters
-                if let count = try? await store.countWithoutBlocking() { lastCount = count }
+                if let count = try? await store.count() { lastCount = count }
                 let line = Self.line(inbox: inbox, utensils: lastCount, counters: counters)
                 if line != lastLine {
                     link.send { try $0.status(line) }

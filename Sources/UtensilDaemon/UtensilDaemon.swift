@@ -102,7 +102,9 @@ public struct UtensilDaemon: Sendable {
             name: configuration.effectiveHostName, startedAt: Date(), registry: store, scheduler: scheduler)
         let thumbnailCache = ThumbnailCache()
         let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
-        let pulse = Pulse { [store] in await pool.run { Result { () throws(StoreError) in try store.count() } } }
+        let pulse = Pulse { [store] () async -> Result<Int, StoreError> in
+            do throws(StoreError) { return .success(try await store.count()) } catch { return .failure(error) }
+        }
         // The catalog has just answered: a status asked during an outage that follows shows
         // this count, not 0, until it answers again.
         _ = await pulse.read()

@@ -7,7 +7,7 @@ import UtensilCore
 /// CLI cannot drift apart.
 public protocol GalleryBackend: Sendable {
     /// Answers `call` (list, show, status, rename, delete …) with the payload its request
-    /// promises, or the control error; catalog work runs off the cooperative pool. `webUser`
+    /// promises, or the control error. `webUser`
     /// is the signed-in user a change is made for.
     func answer<Reply>(_ call: ControlCall<Reply>, webUser: String?) async -> Result<Reply, ControlError>
 
@@ -20,7 +20,7 @@ public protocol GalleryBackend: Sendable {
     func readiness() async -> Readiness
 
     /// The stored `rendition` of utensil `id` (its original of type `fileExtension`): its size
-    /// and version; nil when there is none. Asked of the store, off the cooperative pool.
+    /// and version; nil when there is none. Asked of the store.
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition?
 
     /// The bytes `range` of that rendition (fewer at its end), from the store.
@@ -38,9 +38,6 @@ public protocol GalleryBackend: Sendable {
 
     /// The web users file (`web_users_file`).
     var usersFile: String { get }
-
-    /// Runs `work` (bcrypt, file I/O) off Swift's cooperative pool.
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T
 }
 
 /// What `GET /readyz` reports: each part that does not answer, with a sentence saying why

@@ -28,8 +28,8 @@ struct BackupStoreTests {
         try JSONDecoder().decode(BackupManifest.self, from: Data(contentsOf: destination.appendingPathComponent("backup.json")))
     }
 
-    @Test func aUtensilDeletedAfterTheSnapshotMakesTheBackupStartAgain() throws {
-        let kitchen = try Kitchen()
+    @Test func aUtensilDeletedAfterTheSnapshotMakesTheBackupStartAgain() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let destination = kitchen.world.root.appendingPathComponent("backup")
         var snapshots = 0
@@ -47,8 +47,8 @@ struct BackupStoreTests {
         #expect(try CatalogFile.inspect(path: destination.appendingPathComponent("utensils.sqlite").path, rules: BackupRowRules()).utensils.map(\.id) == [kitchen.whisk.id])
     }
 
-    @Test func onAnotherFileSystemTheFilesAreCopiedWithTheirChecksums() throws {
-        let kitchen = try Kitchen()
+    @Test func onAnotherFileSystemTheFilesAreCopiedWithTheirChecksums() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let elsewhere = kitchen.world.root.appendingPathComponent("elsewhere")
         let mounts = try TmpfsMounts([(elsewhere, 16 << 20)])
@@ -63,8 +63,8 @@ struct BackupStoreTests {
         #expect(try Data(contentsOf: destination.appendingPathComponent("originals/\(kitchen.spoon.id.uuidString).jpg")) == kitchen.images[0])
     }
 
-    @Test func aMissingThumbnailIsNotedAndAMissingOriginalRefusesTheBackup() throws {
-        let kitchen = try Kitchen()
+    @Test func aMissingThumbnailIsNotedAndAMissingOriginalRefusesTheBackup() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
         let first = kitchen.world.root.appendingPathComponent("first")
@@ -103,8 +103,8 @@ struct BackupStoreTests {
         #expect(!FileManager.default.fileExists(atPath: second.path))
     }
 
-    @Test func aCancelledBackupAndAFolderTheCallerDoesNotShareLeaveNothing() throws {
-        let kitchen = try Kitchen()
+    @Test func aCancelledBackupAndAFolderTheCallerDoesNotShareLeaveNothing() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let destination = kitchen.world.root.appendingPathComponent("backup")
         #expect(throws: BackupError.cancelled) {
@@ -118,8 +118,8 @@ struct BackupStoreTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
-    @Test func aFolderTheDaemonMayNotWriteIsRefusedSayingWhereItMay() throws {
-        let kitchen = try Kitchen()
+    @Test func aFolderTheDaemonMayNotWriteIsRefusedSayingWhereItMay() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let readOnly = kitchen.world.root.appendingPathComponent("read-only")
         let mounts = try TmpfsMounts([(readOnly, 1 << 20)], readOnly: true)

@@ -73,7 +73,7 @@ struct NearDuplicateIngestTests {
         #expect(near.id == garden.id && near.name == "Garden")
         #expect(near.distance <= 12)
         #expect(try await engine.store.catalog.utensil(id: copy.id)?.nearDuplicate == near)
-        let pairs = try engine.store.nearDuplicatePairs(limit: 10)
+        let pairs = try await engine.store.nearDuplicatePairs(limit: 10)
         #expect(pairs.map { [$0.copy.id, $0.original.id] } == [[copy.id, garden.id]])
     }
 
@@ -105,7 +105,7 @@ struct NearDuplicateIngestTests {
             return
         }
         #expect(copy.nearDuplicate == nil && copy.fingerprint != nil)
-        #expect(try engine.store.nearDuplicatePairs(limit: 10).isEmpty)
+        #expect(try await engine.store.nearDuplicatePairs(limit: 10).isEmpty)
     }
 
     @Test("rethumb gives a utensil ingested before fingerprints its own, found by its copy")

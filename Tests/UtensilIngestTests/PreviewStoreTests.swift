@@ -18,7 +18,7 @@ struct PreviewStoreTests {
         let pan: UtensilRecord
         let jar: UtensilRecord
 
-        init(replace: Bool = false, trashDays: Double = 30) throws {
+        init(replace: Bool = false, trashDays: Double = 30) async throws {
             let world = try TestWorld()
             self.world = world
             var settings = world.settings(rejectDuplicateNames: !replace)
@@ -36,8 +36,8 @@ struct PreviewStoreTests {
             _ = try world.ingest("Pan.jpg", with: engine)
             _ = try world.ingest("Jar.png", with: engine)
             store = engine.store
-            pan = try store.find("Pan")
-            jar = try store.find("Jar")
+            pan = try await store.find("Pan")
+            jar = try await store.find("Jar")
         }
 
         func preview(_ record: UtensilRecord) -> URL {
@@ -57,8 +57,8 @@ struct PreviewStoreTests {
         }
     }
 
-    @Test func anIngestMakesAPreviewOfTheLongSideAndAspect() throws {
-        let kitchen = try Kitchen()
+    @Test func anIngestMakesAPreviewOfTheLongSideAndAspect() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         #expect(try kitchen.previewSize(kitchen.pan) == (1500, 1125), "a JPEG's: its decode at 5/8")
         #expect(try kitchen.previewSize(kitchen.jar) == (600, 900), "a smaller photo is not enlarged")
@@ -66,8 +66,8 @@ struct PreviewStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0], kitchen.images[1]], inbox: .mustBeEmpty)
     }
 
-    @Test func theTrashKeepsItDeletingForGoodAndThePurgeRemoveIt() throws {
-        let kitchen = try Kitchen(trashDays: 1)
+    @Test func theTrashKeepsItDeletingForGoodAndThePurgeRemoveIt() async throws {
+        let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
         _ = try kitchen.store.delete(id: kitchen.pan.id, now: false)
         #expect(kitchen.exists(kitchen.preview(kitchen.pan)), "in the trash, the preview stays")
@@ -79,8 +79,8 @@ struct PreviewStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [])
     }
 
-    @Test func aReplacedPhotoGetsANewPreview() throws {
-        let kitchen = try Kitchen(replace: true)
+    @Test func aReplacedPhotoGetsANewPreview() async throws {
+        let kitchen = try await Kitchen(replace: true)
         defer { kitchen.world.remove() }
         try kitchen.world.drop("Pan.jpg", kitchen.images[2])
         guard case .ingested(let replaced) = try kitchen.world.ingest("Pan.jpg", with: kitchen.engine) else {
@@ -92,8 +92,8 @@ struct PreviewStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[2], kitchen.images[1]], inbox: .mustBeEmpty)
     }
 
-    @Test func checkReportsAMissingPreviewAndRethumbMakesItAgain() throws {
-        let kitchen = try Kitchen()
+    @Test func checkReportsAMissingPreviewAndRethumbMakesItAgain() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         try FileManager.default.removeItem(at: kitchen.preview(kitchen.jar))
         let report = try kitchen.store.check()
@@ -109,8 +109,8 @@ struct PreviewStoreTests {
 
     /// An ingest committed but killed before its files were moved into place leaves its
     /// preview in `staging/` with the rest; the next start puts it into place.
-    @Test func aStagedPreviewIsPutIntoPlaceWithItsOriginalAtStart() throws {
-        let kitchen = try Kitchen()
+    @Test func aStagedPreviewIsPutIntoPlaceWithItsOriginalAtStart() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let folders = try kitchen.store.stateFolders()
         let staged = try kitchen.store.stageOut(kitchen.pan, in: folders)  // "Killed" before the delete's commit.

@@ -39,10 +39,10 @@ struct StoreOverStorageTests {
         try world.drop("Spoon.jpg", Data(images[0]))
         try world.drop("Whisk.png", Data(images[1]))
 
-        try await Self.onThread {
-            let catalog = try SQLiteCatalog(path: settings.catalogPath)
-            let store = UtensilStore(
-                settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(
+            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let (spoon, whisk) = try await Self.onThread { () throws -> (UtensilRecord, UtensilRecord) in
             _ = try store.reconcile()
             let engine = IngestEngine(store: store, memory: .shared)
             for name in ["Spoon.jpg", "Whisk.png"] {
@@ -50,46 +50,49 @@ struct StoreOverStorageTests {
                 guard case .ingested = outcome else { throw TestFailure("\(name) was not ingested: \(outcome)") }
             }
             let rows = try catalog.all()
-            let spoon = try #require(rows.first { $0.name == "Spoon" })
-            let whisk = try #require(rows.first { $0.name == "Whisk" })
+            return (try #require(rows.first { $0.name == "Spoon" }), try #require(rows.first { $0.name == "Whisk" }))
+        }
 
-            // Read by id, whole and by range, from wherever the storage keeps them.
-            #expect(try store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
-            #expect(try store.readRendition(.original, of: whisk.id, fileExtension: "png", range: 8..<24) == Array(images[1][8..<24]))
-            for rendition in [Rendition.thumbnail, .preview] {
-                #expect(try (store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg")?.size ?? 0) > 0, "\(rendition)")
-            }
-            if kind == .s3 {
-                #expect(world.files(in: world.originals).isEmpty, "a bucket's renditions are not in the local folder")
-            }
+        // Read by id, whole and by range, from wherever the storage keeps them.
+        #expect(try await store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
+        #expect(try await store.readRendition(.original, of: whisk.id, fileExtension: "png", range: 8..<24) == Array(images[1][8..<24]))
+        for rendition in [Rendition.thumbnail, .preview] {
+            #expect(try await (store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg")?.size ?? 0) > 0, "\(rendition)")
+        }
+        if kind == .s3 {
+            #expect(world.files(in: world.originals).isEmpty, "a bucket's renditions are not in the local folder")
+        }
 
-            // Spoon's delete cut before its commit, Whisk's after it: recovery puts Spoon's
-            // renditions back and discards Whisk's.
-            _ = try store.unpublish(spoon)
-            #expect(try store.renditionStatus(.original, of: spoon.id, fileExtension: "jpg") == nil)
+        // Spoon's delete cut before its commit, Whisk's after it: recovery puts Spoon's
+        // renditions back and discards Whisk's.
+        try await Self.onThread { _ = try store.unpublish(spoon) }
+        #expect(try await store.renditionStatus(.original, of: spoon.id, fileExtension: "jpg") == nil)
+        let report = try await Self.onThread {
             _ = try store.unpublish(whisk)
             _ = try catalog.delete(id: whisk.id)
-            let report = try store.reconcile()
-            #expect(report.rolledForward == 1 && report.rolledBack == 1 && report.leftForNextStart == 0, "\(report)")
-            #expect(try store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
-            for rendition in Rendition.allCases {
-                #expect(try store.renditionStatus(rendition, of: whisk.id, fileExtension: "png") == nil, "\(rendition)")
-            }
+            return try store.reconcile()
+        }
+        #expect(report.rolledForward == 1 && report.rolledBack == 1 && report.leftForNextStart == 0, "\(report)")
+        #expect(try await store.readRendition(.original, of: spoon.id, fileExtension: "jpg") == images[0])
+        for rendition in Rendition.allCases {
+            #expect(try await store.renditionStatus(rendition, of: whisk.id, fileExtension: "png") == nil, "\(rendition)")
+        }
 
-            // A delete for good leaves nothing, live or staged.
+        // A delete for good leaves nothing, live or staged.
+        try await Self.onThread {
             guard case .deletedForGood = try store.delete(id: spoon.id, now: true) else {
                 throw TestFailure("Spoon was not deleted for good")
             }
-            for rendition in Rendition.allCases {
-                #expect(try store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg") == nil, "\(rendition)")
-            }
-            #expect(try store.storageCall { storage async throws(StorageError) in try await storage.listStaged() }.isEmpty)
         }
+        for rendition in Rendition.allCases {
+            #expect(try await store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg") == nil, "\(rendition)")
+        }
+        #expect(try await store.storage.listStaged().isEmpty)
     }
 
     /// Runs blocking store calls on a thread of their own, as the daemon's doors do.
-    static func onThread(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
     }

@@ -17,7 +17,7 @@ struct UtensilStoreTests {
         let spoon: UtensilRecord
         let whisk: UtensilRecord
 
-        init(trashDays: Double = 30, logger: Logger = TestWorld.quietLogger) throws {
+        init(trashDays: Double = 30, logger: Logger = TestWorld.quietLogger) async throws {
             let world = try TestWorld()
             self.world = world
             var settings = world.settings()
@@ -31,8 +31,8 @@ struct UtensilStoreTests {
             _ = try world.ingest("Spoon.jpg", with: engine)
             _ = try world.ingest("Whisk.jpg", with: engine)
             store = engine.store
-            spoon = try store.find("Spoon")
-            whisk = try store.find("Whisk")
+            spoon = try await store.find("Spoon")
+            whisk = try await store.find("Whisk")
         }
 
         func original(_ record: UtensilRecord) -> URL {
@@ -47,7 +47,7 @@ struct UtensilStoreTests {
     }
 
     @Test func trashKeepsTheFilesRestoreBringsItBackDeleteNowRemovesRowAndFiles() async throws {
-        let kitchen = try Kitchen()
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
 
@@ -57,16 +57,16 @@ struct UtensilStoreTests {
         }
         #expect(trashed.trashedAt != nil)
         #expect(kitchen.exists(kitchen.original(trashed)) && kitchen.exists(kitchen.thumbnail(trashed)))
-        #expect(try store.trashed().map(\.id) == [kitchen.spoon.id])
-        #expect(try store.count() == 1)
+        #expect(try await store.trashed().map(\.id) == [kitchen.spoon.id])
+        #expect(try await store.count() == 1)
         #expect(throws: StoreError.self, "already in the trash, without --now") {
             try store.delete(id: kitchen.spoon.id, now: false)
         }
 
-        let restored = try store.restore(id: kitchen.spoon.id, as: "Old spoon")
+        let restored = try await store.restore(id: kitchen.spoon.id, as: "Old spoon")
         #expect(restored.name == "Old spoon" && restored.trashedAt == nil)
         do throws(StoreError) {
-            _ = try store.restore(id: kitchen.spoon.id, as: nil)
+            _ = try await store.restore(id: kitchen.spoon.id, as: nil)
             Issue.record("a utensil not in the trash was restored")
         } catch {
             #expect(error == .notFound("Old spoon is not in the trash; `utensilctl trash` lists what is."))
@@ -82,13 +82,13 @@ struct UtensilStoreTests {
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0]])
     }
 
-    @Test func restoringUnderATakenNameSuggestsAnotherName() throws {
-        let kitchen = try Kitchen()
+    @Test func restoringUnderATakenNameSuggestsAnotherName() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
-        _ = try kitchen.store.rename(id: kitchen.whisk.id, to: "spoon")
+        _ = try await kitchen.store.rename(id: kitchen.whisk.id, to: "spoon")
         do throws(StoreError) {
-            _ = try kitchen.store.restore(id: kitchen.spoon.id, as: nil)
+            _ = try await kitchen.store.restore(id: kitchen.spoon.id, as: nil)
             Issue.record("a taken name was restored")
         } catch {
             guard case .duplicateName(let message) = error else { throw error }
@@ -101,7 +101,7 @@ struct UtensilStoreTests {
     /// the next start removes what is left.
     @Test func aFileADeleteCannotRemoveIsReportedNotSwallowed() async throws {
         let lines = RecordedLines()
-        let kitchen = try Kitchen(logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) })
+        let kitchen = try await Kitchen(logger: Logger(label: "test") { _ in RecordingHandler(lines: lines) })
         defer { kitchen.world.remove() }
         let thumbnail = kitchen.thumbnail(kitchen.spoon)
         try FileManager.default.removeItem(at: thumbnail)
@@ -119,46 +119,46 @@ struct UtensilStoreTests {
         #expect(lines.messages.contains { $0.contains("Deleted utensil Spoon but cannot remove") }, "\(lines.messages)")
     }
 
-    @Test func renameAndSetCategoryChangeTheRowOnlyAndRefuseBadNames() throws {
-        let kitchen = try Kitchen()
+    @Test func renameAndSetCategoryChangeTheRowOnlyAndRefuseBadNames() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
         let filesBefore = kitchen.world.files(in: kitchen.world.originals) + kitchen.world.files(in: kitchen.world.thumbnails)
 
-        let (previous, renamed) = try store.rename(id: kitchen.spoon.id, to: "  Soup spoon ")
+        let (previous, renamed) = try await store.rename(id: kitchen.spoon.id, to: "  Soup spoon ")
         #expect(previous.name == "Spoon" && renamed.name == "Soup spoon" && renamed.updatedAt != nil)
-        #expect(throws: StoreError.self) { try store.rename(id: kitchen.spoon.id, to: "whisk") }
+        await #expect(throws: StoreError.self) { try await store.rename(id: kitchen.spoon.id, to: "whisk") }
         do throws(StoreError) {
-            _ = try store.rename(id: kitchen.spoon.id, to: "Bell\u{7}")
+            _ = try await store.rename(id: kitchen.spoon.id, to: "Bell\u{7}")
             Issue.record("a name with a control character was taken")
         } catch {
             guard case .invalidName = error else { throw error }
         }
         do throws(StoreError) {
-            _ = try store.rename(id: UUID(), to: "Bell\u{7}")
+            _ = try await store.rename(id: UUID(), to: "Bell\u{7}")
             Issue.record("an unknown id was renamed")
         } catch {
             #expect(error == .notFound(StoreError.noSuchUtensil), "an unknown id is told before a bad name")
         }
 
-        #expect(try store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
-        #expect(try store.categories() == [CatalogCategory(name: "Cutlery", count: 1)])
-        #expect(try store.setCategory(id: kitchen.spoon.id, to: nil).category == nil)
-        #expect(throws: StoreError.self) { try store.setCategory(id: kitchen.spoon.id, to: "") }
+        #expect(try await store.setCategory(id: kitchen.spoon.id, to: "Cutlery").category == "Cutlery")
+        #expect(try await store.categories() == [CatalogCategory(name: "Cutlery", count: 1)])
+        #expect(try await store.setCategory(id: kitchen.spoon.id, to: nil).category == nil)
+        await #expect(throws: StoreError.self) { try await store.setCategory(id: kitchen.spoon.id, to: "") }
 
         let filesAfter = kitchen.world.files(in: kitchen.world.originals) + kitchen.world.files(in: kitchen.world.thumbnails)
         #expect(filesAfter == filesBefore, "files are named by id: nothing on disk changes")
         try InvariantChecker(world: kitchen.world).verify(inputs: kitchen.images)
     }
 
-    @Test func renameAndSetCategoryRefuseWhatNoDroppedFileCouldCarry() throws {
-        let kitchen = try Kitchen()
+    @Test func renameAndSetCategoryRefuseWhatNoDroppedFileCouldCarry() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
         /// The sentence of an `invalidName` refusal; anything else fails the test.
-        func refusal(_ what: String, _ body: () throws(StoreError) -> Void) throws -> String {
+        func refusal(_ what: String, _ body: () async throws(StoreError) -> Void) async throws -> String {
             do throws(StoreError) {
-                try body()
+                try await body()
             } catch {
                 guard case .invalidName(let message) = error else { throw error }
                 #expect(message.hasSuffix(".") && !message.contains("\n"), "one sentence: \(message)")
@@ -169,21 +169,21 @@ struct UtensilStoreTests {
         }
         let longName = String(repeating: "🥄", count: 70)  // 70 characters, 280 bytes
         for name in ["../../etc", "a/b", "..", ".hidden", "~$lock", longName] {
-            _ = try refusal("the name \(name)") { () throws(StoreError) in _ = try store.rename(id: kitchen.spoon.id, to: name) }
-            _ = try refusal("restore --as \(name)") { () throws(StoreError) in _ = try store.restore(id: kitchen.whisk.id, as: name) }
+            _ = try await refusal("the name \(name)") { () async throws(StoreError) in _ = try await store.rename(id: kitchen.spoon.id, to: name) }
+            _ = try await refusal("restore --as \(name)") { () async throws(StoreError) in _ = try await store.restore(id: kitchen.whisk.id, as: name) }
         }
         for category in ["..", "a/b", "Evil~", ".hidden", "x.part", "@eaDir", "Thumbs.db", longName] {
-            let message = try refusal("the category \(category)") { () throws(StoreError) in _ = try store.setCategory(id: kitchen.spoon.id, to: category) }
+            let message = try await refusal("the category \(category)") { () async throws(StoreError) in _ = try await store.setCategory(id: kitchen.spoon.id, to: category) }
             #expect(message.contains("categor"), "\(category): \(message)")
         }
-        #expect(try store.find("Spoon").category == nil, "nothing refused was written")
+        #expect(try await store.find("Spoon").category == nil, "nothing refused was written")
         // What a file can carry is still taken: a name ending in ~ (Spoon~.jpg is a photo).
-        #expect(try store.rename(id: kitchen.spoon.id, to: "Spoon~").renamed.name == "Spoon~")
-        #expect(try store.setCategory(id: kitchen.spoon.id, to: "Knives & forks").category == "Knives & forks")
+        #expect(try await store.rename(id: kitchen.spoon.id, to: "Spoon~").renamed.name == "Spoon~")
+        #expect(try await store.setCategory(id: kitchen.spoon.id, to: "Knives & forks").category == "Knives & forks")
     }
 
-    @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() throws {
-        let kitchen = try Kitchen(trashDays: 1)
+    @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() async throws {
+        let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
         _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
         #expect(try kitchen.store.purgeExpired().purged.isEmpty, "not yet a day")
@@ -195,8 +195,8 @@ struct UtensilStoreTests {
 
     /// With several hosts sharing the catalog, one purges at a time: the host holding the
     /// purge's lease (`CatalogDuties`); another takes over once that lease has run out.
-    @Test func anotherHostHoldingThePurgeLeaseKeepsThisHostFromPurging() throws {
-        let kitchen = try Kitchen(trashDays: 1)
+    @Test func anotherHostHoldingThePurgeLeaseKeepsThisHostFromPurging() async throws {
+        let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
         _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
         let catalog = kitchen.store.catalog
@@ -219,8 +219,8 @@ struct UtensilStoreTests {
 
     /// The leases of drops taken from a shared inbox are left to run out; a purge forgets those
     /// that ran out over an hour ago, and no other.
-    @Test func aPurgeForgetsLeasesThatRanOutLongAgo() throws {
-        let kitchen = try Kitchen()
+    @Test func aPurgeForgetsLeasesThatRanOutLongAgo() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let catalog = kitchen.store.catalog
         func claim(_ duty: String, until: Date) throws -> Bool {
@@ -241,8 +241,8 @@ struct UtensilStoreTests {
     /// except for a state folder without `staging/` (one of an earlier version), where it
     /// looks through everything once, on the same scan as `check`: what `check` reports as
     /// files without rows and rows without files is what that reconciliation removes and names.
-    @Test func checkReportsWhatTheLookThroughEverythingMends() throws {
-        let kitchen = try Kitchen()
+    @Test func checkReportsWhatTheLookThroughEverythingMends() async throws {
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
         #expect(try store.check() == ConsistencyReport(integrity: ["ok"], rowsWithoutFiles: [], filesWithoutRows: []))
@@ -276,7 +276,7 @@ struct UtensilStoreTests {
     /// A temporary in the state folder itself or in `rejected/` is removed at start; when other
     /// hosts share the folders, only once it is older than another host's write in flight could be.
     @Test(arguments: [false, true])
-    func startUpRemovesTemporariesInTheStateFolderNotAnotherHostsInFlight(shared: Bool) throws {
+    func startUpRemovesTemporariesInTheStateFolderNotAnotherHostsInFlight(shared: Bool) async throws {
         let world = try TestWorld()
         defer { world.remove() }
         var settings = world.settings()
@@ -304,7 +304,7 @@ struct UtensilStoreTests {
     /// What a crash leaves in `staging/`: a delete not yet committed goes back into place, a
     /// committed one's files go; `check` lists staged files meanwhile.
     @Test func stagedFilesOfDeletesAreFinishedOrUndoneAtStart() async throws {
-        let kitchen = try Kitchen()
+        let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
         let folders = try store.stateFolders()

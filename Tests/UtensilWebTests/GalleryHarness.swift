@@ -126,7 +126,6 @@ struct MemoryBackend: GalleryBackend {
 
     var maxFileBytes: Int { 1 << 20 }
     var usersFile: String { root.appendingPathComponent("web-users").path }
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { work() }
 }
 
 /// The gallery's real router (``GalleryServer/makeRouter()``, every route and middleware the

@@ -65,5 +65,4 @@ private struct RouteTableOnly: GalleryBackend {
     }
     var maxFileBytes: Int { 0 }
     var usersFile: String { "/nonexistent" }
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { work() }
 }

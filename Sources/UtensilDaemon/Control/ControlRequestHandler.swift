@@ -67,57 +67,81 @@ struct ControlRequestHandler: Sendable {
         }
         switch request {
         case .status: return await status()
-        case .list(let options): return await run(request) { try list(options, for: caller) }
+        case .list(let options): return await run(request) { () async throws(StoreError) in try await list(options, for: caller) }
         case .show(let target, let preview):
-            return await run(request) { try info(try store.find(target), preview: preview, for: caller) }
-        case .delete(let id, let now): return await run(request) { try delete(id, now: now, for: caller) }
-        case .rename(let id, let name): return await run(request) { try rename(id, to: name, for: caller) }
-        case .rejected: return await run(request) { store.rejectedFiles().map(RejectedInfo.init) }
-        case .retry(let file): return await run(request) { try retry(file, for: caller) }
-        case .retryAll: return await run(request) { retryAll(for: caller) }
-        case .check:
-            return await run(request) {
-                let report = CheckReport(try store.check())
-                MemoryBudget.returnFreeMemoryToTheSystem()  // The scan held an entry per file.
-                return report
+            return await run(request) { () async throws(StoreError) in
+                try await info(try await store.find(target), preview: preview, for: caller)
             }
-        case .categories: return await run(request) { try store.categories().map(CategoryInfo.init) }
-        case .favorite(let id): return await run(request) { try setFavorite(id, true, for: caller) }
-        case .unfavorite(let id): return await run(request) { try setFavorite(id, false, for: caller) }
+        case .delete(let id, let now):
+            return await run(request) { () async throws(StoreError) in try await delete(id, now: now, for: caller) }
+        case .rename(let id, let name):
+            return await run(request) { () async throws(StoreError) in try await rename(id, to: name, for: caller) }
+        case .rejected:
+            return await run(request) { () async throws(StoreError) in
+                try await offPool { () throws(StoreError) in store.rejectedFiles().map(RejectedInfo.init) }
+            }
+        case .retry(let file):
+            return await run(request) { () async throws(StoreError) in
+                try await offPool { () throws(StoreError) in try retry(file, for: caller) }
+            }
+        case .retryAll:
+            return await run(request) { () async throws(StoreError) in try await offPool { () throws(StoreError) in retryAll(for: caller) } }
+        case .check:
+            return await run(request) { () async throws(StoreError) in
+                try await offPool { () throws(StoreError) in
+                    let report = CheckReport(try store.check())
+                    MemoryBudget.returnFreeMemoryToTheSystem()  // The scan held an entry per file.
+                    return report
+                }
+            }
+        case .categories:
+            return await run(request) { () async throws(StoreError) in try await store.categories().map(CategoryInfo.init) }
+        case .favorite(let id):
+            return await run(request) { () async throws(StoreError) in try await setFavorite(id, true, for: caller) }
+        case .unfavorite(let id):
+            return await run(request) { () async throws(StoreError) in try await setFavorite(id, false, for: caller) }
         case .categoryRename(let category, let newName):
-            return await run(request) { changeCategory(try store.renameCategory(category, to: newName), for: caller) }
+            return await run(request) { () async throws(StoreError) in
+                changeCategory(try await store.renameCategory(category, to: newName), for: caller)
+            }
         case .categoryDelete(let category):
-            return await run(request) { changeCategory(try store.deleteCategory(category), for: caller) }
-        case .setCategory(let id, let category): return await run(request) { try setCategory(id, to: category, for: caller) }
-        case .trash: return await run(request) { try infos(try store.trashed(), for: caller) }
-        case .restore(let id, let name): return await run(request) { try restore(id, as: name, for: caller) }
+            return await run(request) { () async throws(StoreError) in
+                changeCategory(try await store.deleteCategory(category), for: caller)
+            }
+        case .setCategory(let id, let category):
+            return await run(request) { () async throws(StoreError) in try await setCategory(id, to: category, for: caller) }
+        case .trash: return await run(request) { () async throws(StoreError) in try await infos(try await store.trashed(), for: caller) }
+        case .restore(let id, let name):
+            return await run(request) { () async throws(StoreError) in try await restore(id, as: name, for: caller) }
         case .rethumb(let selection): return await startRethumb(selection, for: caller)
         case .events: return .failure(.badRequest, "events is a stream; follow it instead.")
         case .backup: return .failure(.badRequest, "backup answers with a stream of lines; send it over the control socket.")
         case .hosts: return await hosts()
-        case .duplicates: return await run(request) { try duplicates() }
+        case .duplicates: return await run(request) { () async throws(StoreError) in try await duplicates() }
         case .notACopy(let id, let other):
-            return await run(request) { () throws(StoreError) in
-                try store.markNotACopy(try store.find(id, byIDOnly: true).id, try store.find(other, byIDOnly: true).id)
-                return try duplicates()
+            return await run(request) { () async throws(StoreError) in
+                try await store.markNotACopy(try await store.find(id, byIDOnly: true).id, try await store.find(other, byIDOnly: true).id)
+                return try await duplicates()
             }
         }
     }
 
-    /// Runs `work` on the blocking pool; what it returns is the reply to `request`, what it
-    /// throws the error reply.
+    /// Awaits `work` in this request's own task: what it returns is the reply to `request`,
+    /// what it throws the error reply.
     private func run<Payload: ControlReplyPayload>(
-        _ request: ControlRequest, _ work: @escaping @Sendable () throws -> Payload
+        _ request: ControlRequest, _ work: () async throws(StoreError) -> Payload
     ) async -> ControlReply {
-        await pool.run {
-            do {
-                return .success(try work(), for: request.command)
-            } catch let error as StoreError {
-                return .failure(Self.controlError(error))
-            } catch {
-                return .failure(.internal, "Something went wrong: \(error).")
-            }
+        do {
+            return .success(try await work(), for: request.command)
+        } catch {
+            return .failure(Self.controlError(error))
         }
+    }
+
+    /// Runs `work` on a thread of the blocking pool: the store operations that move or scan
+    /// files and are not async yet (check, retry, rejected, delete for good).
+    private func offPool<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+        try await pool.run { Result { () throws(StoreError) in try work() } }.get()
     }
 
     /// Every host sharing the catalog, up or gone as of now; this host's heartbeat is written
@@ -179,20 +203,21 @@ struct ControlRequestHandler: Sendable {
     /// thumbnail, preview and fingerprint), starts the run in the background and answers how many it queued.
     private func startRethumb(_ selection: RethumbSelection, for caller: Caller) async -> ControlReply {
         let store = self.store
-        let found = await pool.run { () -> Result<(RethumbInfo.Selection, [UUID], Int), StoreError> in
-            Result { () throws(StoreError) in
-                switch selection {
-                case .all:
-                    return (.all, [], try store.countAll())
-                case .missing:
-                    let ids = try store.missingThumbnails()
-                    return (.missing, ids, ids.count)
-                case .utensils(let targets):
-                    var ids: [UUID] = []
-                    for target in targets { ids.append(try store.find(target, byIDOnly: true).id) }
-                    return (.ids, ids, ids.count)
-                }
+        let found: Result<(RethumbInfo.Selection, [UUID], Int), StoreError>
+        do throws(StoreError) {
+            switch selection {
+            case .all:
+                found = .success((.all, [], try await offPool { () throws(StoreError) in try store.countAll() }))
+            case .missing:
+                let ids = try await offPool { () throws(StoreError) in try store.missingThumbnails() }
+                found = .success((.missing, ids, ids.count))
+            case .utensils(let targets):
+                var ids: [UUID] = []
+                for target in targets { ids.append(try await store.find(target, byIDOnly: true).id) }
+                found = .success((.ids, ids, ids.count))
             }
+        } catch {
+            found = .failure(error)
         }
         let (kind, ids, total): (RethumbInfo.Selection, [UUID], Int)
         switch found {
@@ -212,55 +237,57 @@ struct ControlRequestHandler: Sendable {
 
     // MARK: - One store call each, its journal entry, its reply
 
-    private func list(_ options: ListOptions, for caller: Caller) throws(StoreError) -> UtensilPage {
+    private func list(_ options: ListOptions, for caller: Caller) async throws(StoreError) -> UtensilPage {
         let user = caller.userName
-        let page = try store.list(
+        let page = try await store.list(
             search: options.search, category: options.category, addedBy: options.addedBy,
             favoriteOf: options.favorites ? (user ?? "") : nil, sort: options.sort ?? .newestFirst,
             limit: options.limit ?? 50, after: options.after)
-        return UtensilPage(utensils: try infos(page.utensils, user: user), next: page.next)
+        return UtensilPage(utensils: try await infos(page.utensils, user: user), next: page.next)
     }
 
-    private func delete(_ id: String, now: Bool, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        switch try store.delete(id: try Self.uuid(id), now: now) {
+    private func delete(_ id: String, now: Bool, for caller: Caller) async throws(StoreError) -> UtensilInfo {
+        let id = try Self.uuid(id)
+        let store = store
+        switch try await offPool({ () throws(StoreError) in try store.delete(id: id, now: now) }) {
         case .trashed(let trashed):
             audit.changed("Moved to the trash: utensil \(trashed.name) (\(trashed.id.uuidString))", trashed, for: caller)
-            return try info(trashed, for: caller)
+            return try await info(trashed, for: caller)
         case .deletedForGood(var deleted):
             thumbnailCache.remove(deleted.id)
             let from = deleted.trashedAt == nil ? "" : " from the trash"
             audit.changed("Deleted for good\(from): utensil \(deleted.name) (\(deleted.id.uuidString))", deleted, for: caller)
             // Gone from the trash too: the reply has no `trashedAt` (nor a purge date).
             deleted.trashedAt = nil
-            return try info(deleted, for: caller)
+            return try await info(deleted, for: caller)
         }
     }
 
-    private func restore(_ id: String, as newName: String?, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        let restored = try store.restore(id: try Self.uuid(id), as: newName)
+    private func restore(_ id: String, as newName: String?, for caller: Caller) async throws(StoreError) -> UtensilInfo {
+        let restored = try await store.restore(id: try Self.uuid(id), as: newName)
         audit.changed("Restored utensil \(restored.name) (\(restored.id.uuidString)) from the trash", restored, for: caller)
-        return try info(restored, for: caller)
+        return try await info(restored, for: caller)
     }
 
-    private func rename(_ id: String, to newName: String, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        let (previous, renamed) = try store.rename(id: try Self.uuid(id), to: newName)
+    private func rename(_ id: String, to newName: String, for caller: Caller) async throws(StoreError) -> UtensilInfo {
+        let (previous, renamed) = try await store.rename(id: try Self.uuid(id), to: newName)
         audit.changed("Renamed utensil \(previous.name) to \(renamed.name) (\(renamed.id.uuidString))", renamed, for: caller)
-        return try info(renamed, for: caller)
+        return try await info(renamed, for: caller)
     }
 
-    private func setCategory(_ id: String, to category: String?, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        let changed = try store.setCategory(id: try Self.uuid(id), to: category)
+    private func setCategory(_ id: String, to category: String?, for caller: Caller) async throws(StoreError) -> UtensilInfo {
+        let changed = try await store.setCategory(id: try Self.uuid(id), to: category)
         audit.changed(
             "Set the category of utensil \(changed.name) (\(changed.id.uuidString)) to \(changed.category ?? "none")",
             changed, for: caller)
-        return try info(changed, for: caller)
+        return try await info(changed, for: caller)
     }
 
     /// `favorite` / `unfavorite`: the caller's own mark, so not journalled as a change of the
     /// catalog (it changes nothing anybody else sees).
-    private func setFavorite(_ id: String, _ favorite: Bool, for caller: Caller) throws(StoreError) -> UtensilInfo {
+    private func setFavorite(_ id: String, _ favorite: Bool, for caller: Caller) async throws(StoreError) -> UtensilInfo {
         guard let user = caller.userName else { throw .invalidRequest("Sign in to mark and see your favorites.") }
-        let record = try store.setFavorite(id: try Self.uuid(id), of: user, favorite)
+        let record = try await store.setFavorite(id: try Self.uuid(id), of: user, favorite)
         var shown = info(record)
         shown.favorite = favorite
         return shown
@@ -320,8 +347,9 @@ struct ControlRequestHandler: Sendable {
 
     /// Utensils as the protocol shows them to `user`: each says whether it is their favorite
     /// (one catalog read for all); a web visitor without a user has none.
-    private func infos(_ records: [UtensilRecord], user: String?) throws(StoreError) -> [UtensilInfo] {
-        let favorites = try user.map { user throws(StoreError) in try store.favorites(of: user, among: records.map(\.id)) } ?? []
+    private func infos(_ records: [UtensilRecord], user: String?) async throws(StoreError) -> [UtensilInfo] {
+        var favorites: Set<UUID> = []
+        if let user { favorites = try await store.favorites(of: user, among: records.map(\.id)) }
         return records.map { record in
             var shown = info(record)
             shown.favorite = favorites.contains(record.id)
@@ -329,39 +357,42 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
-    private func infos(_ records: [UtensilRecord], for caller: Caller) throws(StoreError) -> [UtensilInfo] {
-        try infos(records, user: caller.userName)
+    private func infos(_ records: [UtensilRecord], for caller: Caller) async throws(StoreError) -> [UtensilInfo] {
+        try await infos(records, user: caller.userName)
     }
 
     /// One utensil as `caller` sees it (see ``infos(_:user:)``).
-    private func info(_ record: UtensilRecord, preview: Bool = false, for caller: Caller) throws(StoreError) -> UtensilInfo {
-        var shown = info(record, preview: preview)
-        shown.favorite = try caller.userName.map { user throws(StoreError) in
-            try store.favorites(of: user, among: [record.id]).contains(record.id)
-        } ?? false
+    private func info(_ record: UtensilRecord, preview: Bool = false, for caller: Caller) async throws(StoreError) -> UtensilInfo {
+        var shown = info(record)
+        if preview { shown.preview = await rgbPreview(of: record) }
+        shown.favorite = false
+        if let user = caller.userName { shown.favorite = try await store.favorites(of: user, among: [record.id]).contains(record.id) }
         return shown
     }
 
     /// The pairs of utensils that look alike, newest copy first, at most 1,000.
-    private func duplicates() throws(StoreError) -> [DuplicatePairInfo] {
-        try store.nearDuplicatePairs(limit: 1000).map { DuplicatePairInfo(copy: info($0.copy), original: info($0.original), distance: $0.distance) }
+    private func duplicates() async throws(StoreError) -> [DuplicatePairInfo] {
+        try await store.nearDuplicatePairs(limit: 1000).map { DuplicatePairInfo(copy: info($0.copy), original: info($0.original), distance: $0.distance) }
     }
 
-    /// A utensil as the protocol shows it; with `preview`, its thumbnail's RGB preview too.
-    func info(_ record: UtensilRecord, preview: Bool = false) -> UtensilInfo {
+    /// The RGB preview of `record`'s thumbnail (``ThumbnailCache``); nil when it cannot be read.
+    private func rgbPreview(of record: UtensilRecord) async -> RGBPreview? {
+        let store = store
+        guard let pixels = await thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnail: {
+            try? await store.readRendition(.thumbnail, of: record.id, fileExtension: "jpeg")
+        }) else { return nil }
+        return RGBPreview(width: ControlProtocol.previewEdge, height: ControlProtocol.previewEdge, rgb: Data(pixels))
+    }
+
+    /// A utensil as the protocol shows it (without its thumbnail's preview, nor whether it is a favorite).
+    func info(_ record: UtensilRecord) -> UtensilInfo {
         let thumbnailPath = store.location(.thumbnail, of: record)
-        var rgbPreview: RGBPreview?
-        if preview, let pixels = thumbnailCache.preview(id: record.id, photo: record.sha256, thumbnail: {
-            try? store.readRendition(.thumbnail, of: record.id, fileExtension: "jpeg")
-        }) {
-            rgbPreview = RGBPreview(width: ControlProtocol.previewEdge, height: ControlProtocol.previewEdge, rgb: Data(pixels))
-        }
         return UtensilInfo(
             id: record.id.uuidString, name: record.name, fileExtension: record.fileExtension,
             createdAt: record.createdAt, width: record.width, height: record.height, bytes: record.bytes,
             original: store.location(.original, of: record), thumbnail: thumbnailPath, category: record.category,
             addedBy: record.addedBy, updatedAt: record.updatedAt, trashedAt: record.trashedAt,
-            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: rgbPreview,
+            purgeAt: record.trashedAt.map { store.purgeDate(trashedAt: $0) }, preview: nil,
             previewFile: store.location(.preview, of: record), host: record.host,
             nearDuplicateOf: record.nearDuplicate.map { NearDuplicateInfo(id: $0.id.uuidString, name: $0.name, distance: $0.distance) })
     }

@@ -14,7 +14,7 @@ final class ThumbnailCache: Sendable {
 
     /// The preview of a utensil's thumbnail, decoded once per photo (`sha256`) from the bytes
     /// `thumbnail` reads (the store's, from whatever storage), then served from memory.
-    func preview(id: UUID, photo: String, thumbnail: () -> [UInt8]?) -> [UInt8]? {
+    func preview(id: UUID, photo: String, thumbnail: () async -> [UInt8]?) async -> [UInt8]? {
         if let cached = entries.withLock({ state -> [UInt8]? in
             guard let entry = state.pixels[id], entry.photo == photo else { return nil }
             state.order.removeAll { $0 == id }
@@ -23,7 +23,7 @@ final class ThumbnailCache: Sendable {
         }) {
             return cached
         }
-        guard let jpeg = thumbnail() else { return nil }
+        guard let jpeg = await thumbnail() else { return nil }
         let maker = ThumbnailMaker(request: ThumbnailRequest(size: ControlProtocol.previewEdge, quality: 90))
         guard let pixels = try? jpeg.withUnsafeBytes({ raw in
             Result { () throws(ImageCodecError) in try maker.makeRGBPreview(from: raw) }

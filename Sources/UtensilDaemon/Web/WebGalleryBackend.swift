@@ -40,18 +40,12 @@ struct WebGalleryBackend: GalleryBackend {
     }
 
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
-        let store = store
-        let status = try await runBlocking {
-            Result { () throws(StoreError) in try store.renditionStatus(rendition, of: id, fileExtension: fileExtension) }
-        }.get()
+        let status = try await store.renditionStatus(rendition, of: id, fileExtension: fileExtension)
         return status.map { StoredRendition(size: $0.size, version: $0.version) }
     }
 
     func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] {
-        let store = store
-        return try await runBlocking {
-            Result { () throws(StoreError) in try store.readRendition(rendition, of: id, fileExtension: fileExtension, range: range) }
-        }.get()
+        try await store.readRendition(rendition, of: id, fileExtension: fileExtension, range: range)
     }
 
     var inbox: String { settings.inbox.description }
@@ -65,6 +59,4 @@ struct WebGalleryBackend: GalleryBackend {
     var maxFileBytes: Int { settings.maxFileBytes }
 
     let usersFile: String
-
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { await handler.pool.run(work) }
 }

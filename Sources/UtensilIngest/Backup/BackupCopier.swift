@@ -87,7 +87,9 @@ struct BackupCopier {
             var fetched: [[UInt8]?] = []
             for rendition in renditions {
                 do throws(StoreError) {
-                    fetched.append(try store.readRendition(rendition, of: utensil.id, fileExtension: utensil.fileExtension))
+                    fetched.append(try CatalogAwait.run { () async throws(StoreError) in
+                        try await store.readRendition(rendition, of: utensil.id, fileExtension: utensil.fileExtension)
+                    })
                 } catch .notFound {
                     fetched.append(nil)
                 } catch {

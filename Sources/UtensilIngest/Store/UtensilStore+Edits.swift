@@ -8,15 +8,16 @@ extension UtensilStore {
     /// Renames a utensil (not one in the trash); the name must be one a dropped file could
     /// carry (``CarriedName``) and, when names are unique, is claimed.
     /// - Returns: the utensil as it was and as it is now.
-    public func rename(id: UUID, to newName: String) throws(StoreError) -> (previous: UtensilRecord, renamed: UtensilRecord) {
-        let previous = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad name.
+    public func rename(id: UUID, to newName: String) async throws(StoreError) -> (previous: UtensilRecord, renamed: UtensilRecord) {
+        let previous = try await find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad name.
         let name: UtensilName
         do {
             name = try CarriedName.utensilName(newName)
         } catch {
             throw .invalidName(error.message)
         }
-        let renamed = try catalogCall { [catalog, settings] () async throws(CatalogError) in
+        let settings = settings
+        let renamed = try await fromCatalog { () async throws(CatalogError) in
             try await catalog.rename(
                 id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
                 claim: settings.claimsNames)
@@ -27,8 +28,8 @@ extension UtensilStore {
 
     /// Sets a utensil's category, or clears it with nil; the category must be a folder name the
     /// inbox watches (``CarriedName``).
-    public func setCategory(id: UUID, to newCategory: String?) throws(StoreError) -> UtensilRecord {
-        _ = try find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad category.
+    public func setCategory(id: UUID, to newCategory: String?) async throws(StoreError) -> UtensilRecord {
+        _ = try await find(id.uuidString, byIDOnly: true)  // An unknown id is told before a bad category.
         var category: UtensilName?
         if let newCategory {
             do {
@@ -37,7 +38,7 @@ extension UtensilStore {
                 throw .invalidName(error.message)
             }
         }
-        return try catalogCall { [catalog, category] () async throws(CatalogError) in try await catalog.setCategory(id: id, to: category) }
+        return try await fromCatalog { () async throws(CatalogError) in try await catalog.setCategory(id: id, to: category) }
     }
 }
 
@@ -45,7 +46,7 @@ extension UtensilStore {
 extension UtensilStore {
     /// Renames the category `old` to `new` (a folder name the inbox watches, ``CarriedName``);
     /// into an existing category, merges.
-    public func renameCategory(_ old: String, to new: String) throws(StoreError) -> CatalogCategoryChange {
+    public func renameCategory(_ old: String, to new: String) async throws(StoreError) -> CatalogCategoryChange {
         let name: UtensilName
         do {
             name = try CarriedName.category(new)
@@ -53,7 +54,7 @@ extension UtensilStore {
             throw .invalidName(error.message)
         }
         do {
-            return try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.renameCategory(old, to: name, at: Date()) }
+            return try await catalog.renameCategory(old, to: name, at: Date())
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(old)
         } catch {
@@ -62,9 +63,9 @@ extension UtensilStore {
     }
 
     /// Deletes the category `name`: its utensils become uncategorised.
-    public func deleteCategory(_ name: String) throws(StoreError) -> CatalogCategoryChange {
+    public func deleteCategory(_ name: String) async throws(StoreError) -> CatalogCategoryChange {
         do {
-            return try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.deleteCategory(name, at: Date()) }
+            return try await catalog.deleteCategory(name, at: Date())
         } catch CatalogError.notFound {
             throw Self.noSuchCategory(name)
         } catch {

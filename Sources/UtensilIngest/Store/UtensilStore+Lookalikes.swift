@@ -18,13 +18,13 @@ extension UtensilStore {
 
     /// The pairs of utensils that look alike, newest copy first (see
     /// ``CatalogLookalikes/nearDuplicatePairs(limit:)``).
-    public func nearDuplicatePairs(limit: Int) throws(StoreError) -> [NearDuplicatePair] {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.nearDuplicatePairs(limit: limit) }
+    public func nearDuplicatePairs(limit: Int) async throws(StoreError) -> [NearDuplicatePair] {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.nearDuplicatePairs(limit: limit) }
     }
 
     /// Marks two utensils "not a copy" of each other: they are no longer listed as a pair.
     /// - Throws: ``StoreError/catalog(_:)`` with ``CatalogError/notFound`` when either does not exist.
-    public func markNotACopy(_ id: UUID, _ other: UUID) throws(StoreError) {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.markNotACopy(id, other) }
+    public func markNotACopy(_ id: UUID, _ other: UUID) async throws(StoreError) {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.markNotACopy(id, other) }
     }
 }

@@ -45,8 +45,8 @@ extension UtensilStore {
     }
 
     /// Brings a utensil back from the trash, under `newName` if given.
-    public func restore(id: UUID, as newName: String?) throws(StoreError) -> UtensilRecord {
-        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
+    public func restore(id: UUID, as newName: String?) async throws(StoreError) -> UtensilRecord {
+        guard let record = try await fromCatalog({ () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         var name: UtensilName?
@@ -59,9 +59,7 @@ extension UtensilStore {
         }
         do {
             let claimName = settings.claimsNames
-            let restored = try CatalogAwait.run { [catalog, name] () async throws(CatalogError) in
-                try await catalog.restore(id: id, as: name, claimName: claimName)
-            }
+            let restored = try await catalog.restore(id: id, as: name, claimName: claimName)
             changes.announce()
             return restored
         } catch .duplicateName(let existing) {

@@ -8,10 +8,10 @@ import UtensilStorage
 extension UtensilStore {
     /// The size and version of utensil `id`'s `rendition` (its original of type
     /// `fileExtension`); nil when the storage has none.
-    public func renditionStatus(_ rendition: Rendition, of id: UUID, fileExtension: String) throws(StoreError) -> RenditionStatus? {
+    public func renditionStatus(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws(StoreError) -> RenditionStatus? {
         let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
         do throws(StorageError) {
-            return try storageCall { storage async throws(StorageError) in try await storage.status(of: key) }
+            return try await storage.status(of: key)
         } catch .notFound {
             return nil
         } catch {
@@ -23,10 +23,10 @@ extension UtensilStore {
     /// - Throws: ``StoreError/notFound(_:)`` when the storage has none.
     public func readRendition(
         _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>? = nil
-    ) throws(StoreError) -> [UInt8] {
+    ) async throws(StoreError) -> [UInt8] {
         let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
         do throws(StorageError) {
-            return try storageCall { storage async throws(StorageError) in try await storage.read(key, range: range) }
+            return try await storage.read(key, range: range)
         } catch .notFound {
             throw .notFound("There is no \(key).")
         } catch {

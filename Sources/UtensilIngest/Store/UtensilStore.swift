@@ -142,8 +142,8 @@ public final class UtensilStore: Sendable {
     // MARK: Reading
 
     /// A utensil by id, or (unless `byIDOnly`) by name.
-    public func find(_ target: String, byIDOnly: Bool = false) throws(StoreError) -> UtensilRecord {
-        try catalogCall { [catalog] () async throws(CatalogError) in
+    public func find(_ target: String, byIDOnly: Bool = false) async throws(StoreError) -> UtensilRecord {
+        try await fromCatalog { () async throws(CatalogError) in
             if let id = UUID(uuidString: target), let record = try await catalog.utensil(id: id) { return record }
             guard !byIDOnly else { throw CatalogError.notFound }
             let matches = try await catalog.utensils(
@@ -155,13 +155,8 @@ public final class UtensilStore: Sendable {
     }
 
     /// Utensils not in the trash.
-    public func count() throws(StoreError) -> Int {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.count() }
-    }
-
-    /// Utensils not in the trash, for an async caller (which must not block in ``count()``).
-    public func countWithoutBlocking() async throws(StoreError) -> Int {
-        do { return try await catalog.count() } catch { throw StoreError(error) }
+    public func count() async throws(StoreError) -> Int {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.count() }
     }
 
     /// A value after each operation of this store that may have changed ``count()`` (an
@@ -175,8 +170,8 @@ public final class UtensilStore: Sendable {
     public func list(
         search: String?, category: String?, addedBy: String?, favoriteOf: String? = nil, sort: ListSort, limit: Int,
         after: String?
-    ) throws(StoreError) -> CatalogPage {
-        try catalogCall { [catalog] () async throws(CatalogError) in
+    ) async throws(StoreError) -> CatalogPage {
+        try await fromCatalog { () async throws(CatalogError) in
             try await catalog.list(
                 search: search.map(UtensilName.searchKey(for:)), category: category, addedBy: addedBy,
                 favoriteOf: favoriteOf, sort: sort, limit: limit, after: after)
@@ -184,13 +179,13 @@ public final class UtensilStore: Sendable {
     }
 
     /// Every category with how many utensils it has.
-    public func categories() throws(StoreError) -> [CatalogCategory] {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.categories() }
+    public func categories() async throws(StoreError) -> [CatalogCategory] {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.categories() }
     }
 
     /// The utensils in the trash, longest there first.
-    public func trashed() throws(StoreError) -> [UtensilRecord] {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trashed(before: nil) }
+    public func trashed() async throws(StoreError) -> [UtensilRecord] {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.trashed(before: nil) }
     }
 
     /// Where a utensil's original is.
@@ -242,6 +237,15 @@ public final class UtensilStore: Sendable {
     func storageCall<T: Sendable>(_ body: @escaping @Sendable (any RenditionStorage) async throws(StorageError) -> T) throws(StorageError) -> T {
         let storage = storage
         return try CatalogAwait.run { () async throws(StorageError) in try await body(storage) }
+    }
+
+    /// Awaits `body`'s calls of the catalog; its refusal is the store's (``StoreError/init(_:)``).
+    func fromCatalog<T>(_ body: () async throws(CatalogError) -> T) async throws(StoreError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw StoreError(error)
+        }
     }
 
     /// Runs one call of the catalog (see ``CatalogAwait``); its refusal is ``StoreError/catalog(_:)``.
