@@ -237,6 +237,56 @@ public struct LocalFolderStorage: RenditionStorage {
         }
     }
 
+    /// Each file's age is from its last status change (its write, or the rename that put it
+    /// there: a rename keeps the modification time).
+    public func listDated(_ rendition: Rendition) async throws(StorageError) -> [DatedRendition] {
+        let keys = try await list(rendition)
+        let folder = try local { () throws(SystemError) in try HeldFolder.open(layout.folder(of: rendition)) }
+        return keys.compactMap { key in
+            guard let status = try? folder.status(of: Array(key.fileName.utf8)), status.kind == .regular else { return nil }
+            return DatedRendition(key: key, written: Self.date(status))
+        }
+    }
+
+    /// Every host's folder in `staging/` (a state folder several hosts mount); files directly
+    /// in `staging/` (an older version's) are left to their host's start.
+    public func listEveryHostsStaged() async throws(StorageError) -> [HostStagedOperation] {
+        let root: HeldFolder
+        do throws(SystemError) {
+            root = try HeldFolder.open(layout.stagingRoot)
+        } catch where error.isNotFound {
+            return []
+        } catch {
+            throw .fileSystem(error)
+        }
+        var found: [HostStagedOperation] = []
+        for host in try local({ () throws(SystemError) in try root.list() }) {
+            guard (try? root.status(of: host))?.kind == .directory, let folder = try? root.folder(host) else { continue }
+            let hostName = String(decoding: host, as: UTF8.self)
+            var operations: [UUID: [(name: StagedName, written: Date, path: String)]] = [:]
+            for name in try local({ () throws(SystemError) in try folder.list() }) {
+                guard let staged = StagedName(parsing: name), let status = try? folder.status(of: name), status.kind == .regular
+                else { continue }
+                operations[staged.operation, default: []].append((staged, Self.date(status), folder.path.appending(name).description))
+            }
+            for (operation, parts) in operations {
+                let original = parts.first { $0.name.rendition == .original }
+                found.append(HostStagedOperation(
+                    host: hostName,
+                    operation: StagedRenditions(
+                        utensil: parts[0].name.utensil, operation: operation,
+                        originalExtension: original?.name.fileExtension ?? "jpeg", renditions: Set(parts.map(\.name.rendition))),
+                    written: parts.map(\.written).max() ?? Date(), locations: parts.map(\.path).sorted()))
+            }
+        }
+        return found
+    }
+
+    /// The same state folder, with `hostName`'s folder in `staging/` (no steps reported).
+    public func asHost(_ hostName: String) -> any RenditionStorage {
+        LocalFolderStorage(layout: layout, hostName: hostName)
+    }
+
     public func listStaged() async throws(StorageError) -> [StagedRenditions] {
         let names = try local { () throws(SystemError) in try HeldFolder.open(staging).list().compactMap(StagedName.init(parsing:)) }
         var operations: [UUID: (utensil: UUID, original: String?, renditions: Set<Rendition>)] = [:]
@@ -289,6 +339,11 @@ public struct LocalFolderStorage: RenditionStorage {
         let status = try local { () throws(SystemError) in try FileOps.fstat(fd, path: path) }
         guard status.kind == .regular else { throw .notFound(key) }
         return try local { () throws(SystemError) in try body(fd, status, path) }
+    }
+
+    /// When a file was last written or moved (its status change time, which a rename sets).
+    private static func date(_ status: FileStatus) -> Date {
+        Date(timeIntervalSince1970: Double(max(status.modificationNanoseconds, status.changeNanoseconds)) / 1e9)
     }
 
     /// Runs `body`, its file errors as ``StorageError/fileSystem(_:)``.

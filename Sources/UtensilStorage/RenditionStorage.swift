@@ -83,6 +83,24 @@ public protocol RenditionStorage: Sendable {
     /// How a utensil's JSON and `show` name a live rendition: its path for a local folder,
     /// `s3://BUCKET/KEY` for a bucket. A name only: nothing is asked of the storage.
     func url(of key: RenditionKey) -> String
+
+    /// Every live rendition of kind `rendition` with when it was last written (``list(_:)``
+    /// with ages), for the sweeper's grace period.
+    func listDated(_ rendition: Rendition) async throws(StorageError) -> [DatedRendition]
+
+    /// The operations every host sharing the storage (this one too) staged and neither
+    /// published nor discarded, each with its host and when it was last written: what a crash
+    /// of any host left, for the sweeper and `check`.
+    func listEveryHostsStaged() async throws(StorageError) -> [HostStagedOperation]
+
+    /// This storage as host `hostName` uses it: its staged operations are that host's, so that
+    /// ``publish(_:)``, ``discard(_:)`` and ``readStaged(_:of:)`` finish or undo what that
+    /// host left (the sweeper's work).
+    func asHost(_ hostName: String) -> any RenditionStorage
+
+    /// Aborts what uploads cut off before `cutoff` left half done and unseen (a bucket's
+    /// multipart uploads); how many. A storage without such uploads has none.
+    func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int
 }
 
 extension RenditionStorage {
@@ -131,6 +149,40 @@ extension RenditionStorage {
 
     /// Nothing to do: every change was durable when it returned.
     public func makeChangesDurable() async throws(StorageError) {}
+
+    /// None: uploads of this storage are never left half done.
+    public func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int { 0 }
+}
+
+/// A live rendition as ``RenditionStorage/listDated(_:)`` lists it.
+public struct DatedRendition: Hashable, Sendable {
+    public var key: RenditionKey
+    /// When it was last written (a bucket's clock for an object, the file's modification time
+    /// in a folder); a storage that does not say gives the time of the listing.
+    public var written: Date
+
+    public init(key: RenditionKey, written: Date) {
+        self.key = key
+        self.written = written
+    }
+}
+
+/// An operation some host staged, as ``RenditionStorage/listEveryHostsStaged()`` finds it.
+public struct HostStagedOperation: Hashable, Sendable {
+    /// The `host_name` whose staging it is in.
+    public var host: String
+    public var operation: StagedRenditions
+    /// When the newest of its staged renditions was written.
+    public var written: Date
+    /// How each of its staged renditions is named to a person (a path, or `s3://BUCKET/KEY`), sorted.
+    public var locations: [String]
+
+    public init(host: String, operation: StagedRenditions, written: Date, locations: [String]) {
+        self.host = host
+        self.operation = operation
+        self.written = written
+        self.locations = locations
+    }
 }
 
 /// What ``RenditionStorage/status(of:)`` says of a live rendition.

@@ -171,7 +171,20 @@ public struct S3Client: Sendable {
     /// Every key beginning with `prefix` (ListObjectsV2, page after page of at most `pageSize`
     /// keys), in the server's order.
     public func list(prefix: String, pageSize: Int = 1000) async throws(S3Error) -> [String] {
-        var keys: [String] = []
+        try await listObjects(prefix: prefix, pageSize: pageSize).map(\.key)
+    }
+
+    /// An object as a listing names it.
+    public struct ListedObject: Sendable, Equatable {
+        public var key: String
+        /// When it was last written, by the server's clock; nil when the listing does not say.
+        public var lastModified: Date?
+    }
+
+    /// Every object whose key begins with `prefix`, with when it was last written
+    /// (ListObjectsV2, page after page of at most `pageSize` keys), in the server's order.
+    public func listObjects(prefix: String, pageSize: Int = 1000) async throws(S3Error) -> [ListedObject] {
+        var objects: [ListedObject] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(pageSize))]
@@ -180,10 +193,13 @@ public struct S3Client: Sendable {
             try answer.expectSuccess(key: prefix, client: self)
             let xml = answer.text
             guard xml.contains("<ListBucketResult") else { throw .malformedAnswer("ListObjectsV2 answered: \(xml.prefix(200))") }
-            keys += S3XML.values("Key", in: xml)
+            for block in S3XML.blocks("Contents", in: xml) {
+                guard let key = S3XML.value("Key", in: block) else { continue }
+                objects.append(ListedObject(key: key, lastModified: S3XML.value("LastModified", in: block).flatMap(Self.date)))
+            }
             token = S3XML.value("IsTruncated", in: xml) == "true" ? S3XML.value("NextContinuationToken", in: xml) : nil
         } while token != nil
-        return keys
+        return objects
     }
 
     // MARK: The bucket

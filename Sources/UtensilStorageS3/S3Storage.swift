@@ -166,15 +166,58 @@ public struct S3Storage: RenditionStorage {
     public func makeChangesDurable() async throws(StorageError) {}
 
     public func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey] {
+        try await listDated(rendition).map(\.key)
+    }
+
+    /// Each object's age is its `LastModified`, by the server's clock.
+    public func listDated(_ rendition: Rendition) async throws(StorageError) -> [DatedRendition] {
         let folder = location.prefix + StateLayout.folderName(of: rendition) + "/"
-        let keys = try await mapped { () throws(S3Error) in try await client.list(prefix: folder) }
-        return keys.compactMap { key in
-            let name = key.dropFirst(folder.count)
+        let objects = try await mapped { () throws(S3Error) in try await client.listObjects(prefix: folder) }
+        let now = Date()
+        return objects.compactMap { object in
+            let name = object.key.dropFirst(folder.count)
             guard let dot = name.firstIndex(of: "."), let utensil = UUID(uuidString: String(name[..<dot])) else { return nil }
             let fileExtension = String(name[name.index(after: dot)...])
             guard !fileExtension.isEmpty, !fileExtension.contains("/") else { return nil }
-            return RenditionKey(utensil: utensil, rendition: rendition, fileExtension: fileExtension)
+            return DatedRendition(
+                key: RenditionKey(utensil: utensil, rendition: rendition, fileExtension: fileExtension),
+                written: object.lastModified ?? now)
         }
+    }
+
+    /// Every host's folder under `staging/`, in one listing.
+    public func listEveryHostsStaged() async throws(StorageError) -> [HostStagedOperation] {
+        let root = location.prefix + StateLayout.stagingFolderName + "/"
+        let objects = try await mapped { () throws(S3Error) in try await client.listObjects(prefix: root) }
+        let now = Date()
+        var found: [String: [S3Client.ListedObject]] = [:]
+        for object in objects {
+            let path = object.key.dropFirst(root.count)
+            guard let slash = path.firstIndex(of: "/"), slash != path.startIndex else { continue }
+            found[String(path[..<slash]), default: []].append(object)
+        }
+        return found.flatMap { host, objects in
+            let hostPrefix = root + host + "/"
+            let staged = objects.compactMap { object -> (StagedName, S3Client.ListedObject)? in
+                StagedName(parsing: Array(object.key.utf8.dropFirst(hostPrefix.utf8.count))).map { ($0, object) }
+            }
+            return Dictionary(grouping: staged, by: \.0.operation).map { operation, parts in
+                let names = parts.map(\.0)
+                let original = names.first { $0.rendition == .original }
+                return HostStagedOperation(
+                    host: host,
+                    operation: StagedRenditions(
+                        utensil: names[0].utensil, operation: operation, originalExtension: original?.fileExtension ?? "jpeg",
+                        renditions: Set(names.map(\.rendition))),
+                    written: parts.map { $0.1.lastModified ?? now }.max() ?? now,
+                    locations: parts.map { location.url(of: $0.1.key) }.sorted())
+            }
+        }
+    }
+
+    /// The same bucket and prefix, with `hostName`'s folder of staged objects.
+    public func asHost(_ hostName: String) -> any RenditionStorage {
+        S3Storage(client: client, location: location, hostName: hostName)
     }
 
     public func listStaged() async throws(StorageError) -> [StagedRenditions] {

@@ -1,0 +1,171 @@
+import Foundation
+import Logging
+import Testing
+import UtensilCatalog
+import UtensilCatalogModel
+import UtensilCatalogPostgres
+import UtensilConfig
+import UtensilCore
+@testable import UtensilIngest
+import UtensilStorageS3
+import UtensilTestSupport
+
+/// The storage sweeper (`UtensilStore.sweepStorage`) over each storage (a real SeaweedFS, a local
+/// folder several hosts share) and each catalog (SQLite, a real PostgreSQL), with two hosts' stores
+/// on one catalog: what crashes left is finished or removed once older than the grace, nothing
+/// younger and nothing a row points at is touched, and one host sweeps at a time.
+@Suite("The storage sweeper", .serialized, .tags(.spawnsProcesses))
+struct StorageSweepTests {
+    enum CatalogKind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case sqlite = "SQLite"
+        case postgres = "PostgreSQL"
+
+        var description: String { rawValue }
+    }
+
+    enum StorageKind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case localFolder = "local folder"
+        case s3 = "S3 (SeaweedFS)"
+
+        var description: String { rawValue }
+    }
+
+    @Test(arguments: CatalogKind.allCases, StorageKind.allCases)
+    func sweepsWhatIsOldAndUnreferenced(_ catalogKind: CatalogKind, _ storageKind: StorageKind) async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settingsA = world.settings()
+        settingsA.hostName = "a"
+        var settingsB = settingsA
+        settingsB.hostName = "b"
+        let server: SeaweedServer? = storageKind == .s3 ? try await SeaweedServer() : nil
+        defer { server?.remove() }
+        let storage: any RenditionStorage = if let server {
+            S3Storage(client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: "a")
+        } else {
+            UtensilStore.localStorage(settingsA, faults: FaultInjection())
+        }
+        let root = world.root.path
+        let images = try TestImages.make([
+            TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 81), TestImages.png(root + "/whisk", seed: 82),
+        ]).map { [UInt8]($0) }
+        try world.drop("Spoon.jpg", Data(images[0]))
+        try world.drop("Whisk.png", Data(images[1]))
+
+        try await Self.withCatalogs(catalogKind, path: settingsA.catalogPath) { [settingsA, settingsB] catalogA, catalogB in
+            let storeA = UtensilStore(
+                settings: settingsA, catalog: catalogA, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+            let storeB = UtensilStore(
+                settings: settingsB, catalog: catalogB, storage: storage.asHost("b"), logger: TestWorld.quietLogger,
+                faults: FaultInjection())
+            try await Self.onThread {
+                _ = try storeA.reconcile()
+                let engine = IngestEngine(store: storeA, memory: .shared)
+                for name in ["Spoon.jpg", "Whisk.png"] {
+                    let outcome = try world.ingest(name, with: engine)
+                    guard case .ingested = outcome else { throw TestFailure("\(name) was not ingested: \(outcome)") }
+                }
+            }
+            let spoon = try #require(try await catalogA.utensils(nameKey: UtensilName.uniquenessKey(for: "Spoon")).first)
+            let whisk = try #require(try await catalogA.utensils(nameKey: UtensilName.uniquenessKey(for: "Whisk")).first)
+            _ = try await catalogA.trash(id: whisk.id, at: Date())  // In the trash, its row still points at its files.
+            let storageB = storage.asHost("b"), storageC = storage.asHost("c")
+            try await storageB.prepare()
+            try await storageC.prepare()
+            let filler = [UInt8](repeating: 7, count: 64)
+
+            // What crashes leave: the live renditions of a utensil with no row; host b's staged
+            // ingest never committed; host c's delete of Spoon cut before its commit (Spoon's
+            // renditions only staged); an original beside Whisk's of another type (a replacement
+            // interrupted); in a bucket, an unfinished multipart upload.
+            let ghost = try await storageB.stage(
+                [.original: filler, .thumbnail: filler, .preview: filler], of: UUID(), originalExtension: "jpg")
+            try await storageB.publish(ghost)
+            let uncommitted = try await storageB.stage([.original: filler, .thumbnail: filler], of: UUID(), originalExtension: "jpg")
+            let spoonKeys = [Rendition.original, .thumbnail, .preview].map { RenditionKey($0, of: spoon.id, originalExtension: "jpg") }
+            let cutDelete = try await storageC.unpublish(spoonKeys)
+            #expect(cutDelete.renditions == [.original, .thumbnail, .preview])
+            let stale = try await storageB.stage([.original: filler], of: whisk.id, originalExtension: "jpg")
+            try await storageB.publish(stale)
+            if let server {
+                _ = try await server.client().startMultipartUpload("photos/originals/\(UUID().uuidString).jpg")
+            }
+
+            // Young: nothing is touched.
+            var liveBefore = 0
+            for rendition in Rendition.allCases { liveBefore += try await storage.list(rendition).count }
+            let young = try await storeA.sweepStorage()
+            #expect(!young.anotherHostSweeps && !young.changedAnything && young.problems.isEmpty, "\(young)")
+            #expect(young.youngLeft == 2 + liveBefore, "2 staged operations and every live rendition: \(young)")
+            #expect(try await storage.listEveryHostsStaged().count == 2)
+
+            // Past the grace, both hosts at once: one sweeps, the other leaves it.
+            let later = Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace)
+            async let sweptByA = storeA.sweepStorage(now: later)
+            async let sweptByB = storeB.sweepStorage(now: later)
+            let sweeps = try await [sweptByA, sweptByB]
+            #expect(sweeps.filter { !$0.anotherHostSweeps }.count == 1, "\(sweeps)")
+            let sweep = try #require(sweeps.first { !$0.anotherHostSweeps })
+            #expect(sweep.rolledForward.map(\.operation) == [cutDelete], "Spoon's delete was not committed: put back")
+            #expect(sweep.rolledForward.map(\.host) == ["c"])
+            #expect(sweep.discarded.map(\.operation) == [uncommitted])
+            #expect(
+                Set(sweep.orphansRemoved)
+                    == Set((ghost.publishingOrder.map(ghost.key) + [stale.key(.original)]).map(storage.url(of:))), "\(sweep)")
+            #expect(sweep.uploadsAborted == (server == nil ? 0 : 1))
+            #expect(sweep.problems.isEmpty, "\(sweep.problems)")
+            let loser = sweeps[0].anotherHostSweeps ? storeA : storeB
+            #expect(try await loser.sweepStorage(now: later).anotherHostSweeps, "the lease is the sweeper's")
+
+            // Nothing a row points at went; nothing is left staged or without a row.
+            #expect(try await storage.read(spoonKeys[0], range: nil) == images[0])
+            #expect(try await storage.read(RenditionKey(.original, of: whisk.id, originalExtension: "png"), range: nil) == images[1])
+            var live: Set<RenditionKey> = []
+            for rendition in Rendition.allCases { live.formUnion(try await storage.list(rendition)) }
+            let expected = [spoon, whisk].flatMap { record in
+                [Rendition.original, .thumbnail, .preview].map { RenditionKey($0, of: record.id, originalExtension: record.fileExtension) }
+            }
+            #expect(live.isSuperset(of: expected) && Set(live.map(\.utensil)) == [spoon.id, whisk.id], "\(live)")
+            #expect(!live.contains(stale.key(.original)))
+            #expect(try await storage.listEveryHostsStaged().isEmpty)
+            if let server {
+                #expect(try await server.client().multipartUploads(prefix: "photos/").isEmpty)
+            }
+        }
+    }
+
+    /// Runs blocking store calls (the ingest) on a thread of their own, as the daemon does.
+    static func onThread(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Two handles on one new catalog of `kind` (as two hosts hold): SQLite's file at `path`, or
+    /// a migrated database of a PostgreSQL server of the test's own, its pools running for `body`.
+    static func withCatalogs(
+        _ kind: CatalogKind, path: String,
+        _ body: @Sendable (any CatalogBackend, any CatalogBackend) async throws -> Void
+    ) async throws {
+        switch kind {
+        case .sqlite:
+            try await body(try SQLiteCatalog(path: path), try SQLiteCatalog(path: path))
+        case .postgres:
+            let server = try PostgresServer()
+            defer { server.remove() }
+            let logger = Logger(label: "sweep-test") { _ in SwiftLogNoOpLogHandler() }
+            let settings = PostgresCatalogSettings(
+                url: PostgresURL(user: server.role, server: .tcp(host: "127.0.0.1"), port: server.port, database: server.database),
+                password: server.password)
+            _ = try await PostgresMigrator.migrate(settings: settings, logger: logger)
+            let pools = [PostgresPool(settings: settings, logger: logger), PostgresPool(settings: settings, logger: logger)]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for pool in pools { group.addTask { await pool.run() } }
+                defer { group.cancelAll() }
+                try await body(
+                    PostgresCatalog(pool: pools[0], snapshotWriter: SQLiteSnapshotWriter(), logger: logger),
+                    PostgresCatalog(pool: pools[1], snapshotWriter: SQLiteSnapshotWriter(), logger: logger))
+            }
+        }
+    }
+}
