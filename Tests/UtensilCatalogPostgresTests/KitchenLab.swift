@@ -6,9 +6,16 @@ import UtensilTestSupport
 /// own link, and has its own inbox, `rejected/` and control socket (its ``TestWorld``); the
 /// state folder is the first world's. A host can be killed (`kill -9`) and started again
 /// with the same name and folders.
+///
+/// Or (``sharingABucket(hosts:)``) hosts sharing no folder at all: each keeps its own state
+/// folder, and the renditions are in one real SeaweedFS bucket (`storage = "s3://…/site"`,
+/// keys from a credentials file in its world) that every host reaches over its link; each
+/// serves its gallery on `web.sock` in its world.
 final class KitchenLab {
     let lab: NetworkLab
     let server: PostgresServer
+    /// The bucket's server, when the hosts share a bucket rather than a state folder.
+    let bucket: SeaweedServer?
     let worlds: [TestWorld]
     private(set) var daemons: [RunningDaemon] = []
     /// The logs of daemons that were killed, kept for failure messages.
@@ -23,17 +30,48 @@ final class KitchenLab {
     /// Makes `count` hosts, a server they all reach, and starts a daemon on each (READY=1);
     /// with `sharedInbox`, every host watches the first world's inbox by polling it, as hosts
     /// sharing an inbox on a network filesystem do.
-    init(hosts count: Int, sharedInbox: Bool = false) throws {
+    convenience init(hosts count: Int, sharedInbox: Bool = false) throws {
+        try self.init(lab: NetworkLab(hosts: count), bucket: nil, sharedInbox: sharedInbox)
+    }
+
+    /// Makes `count` hosts that share no folder, a PostgreSQL server and a SeaweedFS with one
+    /// bucket that they all reach, and starts a daemon on each (READY=1).
+    static func sharingABucket(hosts count: Int) async throws -> KitchenLab {
+        let lab = try NetworkLab(hosts: count)
+        let bucket = try await SeaweedServer(address: lab.hosts[0].gateway)
+        return try KitchenLab(lab: lab, bucket: bucket, sharedInbox: false)
+    }
+
+    private init(lab: NetworkLab, bucket: SeaweedServer?, sharedInbox: Bool) throws {
+        self.lab = lab
+        self.bucket = bucket
         self.sharedInbox = sharedInbox
-        lab = try NetworkLab(hosts: count)
         server = try PostgresServer(reachableFrom: lab)
-        worlds = try (0..<count).map { _ in try TestWorld() }
-        daemons = try (0..<count).map { try start($0) }
+        worlds = try lab.hosts.map { _ in try TestWorld() }
+        if let bucket {
+            for world in worlds {
+                let keys = "AWS_ACCESS_KEY_ID=\(bucket.credentials.accessKeyID)\nAWS_SECRET_ACCESS_KEY=\(bucket.credentials.secretAccessKey)\n"
+                guard FileManager.default.createFile(
+                    atPath: Self.keys(of: world), contents: Data(keys.utf8), attributes: [.posixPermissions: 0o600])
+                else { throw TestFailure("cannot write \(Self.keys(of: world))") }
+            }
+        }
+        daemons = try lab.hosts.indices.map { try start($0) }
     }
 
     func hostName(_ index: Int) -> String { "kitchen-\(index + 1)" }
 
     func socket(_ index: Int) -> String { worlds[index].root.appendingPathComponent("control.sock").path }
+
+    /// Host `index`'s gallery (a bucket's hosts serve one).
+    func gallery(_ index: Int) -> WebClient { WebClient(socketPath: Self.webSocket(of: worlds[index])) }
+
+    /// The prefix of the renditions in the bucket.
+    static let bucketPrefix = "site/"
+
+    private static func keys(of world: TestWorld) -> String { world.root.appendingPathComponent("storage-keys").path }
+
+    private static func webSocket(of world: TestWorld) -> String { world.root.appendingPathComponent("web.sock").path }
 
     /// Every host's log (the killed daemons' too), for failure messages.
     var logs: String {
@@ -60,28 +98,68 @@ final class KitchenLab {
     /// Files waiting in each host's inbox.
     var inboxCounts: [Int] { worlds.map { $0.files(in: $0.inbox).count } }
 
+    /// Writes every drop of `burst` into its host's inbox, in the ledger's order.
+    func drop(_ burst: DropLedger) throws {
+        try drop(burst.drops[...])
+    }
+
+    func drop(_ drops: ArraySlice<DropLedger.Drop>) throws {
+        for drop in drops {
+            try worlds[drop.host].drop(drop.fileName, drop.photo)
+        }
+    }
+
+    /// Waits until every inbox is empty and the catalog and the `rejected/` folders hold at
+    /// least as many utensils and rejections as `ledger` calls for (more is for the ledger to report).
+    func waitUntilSettled(_ ledger: DropLedger) throws {
+        var seen = ""
+        try Poll.until(seconds: 150, "every drop ingested or rejected", detail: { "\(seen)\n\(self.logs)" }) {
+            let rows = (try? server.superuserSQL("SELECT count(*) FROM utensils", database: server.database)).flatMap { Int($0) } ?? -1
+            let rejections = worlds.map { DropLedger.rejections(in: $0).count }.reduce(0, +)
+            seen = "inboxes \(inboxCounts), \(rows) utensils, \(rejections) rejections; "
+                + "expected \(ledger.expectedUtensils) utensils, \(ledger.expectedRejections) rejections"
+            return inboxCounts.allSatisfy { $0 == 0 } && rows >= ledger.expectedUtensils
+                && rejections >= ledger.expectedRejections
+        }
+    }
+
+    /// `count` distinct JPEGs (made by Pillow), `width` by `height`, in `folder`; `seed` tells sets apart.
+    static func photos(_ count: Int, in folder: URL, width: Int = 320, height: Int = 240, seed: Int = 300) throws -> [Data] {
+        try TestImages.make((0..<count).map {
+            TestImages.jpeg(folder.appendingPathComponent("photo-\(seed + $0).jpg").path, width: width, height: height, seed: seed + $0)
+        })
+    }
+
     /// SIGTERM to every daemon; their exit statuses.
     func terminate() throws -> [Int32] {
         try daemons.map { try $0.terminate() }
     }
 
-    /// Stops every daemon at once and removes the namespaces, the server and the folders.
+    /// Stops every daemon at once and removes the namespaces, the servers and the folders.
     func remove() {
         daemons.forEach { $0.kill() }
         server.remove()
+        bucket?.remove()
         lab.remove()
         worlds.forEach { $0.remove() }
     }
 
     private func start(_ index: Int) throws -> RunningDaemon {
         let host = lab.hosts[index]
+        let world = worlds[index]
+        let storage = bucket.map { bucket in
+            [
+                "--storage", "s3://\(bucket.bucket)/\(Self.bucketPrefix.dropLast())", "--storage-endpoint", bucket.endpoint,
+                "--storage-credentials-file", Self.keys(of: world), "--web-listen", "unix:" + Self.webSocket(of: world),
+            ]
+        } ?? ["--state-dir", sharedState.path]
         return try RunningDaemon(
-            world: worlds[index],
+            world: world,
             extra: [
                 "--catalog", "postgresql://\(server.role)@\(host.gateway):\(server.port)/\(server.database)",
-                "--catalog-password-file", server.passwordFile, "--host-name", hostName(index),
-                "--state-dir", sharedState.path, "--workers", "2",
-            ] + (sharedInbox ? ["--inbox", worlds[0].inbox.path, "--rejected", worlds[0].rejected.path, "--watch", "poll"] : []),
+                "--catalog-password-file", server.passwordFile, "--host-name", hostName(index), "--workers", "2",
+            ] + storage
+                + (sharedInbox ? ["--inbox", worlds[0].inbox.path, "--rejected", worlds[0].rejected.path, "--watch", "poll"] : []),
             launcher: lab.launcher(for: host))
     }
 }

@@ -24,7 +24,7 @@ import UtensilTestSupport
         let kitchens = try KitchenLab(hosts: 3)
         defer { kitchens.remove() }
         let hostNames = (0..<3).map { kitchens.hostName($0) }
-        let photos = try Self.photos(44, in: kitchens.worlds[0].root)
+        let photos = try KitchenLab.photos(44, in: kitchens.worlds[0].root)
         var ledger = DropLedger()
 
         // The first burst; kitchen-3 killed while it works through it.
@@ -32,7 +32,7 @@ import UtensilTestSupport
         for index in 0..<18 { burst.plain(index % 3, "Spoon \(index + 1)", photos[index]) }
         burst.sameName("Ladle", on: [0, 1, 2], Array(photos[18..<21]))
         burst.samePhoto(photos[21], as: [(0, "Spatula"), (2, "Fish Slice")])
-        try Self.drop(burst, into: kitchens)
+        try kitchens.drop(burst)
         let onKitchen3 = burst.drops.filter { $0.host == 2 }.count
         try Poll.until(seconds: 60, "kitchen-3 to start on its drops", every: 5_000, detail: { kitchens.logs }) {
             kitchens.inboxCounts[2] < onKitchen3
@@ -41,7 +41,7 @@ import UtensilTestSupport
         try kitchens.killAndRestart(2)
         print("kitchen-3 killed with \(leftAtKill) of its \(onKitchen3) drops still in its inbox")
         ledger.append(burst)
-        try Self.waitUntilSettled(kitchens, ledger)
+        try kitchens.waitUntilSettled(ledger)
 
         // The second burst; PostgreSQL stopped as if it crashed while the hosts work through
         // it, the rest of it dropped while the server is down, and the server started again
@@ -51,13 +51,13 @@ import UtensilTestSupport
         for index in 0..<15 { burst.plain(index % 3, "Fork \(index + 1)", photos[22 + index]) }
         burst.samePhoto(photos[40], as: [(1, "Colander"), (2, "Sieve")])
         let beforeOutage = 12
-        try Self.drop(burst.drops.prefix(beforeOutage), into: kitchens)
+        try kitchens.drop(burst.drops.prefix(beforeOutage))
         try Poll.until(seconds: 60, "the hosts to start on the second burst", every: 5_000, detail: { kitchens.logs }) {
             kitchens.inboxCounts.reduce(0, +) < beforeOutage
         }
         let leftAtStop = kitchens.inboxCounts.reduce(0, +)
         try kitchens.server.stop(.immediate)
-        try Self.drop(burst.drops.dropFirst(beforeOutage), into: kitchens)
+        try kitchens.drop(burst.drops.dropFirst(beforeOutage))
         try Poll.until(seconds: 120, "every host to find the catalog unavailable", detail: { kitchens.logs }) {
             kitchens.daemons.allSatisfy { $0.log.contains("The catalog is unavailable") }
         }
@@ -67,9 +67,9 @@ import UtensilTestSupport
         // A drop on each host after the outage.
         burst = DropLedger()
         for host in 0..<3 { burst.plain(host, "Tongs \(host + 1)", photos[41 + host]) }
-        try Self.drop(burst, into: kitchens)
+        try kitchens.drop(burst)
         ledger.append(burst)
-        try Self.waitUntilSettled(kitchens, ledger)
+        try kitchens.waitUntilSettled(ledger)
 
         // Every host lists the same utensils, and they are exactly what the drops call for.
         let lists = try (0..<3).map { host in
@@ -106,21 +106,21 @@ import UtensilTestSupport
         let kitchens = try KitchenLab(hosts: 3, sharedInbox: true)
         defer { kitchens.remove() }
         let hostNames = (0..<3).map { kitchens.hostName($0) }
-        let photos = try Self.photos(40, in: kitchens.worlds[0].root)
+        let photos = try KitchenLab.photos(40, in: kitchens.worlds[0].root)
         var ledger = DropLedger()
         ledger.anyHostIngests = true
         // Everything goes into the one inbox (the first world's); so does every rejection.
         for index in 0..<36 { ledger.plain(0, "Pot \(index + 1)", photos[index]) }
         ledger.samePhoto(photos[36], as: [(0, "Saucepan"), (0, "Stockpot")])
         ledger.samePhoto(photos[37], as: [(0, "Skillet"), (0, "Frying Pan"), (0, "Wok")])
-        try Self.drop(ledger, into: kitchens)
+        try kitchens.drop(ledger)
         try Poll.until(seconds: 60, "the hosts to start on the drops", every: 5_000, detail: { kitchens.logs }) {
             kitchens.inboxCounts[0] < ledger.drops.count - 6
         }
         let leftAtKill = kitchens.inboxCounts[0]
         try kitchens.killAndRestart(1)
         print("kitchen-2 killed with \(leftAtKill) of \(ledger.drops.count) drops still in the shared inbox")
-        try Self.waitUntilSettled(kitchens, ledger)
+        try kitchens.waitUntilSettled(ledger)
 
         let list = try Utensilctl.run(["list", "--limit", "1000", "--json"], socket: kitchens.socket(2), timeout: 90)
         let page = try #require(list.json, "\(list.output)\(list.errors)")
@@ -149,38 +149,6 @@ import UtensilTestSupport
         for host in kitchens.worlds.indices {
             let check = try kitchens.json(host, ["check"])
             #expect(check["ok"] as? Bool == true, "\(kitchens.hostName(host)): \(check)")
-        }
-    }
-
-    /// `count` distinct small JPEGs (made by Pillow), in `folder`.
-    private static func photos(_ count: Int, in folder: URL) throws -> [Data] {
-        try TestImages.make((0..<count).map {
-            TestImages.jpeg(folder.appendingPathComponent("photo-\($0).jpg").path, width: 320, height: 240, seed: 300 + $0)
-        })
-    }
-
-    /// Writes every drop of `burst` into its host's inbox, in the ledger's order.
-    private static func drop(_ burst: DropLedger, into kitchens: KitchenLab) throws {
-        try drop(burst.drops[...], into: kitchens)
-    }
-
-    private static func drop(_ drops: ArraySlice<DropLedger.Drop>, into kitchens: KitchenLab) throws {
-        for drop in drops {
-            try kitchens.worlds[drop.host].drop(drop.fileName, drop.photo)
-        }
-    }
-
-    /// Waits until every inbox is empty and the catalog and the `rejected/` folders hold at
-    /// least as many utensils and rejections as `ledger` calls for (more is for the ledger to report).
-    private static func waitUntilSettled(_ kitchens: KitchenLab, _ ledger: DropLedger) throws {
-        var seen = ""
-        try Poll.until(seconds: 150, "every drop ingested or rejected", detail: { "\(seen)\n\(kitchens.logs)" }) {
-            let rows = (try? kitchens.server.superuserSQL("SELECT count(*) FROM utensils", database: kitchens.server.database)).flatMap { Int($0) } ?? -1
-            let rejections = kitchens.worlds.map { DropLedger.rejections(in: $0).count }.reduce(0, +)
-            seen = "inboxes \(kitchens.inboxCounts), \(rows) utensils, \(rejections) rejections; "
-                + "expected \(ledger.expectedUtensils) utensils, \(ledger.expectedRejections) rejections"
-            return kitchens.inboxCounts.allSatisfy { $0 == 0 } && rows >= ledger.expectedUtensils
-                && rejections >= ledger.expectedRejections
         }
     }
 

