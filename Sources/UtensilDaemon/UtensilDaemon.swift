@@ -92,7 +92,7 @@ public struct UtensilDaemon: Sendable {
             settings: HookRunner.Settings(configuration), socket: configuration.controlSocket,
             host: configuration.effectiveHostName, rejectedFolder: configuration.rejected,
             environment: ProcessInfo.processInfo.environment, logger: logger, metrics: metrics)
-        let events = EventBroadcaster(log: store.catalog, hooks: hooks, host: configuration.effectiveHostName)
+        let events = EventBroadcaster(log: backends.catalog, hooks: hooks, host: configuration.effectiveHostName)
         let listening = try ListeningSocket.fromSystemd(
             environment: ProcessInfo.processInfo.environment, path: configuration.controlSocket)
             ?? ListeningSocket.bind(path: configuration.controlSocket, mode: mode_t(configuration.socketMode))
@@ -119,7 +119,7 @@ public struct UtensilDaemon: Sendable {
                 handler: handler, store: store, storagePulse: Self.storagePulse(store, pool: pool),
                 usersFile: configuration.webUsersFile),
             metrics: Self.galleryMetrics(
-                metrics, scheduler: scheduler, pulse: pulse, memory: memory, pool: store.catalog as? any CatalogPoolReporting),
+                metrics, scheduler: scheduler, pulse: pulse, memory: memory, pool: backends.catalog as? any CatalogPoolReporting),
             logger: logger)
         let server = ControlServer(socket: listening, logger: logger) { line, peer in await handler.handle(line, peer: peer) }
         // Decided before any drop can be ingested, so that a first preview cannot be taken for
@@ -162,7 +162,7 @@ public struct UtensilDaemon: Sendable {
         //     have stopped.
         services.append(.init(
             service: EventLogService(
-                log: store.catalog, feed: changeFeed, events: events, thumbnailCache: thumbnailCache, metrics: metrics,
+                log: backends.catalog, feed: changeFeed, events: events, thumbnailCache: thumbnailCache, metrics: metrics,
                 logger: logger),
             serviceName: "event log"))
         // 7. The control socket: answers until everything that changes state has stopped. If it

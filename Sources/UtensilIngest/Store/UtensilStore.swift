@@ -14,8 +14,8 @@ import UtensilStorage
 /// (`+Rejected`), and the rows-versus-files scan that start-up reconciliation mends and
 /// `check` reports (`+Reconcile`). Callers — the ingest engine, the control handler, the web
 /// gallery, the trash purger — decode, authorise and call; none of them changes the state
-/// folder or writes a utensil's row itself (the daemon's `HostHeart` and event log write
-/// their own tables of the catalog).
+/// folder or writes a utensil's row itself, nor holds the catalog (`HostHeart` writes the
+/// heartbeat rows through the store; the daemon's event log writes its own table).
 ///
 /// Crash safety, the same everywhere: files a new row needs are durable in `staging/` before
 /// the row is committed, and moved into place after; files a removed row leaves are moved
@@ -38,8 +38,9 @@ public final class UtensilStore: Sendable {
     /// The settings in force, as of the last reload (read once per operation where an
     /// operation needs several of them to agree).
     public var settings: IngestSettings { current.withLock { $0.settings } }
-    /// The rows, behind the small interface the store needs (SQLite's ``SQLiteCatalog`` or PostgreSQL's).
-    public let catalog: any CatalogBackend
+    /// The rows, behind the small interface the store needs (SQLite's ``SQLiteCatalog`` or PostgreSQL's);
+    /// the store's own: every row of a utensil, and this host's heartbeat, is written through the store.
+    let catalog: any CatalogBackend
     /// The logger in force (a reload may change its level).
     public var logger: Logger { current.withLock { $0.logger } }
     let faults: FaultInjection
