@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Logging
 import UtensilCatalog
@@ -92,20 +93,33 @@ public struct BackupRestore: Sendable {
     }
 
     /// The backup, its manifest, the state folder and who should own what is installed in it.
-    private struct Target {
+    struct Target {
         let backup: HeldFolder
         let manifest: BackupManifest
         let state: HeldFolder
         let owner: FileOwner?
     }
 
-    /// What ``stage(_:progress:)`` verified and put beside its place.
-    private struct Staged {
+    /// What ``inspect(_:)`` verified (and ``stage(_:progress:)`` put beside its place).
+    struct Staged {
         let contents: CatalogFile.Contents
-        let expected: [(folder: Int, name: [UInt8], file: BackupManifest.File)]
+        let expected: [ExpectedFile]
     }
 
-    private func open(_ backupPath: RawPath) throws(RestoreError) -> Target {
+    /// A file of a utensil as `backup.json` lists it: in which folder of ``BackupFolder/all``,
+    /// its name there and its measures.
+    struct ExpectedFile {
+        let folder: Int
+        let name: [UInt8]
+        let file: BackupManifest.File
+        let utensil: UUID
+        let originalExtension: String
+
+        /// The rendition its folder holds.
+        var rendition: Rendition { Rendition.allCases[folder] }
+    }
+
+    func open(_ backupPath: RawPath) throws(RestoreError) -> Target {
         let backup: HeldFolder
         do {
             backup = try HeldFolder.open(backupPath)
@@ -125,7 +139,7 @@ public struct BackupRestore: Sendable {
         return Target(backup: backup, manifest: manifest, state: state, owner: owner)
     }
 
-    private func finished(_ staged: Staged, from backupPath: RawPath) -> RestoreSummary {
+    func finished(_ staged: Staged, from backupPath: RawPath) -> RestoreSummary {
         let contents = staged.contents, expected = staged.expected
         let trash = contents.utensils.filter(\.trashed).count
         let summary = RestoreSummary(
@@ -169,7 +183,7 @@ public struct BackupRestore: Sendable {
     /// The files the catalog's utensils have, each as `backup.json` lists it; a listing that
     /// differs from the catalog in any way is refused.
     private func expectedFiles(_ manifest: BackupManifest, _ contents: CatalogFile.Contents, shown: String)
-        throws(RestoreError) -> [(folder: Int, name: [UInt8], file: BackupManifest.File)]
+        throws(RestoreError) -> [ExpectedFile]
     {
         var listed: [String: BackupManifest.File] = [:]
         for file in manifest.files where listed.updateValue(file, forKey: file.path) != nil {
@@ -179,7 +193,7 @@ public struct BackupRestore: Sendable {
         // A folder of files that can be made again which a backup does not mention at all was
         // added after it was made (previews, say): its files are made again, as missing ones.
         let mentioned = Set((manifest.files.map(\.path) + manifest.missing).compactMap { $0.split(separator: "/").first.map(String.init) })
-        var expected: [(folder: Int, name: [UInt8], file: BackupManifest.File)] = []
+        var expected: [ExpectedFile] = []
         for utensil in contents.utensils {
             for (index, folder) in BackupFolder.all.enumerated() {
                 let name = folder.fileName(utensil.id, utensil.fileExtension)
@@ -188,7 +202,8 @@ public struct BackupRestore: Sendable {
                     if folder.holdsOriginals && file.sha256 != utensil.sha256 {
                         throw .inconsistent(path: shown, problem: "its checksum of \(path) is not the one the catalog holds")
                     }
-                    expected.append((index, Array(name.utf8), file))
+                    expected.append(
+                        ExpectedFile(folder: index, name: Array(name.utf8), file: file, utensil: utensil.id, originalExtension: utensil.fileExtension))
                 } else if folder.holdsOriginals || (mentioned.contains(folder.name) && !missing.contains(path)) {
                     throw .inconsistent(path: shown, problem: "it does not list \(path), a file of utensil \(utensil.id.uuidString)")
                 }
@@ -202,15 +217,17 @@ public struct BackupRestore: Sendable {
 
     // MARK: Installing
 
-    private static let catalogName = Array(BackupManifest.catalogFileName.utf8)
+    static let catalogName = Array(BackupManifest.catalogFileName.utf8)
     /// The catalog this restore writes, beside its place.
-    private static let stagedCatalog = Array((restoringPrefix + BackupManifest.catalogFileName).utf8)
+    static let stagedCatalog = Array((restoringPrefix + BackupManifest.catalogFileName).utf8)
     /// The backup's catalog, copied to be read (never installed).
-    private static let backupCatalogCopy = Array((restoringPrefix + "backup-" + BackupManifest.catalogFileName).utf8)
+    static let backupCatalogCopy = Array((restoringPrefix + "backup-" + BackupManifest.catalogFileName).utf8)
 
-    /// Verifies the backup while copying it beside its places: the catalog (to be read, every
-    /// row checked), the files into `.restoring-<folder>` folders, all durable.
-    private func stage(_ target: Target, progress: (Int, Int) -> Void) throws(RestoreError) -> Staged {
+    /// Verifies the backup's manifest and catalog: the catalog copied beside its place (its
+    /// checksum checked) and read there without trusting it, every row checked, its counts and
+    /// its files measured against the manifest. Reads no photo and makes no path from the
+    /// catalog's values before its row passed.
+    func inspect(_ target: Target) throws(RestoreError) -> Staged {
         let (manifest, backup, state, owner) = (target.manifest, target.backup, target.state, target.owner)
         let shownManifest = backup.path.appending(BackupManifest.fileName).description
         // The catalog: copied (and so read once, its checksum checked) beside its place, then
@@ -230,8 +247,14 @@ public struct BackupRestore: Sendable {
         ] where listed != found {
             throw .inconsistent(path: shownManifest, problem: "it counts \(listed) \(what), the backup holds \(found)")
         }
-        let expected = try expectedFiles(manifest, contents, shown: shownManifest)
+        return Staged(contents: contents, expected: try expectedFiles(manifest, contents, shown: shownManifest))
+    }
 
+    /// Verifies the backup while copying it beside its places: the catalog (to be read, every
+    /// row checked), the files into `.restoring-<folder>` folders, all durable.
+    private func stage(_ target: Target, progress: (Int, Int) -> Void) throws(RestoreError) -> Staged {
+        let inspected = try inspect(target)
+        let (backup, state, owner, expected) = (target.backup, target.state, target.owner, inspected.expected)
         // The files, into `.restoring-<folder>` folders.
         var staged: [HeldFolder] = []
         for folder in BackupFolder.all {
@@ -246,6 +269,21 @@ public struct BackupRestore: Sendable {
                 return try state.folder(name)
             })
         }
+        let sources = try sourceFolders(of: backup)
+        for (done, entry) in expected.enumerated() {
+            guard let source = sources[entry.folder] else { throw .missingFile(backup.path.appending(entry.file.path).description) }
+            try copy(entry.name, from: source, to: entry.name, in: staged[entry.folder], expecting: entry.file, owner: owner)
+            progress(done + 1, expected.count)
+        }
+        try Self.fileSystem { () throws(SystemError) in
+            for folder in staged { try folder.sync() }
+            try state.sync()
+        }
+        return Staged(contents: inspected.contents, expected: expected)
+    }
+
+    /// The backup's folders of ``BackupFolder/all``, nil for one it does not have.
+    func sourceFolders(of backup: HeldFolder) throws(RestoreError) -> [HeldFolder?] {
         var sources: [HeldFolder?] = []
         for folder in BackupFolder.all {
             do throws(SystemError) {
@@ -256,16 +294,7 @@ public struct BackupRestore: Sendable {
                 throw .fileSystem(error)
             }
         }
-        for (done, entry) in expected.enumerated() {
-            guard let source = sources[entry.folder] else { throw .missingFile(backup.path.appending(entry.file.path).description) }
-            try copy(entry.name, from: source, to: entry.name, in: staged[entry.folder], expecting: entry.file, owner: owner)
-            progress(done + 1, expected.count)
-        }
-        try Self.fileSystem { () throws(SystemError) in
-            for folder in staged { try folder.sync() }
-            try state.sync()
-        }
-        return Staged(contents: contents, expected: expected)
+        return sources
     }
 
     /// The staged folders into place (the empty ones they replace go first).
@@ -292,7 +321,7 @@ public struct BackupRestore: Sendable {
 
     /// The checked rows as a new SQLite catalog beside its place (`.restoring-utensils.sqlite`),
     /// made by this version's migrations, durable.
-    private func writeCatalog(_ rows: CatalogContents, in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
+    func writeCatalog(_ rows: CatalogContents, in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
         let path = state.path.appending(Self.stagedCatalog).description
         do {
             try SQLiteSnapshotWriter().writeSQLite(rows, to: path)
@@ -307,7 +336,7 @@ public struct BackupRestore: Sendable {
     }
 
     /// The written catalog into place as the state folder's SQLite catalog.
-    private func installCatalogFile(in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
+    func installCatalogFile(in state: HeldFolder, owner: FileOwner?) throws(RestoreError) {
         let (catalogName, stagedCatalog) = (Self.catalogName, Self.stagedCatalog)
         try Self.fileSystem { () throws(SystemError) in
             for suffix in ["", "-wal", "-shm"] {
@@ -374,7 +403,7 @@ public struct BackupRestore: Sendable {
     }
 
     /// Refuses a SQLite catalog file in the state folder that holds utensils.
-    private func ensureEmptyCatalogFile() throws(RestoreError) {
+    func ensureEmptyCatalogFile() throws(RestoreError) {
         guard FileOps.exists(RawPath(settings.catalogPath)) else { return }
         let count: Int
         do {
@@ -386,7 +415,7 @@ public struct BackupRestore: Sendable {
     }
 
     /// Removes what an interrupted or failed restore left (`.restoring-*`).
-    private func removeLeftovers(in state: HeldFolder) {
+    func removeLeftovers(in state: HeldFolder) {
         for name in (try? state.list()) ?? [] where name.starts(with: Array(Self.restoringPrefix.utf8)) {
             if let folder = try? state.folder(name) {
                 BackupTree.empty(folder)
@@ -406,7 +435,7 @@ public struct BackupRestore: Sendable {
         return status.st_uid == 0 ? nil : FileOwner(uid: status.st_uid, gid: status.st_gid)
     }
 
-    private static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try HeldFolder.withCString(bytes, body)
     }
 

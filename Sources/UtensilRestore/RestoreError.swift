@@ -29,6 +29,13 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configured catalog of another backend could not be read or could not take the
     /// backup's rows (unreachable, no rights, …).
     case catalogFailed(catalog: String, problem: String)
+    /// The configured storage of the renditions (a bucket) already holds this many.
+    case storageNotEmpty(storage: String, renditions: Int)
+    /// The configured storage could not be read or written (down, keys refused, no bucket …).
+    case storageFailed(storage: String, problem: String)
+    /// The rows were loaded into the catalog but the renditions of this many utensils stay
+    /// staged in the storage, not yet live: the daemon's start-up recovery puts them in place.
+    case notPublished(storage: String, utensils: Int, problem: String)
     case fileSystem(SystemError)
 
     public var description: String {
@@ -55,6 +62,12 @@ public enum RestoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "The catalog \(catalog) already holds \(utensils) utensils; a backup is restored only into an empty catalog, so configure a new, empty database as catalog (or empty this one) and restore again."
         case .catalogFailed(let catalog, let problem):
             "The backup could not be loaded into the catalog \(catalog) (\(problem)); nothing was installed, so mend that and restore again."
+        case .storageNotEmpty(let storage, let renditions):
+            "The storage \(storage) already holds \(renditions) files of utensils; a backup is restored only into an empty storage, so configure an empty bucket or prefix (or empty this one) and restore again."
+        case .storageFailed(let storage, let problem):
+            "The backup could not be restored into the storage \(storage) (\(problem)); nothing was installed, so mend that and restore again."
+        case .notPublished(let storage, let utensils, let problem):
+            "The catalog holds the backup's rows, but the files of \(utensils) utensils are still staged in the storage \(storage) (\(problem)); start utensild with this configuration (its recovery puts them into place), then run `utensilctl check`."
         case .fileSystem(let error):
             "The backup could not be restored (\(error)); nothing was installed."
         }

@@ -5,6 +5,7 @@ import Logging
 import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
+import UtensilDaemon
 import UtensilIngest
 import UtensilRestore
 
@@ -28,8 +29,15 @@ struct RestoreCommand: AsyncParsableCommand {
             catalog, which must hold no utensil (the trash included), in one transaction; \
             this is how a SQLite catalog moves to PostgreSQL (back it up with `utensilctl \
             backup`, configure the PostgreSQL catalog, restore). Stop every utensild using \
-            that catalog first. Exit codes: 0 restored, 1 refused or failed (also when \
-            PostgreSQL cannot be reached), 64 usage, 78 bad configuration.
+            that catalog first.
+
+            With storage = "s3://…" the originals, thumbnails and previews go into that \
+            bucket, which must hold none, through the same steps as an ingest (staged, the \
+            catalog committed, then put in place, never over an object); this is how a site \
+            moves from local folders into a bucket, and a backup taken on a bucket restores \
+            onto local folders with storage = "local". Exit codes: 0 restored, 1 refused or \
+            failed (also when PostgreSQL or the bucket cannot be reached), 64 usage, 78 bad \
+            configuration (the bucket's keys unreadable included).
 
             Examples:
               sudo utensild restore /var/lib/utensild/backups/2026-11-25
@@ -73,23 +81,40 @@ struct RestoreCommand: AsyncParsableCommand {
             guard showProgress, done == total || done % 100 == 0 else { return }
             FileHandle.standardError.write(Data("\rutensild: verified and copied \(done) of \(total) files\u{1B}[K".utf8))
         }
-        let restore = BackupRestore(settings: IngestSettings(configuration), logger: logger)
+        let settings = IngestSettings(configuration)
+        let restore = BackupRestore(settings: settings, logger: logger)
         let shownCatalog = "\(configuration.catalog)"
+        let shownStorage = "\(configuration.storage)"
         let summary: RestoreSummary
         var into = "\(configuration.stateDir)"
         do {
+            // A bucket: the renditions go through the storage seam, the catalog wherever it is.
+            let bucket: (any RenditionStorage)? = switch configuration.storage {
+            case .local: nil
+            case .s3: try Backends.storage(configuration, settings: settings, environment: environment)
+            }
             summary = try await CatalogSupport.withCatalog(configuration, environment: environment, logger: logger, waiting: false) {
                 catalog, _ in
+                if let bucket {
+                    return try await restore.restore(
+                        from: path, into: catalog, shownAs: shownCatalog, storage: bucket, shownAs: shownStorage, progress: progress)
+                }
                 guard let catalog else { return try restore.restore(from: path, progress: progress) }
                 return try await restore.restore(from: path, into: catalog, shownAs: shownCatalog, progress: progress)
             }
-            if case .postgres = configuration.catalog { into = "the catalog \(shownCatalog) and \(configuration.stateDir)" }
+            switch (configuration.catalog, bucket) {
+            case (.postgres, nil): into = "the catalog \(shownCatalog) and \(configuration.stateDir)"
+            case (.postgres, _): into = "the catalog \(shownCatalog) and the storage \(shownStorage)"
+            case (_, nil): break
+            default: into = "\(configuration.stateDir) and the storage \(shownStorage)"
+            }
         } catch {
             if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             switch error {
             case let error as RestoreError: throw Self.failure(error.description, code: 1)
             case let error as CatalogPasswordError: throw Self.failure("\(error)", code: 78)
             case let problem as PostgresCatalogProblem: throw Self.failure("catalog: \(problem)", code: 1)
+            case let error as StorageChoiceError: throw Self.failure("\(error)", code: 78)
             default: throw Self.failure("\(error)", code: 1)
             }
         }

@@ -46,12 +46,22 @@ package enum HashingCopy {
         return Digest(bytes: total, sha256: hasher.finalize().map { hex($0) }.joined())
     }
 
-    /// Hashes the file `name` in `folder`.
-    static func digest(of name: [UInt8], in folder: HeldFolder) throws(SystemError) -> Digest {
+    /// Hashes the file `name` in `folder` (a regular file: a link is not followed, anything else
+    /// is `EINVAL`).
+    package static func digest(of name: [UInt8], in folder: HeldFolder) throws(SystemError) -> Digest {
         let fd = try folder.openForReading(name)
         defer { close(fd) }
         try clearNonBlocking(fd, shown: folder.path.appending(name))
         return try stream(fd, shown: folder.path.appending(name))
+    }
+
+    /// The bytes of the regular file `name` in `folder` and what they measure (a restore into
+    /// a storage that takes whole renditions); nil when it is not a regular file or is longer
+    /// than `limit` bytes.
+    package static func readWhole(_ name: [UInt8], in folder: HeldFolder, limit: Int) throws(SystemError) -> (bytes: [UInt8], digest: Digest)? {
+        guard let bytes = try FileOps.readRegularFile(name, in: folder, limit: limit) else { return nil }
+        let sha256 = SHA256.hash(data: bytes).map { hex($0) }.joined()
+        return (bytes, Digest(bytes: Int64(bytes.count), sha256: sha256))
     }
 
     /// Copies `source` into a new file `name` of `folder` (mode 0600, owned by `owner` when
