@@ -1,8 +1,17 @@
 import Foundation
 
-/// Runs calls of the async ``CatalogBackend`` from synchronous code, on the calling thread:
-/// the bridge between the store and the ingest engine, whose operations run on threads of
-/// their own (file I/O, fsync), and the catalog seam, which is async.
+/// The one bridge from threads of their own into the async store and its seams: runs an async
+/// call (of the ``CatalogBackend``, the ``RenditionStorage``, or the store's own async API)
+/// from synchronous code, on the calling thread.
+///
+/// Why it exists: the ingest engine's CPU work (reading, hashing, decoding, encoding, `fsync`)
+/// runs on `workers` threads outside Swift's cooperative pool, so that a burst never starves
+/// the watcher, the control socket or the watchdog, and so that a drop's duplicate look-up
+/// overlaps its decode (``start(_:)``). Everything else — the control handler, the web routes,
+/// the heartbeat — awaits the store in its own task and never comes here. The store's
+/// operations that the engine drives (admission, the commit, recovery) and those that still
+/// move or scan files synchronously (delete for good and the purge, `check`, `retry`,
+/// `rethumb`, backup) call their seams through it until they are async too.
 ///
 /// A call runs as a task whose executor is the calling thread itself: the thread blocks
 /// until the call is done, running every piece of it that becomes ready (the first, and each
@@ -10,7 +19,7 @@ import Foundation
 /// backend that answers at once (SQLite) runs exactly where a direct call ran, with no thread
 /// hop; a backend that suspends never needs a thread of Swift's cooperative pool to be free,
 /// and never blocks one. Do not call it from an async context (that would block a thread of
-/// the pool for the whole call): there, `await` the backend.
+/// the pool for the whole call): there, `await` the store.
 enum CatalogAwait {
     /// Runs `call` to completion on this thread and returns what it returned or threw.
     static func run<T: Sendable, E: Error>(_ call: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {

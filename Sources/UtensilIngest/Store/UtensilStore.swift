@@ -33,7 +33,11 @@ import UtensilStorage
 /// locks that keep two operations on one utensil apart (``whileChanging(_:_:)``) and the gate a
 /// backup closes for its snapshot are its own, not the process's.
 ///
-/// Operations block (file I/O, a durable commit): run them on threads of their own.
+/// What a door calls is async (reads, row edits, restore, favorites, the heartbeat, rendition
+/// reads): it is awaited in the caller's own task, with no thread hop. The operations the
+/// ingest engine drives (admission, the commit, recovery) and those that still move or scan
+/// files synchronously (delete for good, the purge, `check`, `retry`, `rethumb`, backup)
+/// block: they run on threads of their own and reach the async seams through ``CatalogAwait``.
 public final class UtensilStore: Sendable {
     /// The settings in force, as of the last reload (read once per operation where an
     /// operation needs several of them to agree).
