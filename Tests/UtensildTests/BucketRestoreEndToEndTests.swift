@@ -133,6 +133,48 @@ struct BucketRestoreEndToEndTests {
         #expect(try await Self.objects(server) == before)
     }
 
+    @Test func aSiteMovesIntoPostgreSQLAndABucketAtOnceAndAFailedLoadLeavesNothing() async throws {
+        let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let backup = try Self.localSiteBackup(in: world)
+        let listed = try Self.manifest(backup)
+        let postgres = try PostgresServer()
+        defer { postgres.remove() }
+        let flags = BucketStorageEndToEndTests.bucketFlags(server, keys: keys)
+            + ["--catalog", postgres.tcpURL, "--catalog-password-file", postgres.passwordFile, "--host-name", "kitchen-2"]
+        let fresh = try TestWorld()
+        defer { fresh.remove() }
+
+        // A catalog that refuses the rows (the schema made by a first restore of no backup, then
+        // its role's INSERT revoked): the objects were staged, and are removed again.
+        let nothing = try Self.restore(world.root.appendingPathComponent("no-such-backup"), into: fresh, flags)
+        #expect(nothing.status == 1 && nothing.errors.contains("There is no folder"), "\(nothing.errors)")
+        try postgres.superuserSQL("REVOKE INSERT ON utensils FROM \(postgres.role)", database: postgres.database)
+        let failed = try Self.restore(backup, into: fresh, flags)
+        #expect(failed.status == 1, "\(failed.output)\(failed.errors)")
+        #expect(failed.errors.contains("could not be loaded into the catalog") && failed.errors.contains("nothing was installed"), "\(failed.errors)")
+        #expect(try await Self.objects(server).isEmpty, "nothing is left in the bucket, staged or live")
+        #expect(try postgres.superuserSQL("SELECT count(*) FROM utensils", database: postgres.database) == "0")
+        try postgres.superuserSQL("GRANT INSERT ON utensils TO \(postgres.role)", database: postgres.database)
+
+        // Then for real: the rows in PostgreSQL, the objects in the bucket, nothing in state_dir.
+        let restored = try Self.restore(backup, into: fresh, flags)
+        #expect(restored.status == 0, "\(restored.output)\(restored.errors)")
+        #expect(restored.output.contains("into the catalog \(postgres.tcpURL) and the storage s3://\(server.bucket)/site."), "\(restored.output)")
+        #expect(try await Self.objects(server) == Set(listed.files.map { "site/" + $0.path }))
+        #expect(try postgres.superuserSQL("SELECT count(*) FROM utensils", database: postgres.database) == "4")
+        for folder in [fresh.originals, fresh.thumbnails, fresh.previews] { #expect(fresh.files(in: folder).isEmpty) }
+        let daemon = try RunningDaemon(world: fresh, extra: flags)
+        let check = try Utensilctl.run(["check", "--json"], socket: Self.socket(fresh), timeout: 120)
+        #expect(check.json?["ok"] as? Bool == true, "\(check.output)\(check.errors)\n\(daemon.log)")
+        let list = try Utensilctl.run(["list", "--json"], socket: Self.socket(fresh))
+        #expect((list.json?["utensils"] as? [[String: Any]])?.count == 3, "\(list.output)")
+        #expect(try daemon.terminate() == 0, "\(daemon.log)")
+    }
+
     @Test func hostileAndDamagedBackupsWriteNothingToTheBucket() async throws {
         let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
         defer { server.remove() }
