@@ -55,7 +55,7 @@ import UtensilControlProtocol
 
     @Test func rejectedCheckAndEventKeys() throws {
         #expect(try Fixtures.keys(of: Fixtures.rejected) == ["file", "reason", "message", "rejectedAt", "bytes"])
-        #expect(try Fixtures.keys(of: Fixtures.check) == ["integrity", "rowsWithoutFiles", "filesWithoutRows", "uploadLeftovers", "ok"])
+        #expect(try Fixtures.keys(of: Fixtures.check) == ["integrity", "rowsWithoutFiles", "filesWithoutRows", "uploadLeftovers", "stagedLeftovers", "ok"])
         #expect(try Fixtures.object(of: Fixtures.check)["ok"] as? Bool == false)
         let ingested = EventInfo.ingested(Fixtures.spoon, inboxFile: "Spoon.jpg", at: Fixtures.createdAt)
         #expect(try Fixtures.keys(of: ingested) == ["kind", "at", "inboxFile", "utensil"])

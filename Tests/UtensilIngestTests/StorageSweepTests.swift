@@ -13,7 +13,8 @@ import UtensilTestSupport
 /// The storage sweeper (`UtensilStore.sweepStorage`) over each storage (a real SeaweedFS, a local
 /// folder several hosts share) and each catalog (SQLite, a real PostgreSQL), with two hosts' stores
 /// on one catalog: what crashes left is finished or removed once older than the grace, nothing
-/// younger and nothing a row points at is touched, and one host sweeps at a time.
+/// younger and nothing a row points at is touched, and one host sweeps at a time; `check` names
+/// what is left meanwhile.
 @Suite("The storage sweeper", .serialized, .tags(.spawnsProcesses))
 struct StorageSweepTests {
     enum CatalogKind: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -99,8 +100,18 @@ struct StorageSweepTests {
             #expect(young.youngLeft == 2 + liveBefore, "2 staged operations and every live rendition: \(young)")
             #expect(try await storage.listEveryHostsStaged().count == 2)
 
-            // Past the grace, both hosts at once: one sweeps, the other leaves it.
+            // `check` names what is left: every host's staged renditions, the objects of no row,
+            // and Spoon, whose renditions are only staged.
             let later = Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace)
+            let found = try await Self.onThread { try storeA.check(now: later) }
+            let stagedLocations = try await storage.listEveryHostsStaged().flatMap(\.locations).sorted()
+            #expect(stagedLocations.count == 5 && found.stagedLeftovers == stagedLocations, "\(found)")
+            #expect(found.filesWithoutRows == ghost.publishingOrder.map { storage.url(of: ghost.key($0)) }.sorted(), "\(found)")
+            #expect(found.rowsWithoutFiles == [spoon.id.uuidString])
+            let fresh = try await Self.onThread { try storeA.check() }
+            #expect(fresh.stagedLeftovers.isEmpty, "younger than a minute: may be in flight")
+
+            // Past the grace, both hosts at once: one sweeps, the other leaves it.
             async let sweptByA = storeA.sweepStorage(now: later)
             async let sweptByB = storeB.sweepStorage(now: later)
             let sweeps = try await [sweptByA, sweptByB]
@@ -128,6 +139,8 @@ struct StorageSweepTests {
             #expect(live.isSuperset(of: expected) && Set(live.map(\.utensil)) == [spoon.id, whisk.id], "\(live)")
             #expect(!live.contains(stale.key(.original)))
             #expect(try await storage.listEveryHostsStaged().isEmpty)
+            let clean = try await Self.onThread { try storeA.check(now: later) }
+            #expect(clean.stagedLeftovers.isEmpty && clean.filesWithoutRows.isEmpty && clean.rowsWithoutFiles.isEmpty, "\(clean)")
             if let server {
                 #expect(try await server.client().multipartUploads(prefix: "photos/").isEmpty)
             }
@@ -135,8 +148,8 @@ struct StorageSweepTests {
     }
 
     /// Runs blocking store calls (the ingest) on a thread of their own, as the daemon does.
-    static func onThread(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
     }

@@ -413,6 +413,6 @@ extension CategoryInfo {
 extension CheckReport {
     init(_ report: ConsistencyReport) {
         self.init(integrity: report.integrity, rowsWithoutFiles: report.rowsWithoutFiles, filesWithoutRows: report.filesWithoutRows,
-            uploadLeftovers: report.uploadLeftovers)
+            uploadLeftovers: report.uploadLeftovers, stagedLeftovers: report.stagedLeftovers)
     }
 }

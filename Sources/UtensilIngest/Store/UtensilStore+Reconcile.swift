@@ -53,6 +53,10 @@ public struct ConsistencyReport: Sendable, Equatable {
     public var filesWithoutRows: [String]
     /// Paths of files of cut-off web uploads left in the inbox, sorted.
     public var uploadLeftovers: [String] = []
+    /// What operations of any host left staged (a crash, an upload that landed late): how the
+    /// storage names each staged rendition (a path, `s3://BUCKET/KEY`), sorted. The sweeper
+    /// finishes or removes them once they are an hour old.
+    public var stagedLeftovers: [String] = []
 }
 
 /// What `originals/`, `thumbnails/` and `previews/` hold, measured against the rows: the one scan that
@@ -184,7 +188,7 @@ extension UtensilStore {
     }
 
     /// `utensilctl check`: the database's integrity, rows whose files are missing, files
-    /// without rows (and files left in `staging/`), cut-off uploads in the inbox, looking
+    /// without rows, renditions any host left staged, cut-off uploads in the inbox, looking
     /// through everything. Files younger
     /// than ``checkGraceSeconds`` are left out: they may be an operation in flight. Changes nothing.
     ///
@@ -195,6 +199,7 @@ extension UtensilStore {
         let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
         guard storage is LocalFolderStorage else {
             var report = try checkThroughListing(integrity: integrity, ids: ids)
+            report.stagedLeftovers = try stagedLeftovers(now: now)
             do throws(SystemError) {
                 report.uploadLeftovers = try uploadLeftovers().filter {
                     now.timeIntervalSince(Date(timeIntervalSince1970: Double($0.status.modificationNanoseconds) / 1e9)) >= Self.checkGraceSeconds
@@ -216,7 +221,9 @@ extension UtensilStore {
         let settled = { (status: FileStatus) in
             now.timeIntervalSince(Date(timeIntervalSince1970: Double(status.modificationNanoseconds) / 1e9)) >= Self.checkGraceSeconds
         }
-        let filesWithoutRows = (scan.temporaries + scan.orphans + scan.foreign + scan.staged).filter { entry in
+        // Staged renditions are reported as such (``stagedLeftovers(now:)``), anything else in staging/ here.
+        let strays = scan.staged.filter { StagedName(parsing: $0.name) == nil }
+        let filesWithoutRows = (scan.temporaries + scan.orphans + scan.foreign + strays).filter { entry in
             guard let status = try? entry.folder.status(of: entry.name) else { return false }  // Gone meanwhile.
             return settled(status)
         }
@@ -229,7 +236,8 @@ extension UtensilStore {
         return ConsistencyReport(
             integrity: integrity, rowsWithoutFiles: scan.rowsMissingFiles.map(\.uuidString).sorted(),
             filesWithoutRows: filesWithoutRows.map(\.path.description).sorted(),
-            uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted())
+            uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted(),
+            stagedLeftovers: try stagedLeftovers(now: now))
     }
 
     /// `check` over a storage other than the local folder, through its listing of live

@@ -222,6 +222,19 @@ extension UtensilStore {
         return doomed
     }
 
+    /// `check`'s staged leftovers: the renditions every host's operations left staged, written
+    /// at least ``checkGraceSeconds`` before `now` (younger ones may be in flight), as the
+    /// storage names them, sorted.
+    func stagedLeftovers(now: Date) throws(StoreError) -> [String] {
+        let staged: [HostStagedOperation]
+        do throws(StorageError) {
+            staged = try storageCall { storage async throws(StorageError) in try await storage.listEveryHostsStaged() }
+        } catch {
+            throw .fileSystem("Cannot list the staged files: \(error).")
+        }
+        return staged.filter { now.timeIntervalSince($0.written) >= Self.checkGraceSeconds }.flatMap(\.locations).sorted()
+    }
+
     /// What the storage lists; its failure as ``StoreError/fileSystem(_:)``.
     private func listedByStorage<T>(_ body: (any RenditionStorage) async throws(StorageError) -> T) async throws(StoreError) -> T {
         do throws(StorageError) {

@@ -13,6 +13,8 @@ enum CheckView {
         lines += report.filesWithoutRows.map { "  " + TerminalText.escaped($0) }
         lines.append("cut-off uploads     " + count(report.uploadLeftovers.count, style))
         lines += report.uploadLeftovers.map { "  " + TerminalText.escaped($0) }
+        lines.append("staged leftovers    " + count(report.stagedLeftovers.count, style))
+        lines += report.stagedLeftovers.map { "  " + TerminalText.escaped($0) }
         lines.append(report.ok ? style.green("The catalog is consistent.") : style.red("The catalog is inconsistent."))
         return lines
     }
@@ -29,6 +31,9 @@ enum CheckView {
         }
         if !report.uploadLeftovers.isEmpty {
             parts.append(Formats.count(report.uploadLeftovers.count, "cut-off upload") + " in the inbox")
+        }
+        if !report.stagedLeftovers.isEmpty {
+            parts.append(Formats.count(report.stagedLeftovers.count, "staged file") + " left by an interrupted operation")
         }
         return parts.isEmpty ? "the daemon reports a problem" : parts.joined(separator: ", ")
     }
