@@ -277,6 +277,7 @@ let package = Package(
             name: "UtensilCatalogPostgresTests",
             dependencies: [
                 "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilTestSupport",
+                "UtensilIngest", "UtensilStorageS3",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -81,8 +81,18 @@ final class KitchenLab {
 
     /// `kill -9` of host `index`'s daemon, then a new one with the same name and folders (READY=1).
     func killAndRestart(_ index: Int) throws {
+        kill(index)
+        try restart(index)
+    }
+
+    /// `kill -9` of host `index`'s daemon; ``restart(_:)`` starts it again.
+    func kill(_ index: Int) {
         daemons[index].kill()
         pastLogs.append("--- \(hostName(index)), killed ---\n\(daemons[index].log)")
+    }
+
+    /// A new daemon for host `index`, with the same name and folders (READY=1).
+    func restart(_ index: Int) throws {
         daemons[index] = try start(index)
     }
 

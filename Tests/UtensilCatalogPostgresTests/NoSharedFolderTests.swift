@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import UtensilIngest
+import UtensilStorageS3
 import UtensilTestSupport
 
 /// Three hosts that share no folder at all, only the catalog and a bucket: three utensild
@@ -13,14 +15,17 @@ import UtensilTestSupport
 /// `kitchen-3`, given larger photos, is killed with SIGKILL while one of its uploads is staged
 /// in the bucket, and started again. A second burst does the same while the storage server is
 /// stopped (every host's `/readyz` says so) and started again; a last drop on each host
-/// follows. Then every drop is exactly one utensil or one rejection with the sidecar the
-/// duplicate policies call for (``DropLedger``): nothing lost, nothing doubled, nothing
-/// rejected for the outage; every host's `list --json` is the same; every host's gallery
-/// serves every utensil's original (its SHA-256 the catalog's) and thumbnail (the bucket's
-/// bytes); the bucket holds each utensil's original, thumbnail and preview and nothing of no
-/// utensil; `check` is clean on every host.
+/// follows. Then `kitchen-3` is killed mid-upload once more and left dead while the sweeper,
+/// its clock set past the hour's grace, finishes or removes what it left (nothing staged
+/// stays), and started again. Then every drop is exactly one utensil or one rejection with
+/// the sidecar the duplicate policies call for (``DropLedger``): nothing lost, nothing
+/// doubled, nothing rejected for the outage; every host's `list --json` is the same; every
+/// host's gallery serves every utensil's original (its SHA-256 the catalog's) and thumbnail
+/// (the bucket's bytes); after a last sweep past the grace, the bucket holds each utensil's
+/// original, thumbnail and preview, nothing staged and nothing of no utensil; `check` is
+/// clean on every host.
 @Suite(.serialized, .tags(.spawnsProcesses)) struct NoSharedFolderTests {
-    @Test func nothingIsLostDoubledOrLeftThroughAKillAndAStorageOutage() async throws {
+    @Test func nothingIsLostDoubledOrLeftThroughKillsAStorageOutageAndTheSweeper() async throws {
         let kitchens = try await KitchenLab.sharingABucket(hosts: 3)
         defer { kitchens.remove() }
         let bucket = try #require(kitchens.bucket)
@@ -28,7 +33,7 @@ import UtensilTestSupport
         let hostNames = (0..<3).map { kitchens.hostName($0) }
         let root = kitchens.worlds[0].root
         let photos = try KitchenLab.photos(36, in: root, seed: 700)
-        let large = try KitchenLab.photos(8, in: root, width: 1600, height: 1200, seed: 800)
+        let large = try KitchenLab.photos(14, in: root, width: 1600, height: 1200, seed: 800)
         var ledger = DropLedger()
 
         // The first burst; kitchen-3 killed while an upload of its own is staged in the bucket.
@@ -38,17 +43,8 @@ import UtensilTestSupport
         for index in 0..<8 { burst.plain(2, "Pot \(index + 1)", large[index]) }
         for index in 0..<10 { burst.plain(index % 2, "Spoon \(index + 1)", photos[4 + index]) }
         try kitchens.drop(burst)
-        let staging = KitchenLab.bucketPrefix + "staging/\(hostNames[2])/"
-        var staged: [String] = []
-        let deadline = ContinuousClock.now + .seconds(60)
-        while staged.isEmpty, kitchens.inboxCounts[2] > 0, ContinuousClock.now < deadline {
-            staged = (try? await client.list(prefix: staging)) ?? []
-            try await Task.sleep(for: .milliseconds(5))  // Polling with a deadline.
-        }
-        let leftAtKill = kitchens.inboxCounts[2]
-        try kitchens.killAndRestart(2)
-        print("kitchen-3 killed with \(staged.count) objects staged and \(leftAtKill) drops still in its inbox")
-        #expect(!staged.isEmpty, "kitchen-3 was not caught mid-upload: nothing of it was staged while it had drops")
+        try await Self.killWhileStaging(2, of: kitchens, client)
+        try kitchens.restart(2)
         ledger.append(burst)
         try kitchens.waitUntilSettled(ledger)
 
@@ -90,6 +86,24 @@ import UtensilTestSupport
             }
         }
 
+        // kitchen-3 killed again while an upload of its own is staged, and left dead: the
+        // sweeper (run as it runs an hour later) finishes or removes what it left; then it is
+        // started again and takes what is left in its inbox.
+        burst = DropLedger()
+        for index in 0..<6 { burst.plain(2, "Pan \(index + 1)", large[8 + index]) }
+        try kitchens.drop(burst)
+        try await Self.killWhileStaging(2, of: kitchens, client)
+        let sweep = try await Self.sweepPastTheGrace(kitchens, bucket)
+        print("the sweep finished \(sweep.rolledForward.count) and undid \(sweep.discarded.count) operations kitchen-3 left, removed \(sweep.orphansRemoved.count) objects")
+        #expect(!sweep.anotherHostSweeps && sweep.problems.isEmpty, "\(sweep)")
+        #expect(sweep.orphansRemoved.isEmpty, "no utensil's object is an orphan: \(sweep.orphansRemoved)")
+        #expect(sweep.rolledForward.allSatisfy { $0.host == hostNames[2] } && sweep.discarded.allSatisfy { $0.host == hostNames[2] }, "\(sweep)")
+        let stagedAfterSweep = try await client.list(prefix: KitchenLab.bucketPrefix + "staging/")
+        #expect(stagedAfterSweep.isEmpty, "the sweep left \(stagedAfterSweep)")
+        try kitchens.restart(2)
+        ledger.append(burst)
+        try kitchens.waitUntilSettled(ledger)
+
         // Every host lists the same utensils, and they are exactly what the drops call for.
         let lists = try (0..<3).map { host in
             try Utensilctl.run(["list", "--limit", "1000", "--json"], socket: kitchens.socket(host), timeout: 90)
@@ -127,8 +141,12 @@ import UtensilTestSupport
             expectedObjects.formUnion(["originals/\(id).\(fileExtension)", "thumbnails/\(id).jpeg", "previews/\(id).jpeg"].map { KitchenLab.bucketPrefix + $0 })
         }
 
-        // The bucket holds each utensil's original, thumbnail and preview, and nothing of no utensil.
+        // After a last sweep past the grace, the bucket holds each utensil's original,
+        // thumbnail and preview, nothing staged and nothing of no utensil.
+        let lastSweep = try await Self.sweepPastTheGrace(kitchens, bucket)
+        #expect(!lastSweep.anotherHostSweeps && lastSweep.problems.isEmpty && lastSweep.orphansRemoved.isEmpty, "\(lastSweep)")
         let objects = Set(try await client.list(prefix: KitchenLab.bucketPrefix))
+        #expect(!objects.contains { $0.hasPrefix(KitchenLab.bucketPrefix + "staging/") }, "\(objects.sorted())")
         let live = objects.filter { !$0.hasPrefix(KitchenLab.bucketPrefix + "staging/") }
         #expect(expectedObjects.isSubset(of: live), "missing: \(expectedObjects.subtracting(live).sorted())")
         let ids = Set(rows.map { $0[0].uppercased() })
@@ -144,6 +162,41 @@ import UtensilTestSupport
         // No start on the bucket took its empty local `previews/` for a catalog without previews.
         #expect(!kitchens.logs.contains("added before previews existed"), "\(kitchens.logs)")
         #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
+    }
+
+    /// `kill -9` of host `index` as soon as an upload of its own is staged in the bucket (or, should
+    /// none be seen, once it has taken its drops); it is not started again.
+    private static func killWhileStaging(_ index: Int, of kitchens: KitchenLab, _ client: S3Client) async throws {
+        let staging = KitchenLab.bucketPrefix + "staging/\(kitchens.hostName(index))/"
+        var staged: [String] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while staged.isEmpty, kitchens.inboxCounts[index] > 0, ContinuousClock.now < deadline {
+            staged = (try? await client.list(prefix: staging)) ?? []
+            try await Task.sleep(for: .milliseconds(5))  // Polling with a deadline.
+        }
+        let left = kitchens.inboxCounts[index]
+        kitchens.kill(index)
+        print("\(kitchens.hostName(index)) killed with \(staged.count) objects staged and \(left) drops still in its inbox")
+        #expect(!staged.isEmpty, "\(kitchens.hostName(index)) was not caught mid-upload: nothing of it was staged while it had drops")
+    }
+
+    /// Sweeps the bucket as a fourth host's sweeper would an hour from now, past the grace
+    /// (``UtensilStore/sweepStorage(now:grace:)`` with its clock set ahead, on the real catalog
+    /// and bucket): what the daemons' sweeper does to what interruptions leave.
+    private static func sweepPastTheGrace(_ kitchens: KitchenLab, _ bucket: SeaweedServer) async throws -> UtensilStore.StorageSweep {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings()
+        settings.hostName = "sweeper"
+        let storage = S3Storage(
+            client: try bucket.client(), location: S3Location(bucket: bucket.bucket, prefix: String(KitchenLab.bucketPrefix.dropLast())),
+            hostName: settings.hostName)
+        var sweep = UtensilStore.StorageSweep()
+        try await kitchens.server.withRunningCatalog { [settings] _, catalog, _ in
+            let store = UtensilStore(settings: settings, catalog: catalog, storage: storage, logger: quietLogger, faults: FaultInjection())
+            sweep = try await store.sweepStorage(now: Date().addingTimeInterval(UtensilStore.storageSweepGrace + 60))
+        }
+        return sweep
     }
 
     /// A utensil as `list --json` shows it, with the SHA-256 of its original as `gallery` serves it.
