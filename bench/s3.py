@@ -1,13 +1,26 @@
 #!/usr/bin/env python3
-"""make bench-s3: object-storage figures against a real SeaweedFS on loopback.
+"""make bench-s3 (and make bench): object storage against a real SeaweedFS on loopback.
 
 Starts `weed mini` (from .build/s3-venv, `make s3-deps`) on free loopback ports in a
-temporary folder with keys it writes and one bucket, runs `utensil-bench s3` against it (PUT,
-GET, ranged GET and DELETE of photo-sized objects, one at a time and several at once), prints
-the figures and writes them to bench/results/latest-s3.json, then stops the server and removes
-its folder. Ratios matter, not absolute times: the machine is shared.
+temporary folder with keys it writes and one bucket, then, with that one server:
 
-usage: bench/s3.py BIN_DIR WEED [--objects N] [--bytes N] [--parallel N]
+- objects: `utensil-bench s3` (PUT, GET, ranged GET and DELETE of photo-sized objects, one
+  at a time and several at once);
+- ingest: the 12 MP JPEG burst of `make bench` (bench/corpus/jpeg12) into a fresh utensild
+  on local folders, then into one on the bucket (a prefix of its own each round),
+  alternating, --rounds rounds: photos a second (the ratio of the medians; the goal at least
+  0.8), the daemon's CPU a photo, and the server's CPU a photo beside it;
+- gallery: one daemon on local folders and one on the bucket, each holding the burst's
+  photos, serving `GET /thumbnails/…` (a first pass over every thumbnail, then --passes
+  passes, warm) and `GET /originals/…` (every original, --passes passes) over one kept-alive
+  connection: p50 and p99 of request to whole reply (the goal: a thumbnail's p99 from the
+  bucket below 20 ms warm).
+
+Prints the figures and writes them to bench/results/latest-s3.json, then stops the server and
+removes its folder. Ratios matter, not absolute times: the machine is shared.
+
+usage: bench/s3.py BIN_DIR WEED [--corpus DIR] [--rounds N] [--passes N] [--only objects]
+                   [--objects N] [--bytes N] [--parallel N]
 """
 import argparse
 import glob
@@ -23,6 +36,12 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run import Events, Daemon, TimedGet, free_port, log as note, percentile, photos, stage, utensild_burst  # noqa: E402
+
+GOALS = {"ingest_ratio": 0.8, "thumbnail_p99_ms": 20.0}
 
 PORT_FLAGS = ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
               "filer.port.grpc", "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc"]
@@ -46,6 +65,10 @@ def main():
     parser.add_argument("--objects", default="40")
     parser.add_argument("--bytes", default="4000000")
     parser.add_argument("--parallel", default="4")
+    parser.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--only", choices=["objects"], help="the object figures alone")
     args = parser.parse_args()
     if not os.access(args.weed, os.X_OK):
         raise SystemExit(f"bench: {args.weed} is missing: run `make s3-deps`")
@@ -92,6 +115,27 @@ def main():
                 time.sleep(0.2)
             else:
                 raise SystemExit(f"bench: utensil-bench s3 failed ({result.returncode}): {result.stderr}")
+        if args.only != "objects":
+            binaries = os.path.abspath(args.bin)
+            if not os.path.exists(os.path.join(args.corpus, "jpeg12", ".done")):  # make bench's corpus, built once
+                subprocess.run([sys.executable, os.path.join(HERE, "corpus.py"), args.corpus, "--profile", "full"], check=True)
+            files = photos(os.path.join(args.corpus, "jpeg12"))
+            if not files:
+                raise SystemExit(f"bench: no photos in {args.corpus}/jpeg12: run make bench once (it builds the corpus)")
+
+            def bucket(prefix):
+                return ("--storage", f"s3://bench/{prefix}", "--storage-endpoint", endpoint,
+                        "--storage-credentials-file", credentials)
+
+            work = tempfile.mkdtemp(prefix="utensil-bench-s3.")
+            try:
+                note(f"ingest: {len(files)} × 12 MP JPEG, local folders and the bucket in turn, {args.rounds} rounds")
+                figures["ingest"] = ingest(binaries, files, work, bucket, args.rounds, server.pid)
+                note(f"gallery: thumbnails and originals of {len(files)} utensils, local folders, then the bucket")
+                figures["gallery"] = {label: gallery(binaries, files, work, label, extra, args.passes)
+                                      for label, extra in [("local", ()), ("bucket", bucket("gallery"))]}
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -103,7 +147,7 @@ def main():
         for port in ports.values():
             for leftover in glob.glob(f"/tmp/seaweedfs-*-{port}.sock"):
                 os.unlink(leftover)
-    results = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    results = os.path.join(HERE, "results")
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, "latest-s3.json"), "w") as f:
         json.dump(figures, f, indent=2, sort_keys=True)
@@ -115,6 +159,99 @@ def main():
             row = figures[label][phase]
             print(f"{label:8} {phase:14} {row['mb_per_s']:8.1f} {row['p50_ms']:8.1f} {row['p99_ms']:8.1f}")
     print(f"requests per rendition: {figures['requests_per_rendition']}; bytes: {figures['bytes_per_rendition']}")
+    if "ingest" in figures:
+        ingest_rows(figures["ingest"])
+        gallery_rows(figures["gallery"])
+
+
+def process_cpu(pid):
+    """CPU seconds (user and system) the process `pid` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ingest(binaries, files, work, bucket, rounds, server_pid):
+    """The burst into local folders, then into the bucket, alternating; medians of each."""
+    local, remote = [], []
+    for round_ in range(rounds):
+        wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"local-{round_}"))
+        local.append((len(files) / wall, cpu * 1000 / len(files)))
+        before = process_cpu(server_pid)
+        wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"bucket-{round_}"), extra=bucket(f"burst-{round_}"))
+        server = process_cpu(server_pid) - before
+        remote.append((len(files) / wall, cpu * 1000 / len(files), server * 1000 / len(files)))
+        note(f"  round {round_ + 1}: local {local[-1][0]:.2f}/s, bucket {remote[-1][0]:.2f}/s")
+
+    def median(values):
+        return sorted(values)[len(values) // 2]
+
+    local_rate, remote_rate = median([r[0] for r in local]), median([r[0] for r in remote])
+    return dict(images=len(files), rounds=rounds,
+                local_per_second=round(local_rate, 2), bucket_per_second=round(remote_rate, 2),
+                ratio=round(remote_rate / local_rate, 3),
+                local_cpu_ms_per_photo=round(median([r[1] for r in local]), 1),
+                bucket_cpu_ms_per_photo=round(median([r[1] for r in remote]), 1),
+                server_cpu_ms_per_photo=round(median([r[2] for r in remote]), 1),
+                local_rounds=[round(r[0], 2) for r in local], bucket_rounds=[round(r[0], 2) for r in remote])
+
+
+def gallery(binaries, files, work, label, extra, passes):
+    """A daemon holding `files` serving its thumbnails and originals over HTTP on loopback."""
+    port = free_port()
+    daemon = Daemon(binaries, os.path.join(work, f"gallery-{label}"), web_listen=f"127.0.0.1:{port}", extra=extra)
+    try:
+        events = Events(daemon)
+        for staged, target in stage(daemon, files):
+            os.rename(staged, target)
+        events.wait(len(files))
+        events.close()
+        get = TimedGet(port)
+        _, listing = get(f"/api/v1/utensils?limit={len(files)}")
+        utensils = json.loads(listing)["utensils"]
+        if len(utensils) != len(files):
+            raise SystemExit(f"bench: the gallery lists {len(utensils)} utensils, not {len(files)}")
+        thumbnails = [f"/thumbnails/{u['id']}.jpeg" for u in utensils]
+        originals = [f"/originals/{u['id']}.{u['extension']}" for u in utensils]
+        first = [get(path)[0] for path in thumbnails]
+        warm = [get(path)[0] for _ in range(passes) for path in thumbnails]
+        sizes, times = [], []
+        for _ in range(passes):
+            for path in originals:
+                elapsed, body = get(path)
+                times.append(elapsed)
+                sizes.append(len(body))
+        get.close()
+        return dict(utensils=len(utensils),
+                    thumbnail_first_p50_ms=round(percentile(first, 50), 2), thumbnail_first_p99_ms=round(percentile(first, 99), 2),
+                    thumbnail_samples=len(warm), thumbnail_p50_ms=round(percentile(warm, 50), 2),
+                    thumbnail_p99_ms=round(percentile(warm, 99), 2),
+                    original_samples=len(times), original_mean_bytes=int(sum(sizes) / len(sizes)),
+                    original_p50_ms=round(percentile(times, 50), 1), original_p99_ms=round(percentile(times, 99), 1),
+                    original_mb_per_s=round(sum(sizes) / 1_048_576 / (sum(times) / 1000), 1))
+    finally:
+        daemon.stop()
+
+
+def ingest_rows(i):
+    ok = "✓" if i["ratio"] >= GOALS["ingest_ratio"] else "✗"
+    print(f"\ningest, {i['images']} × 12 MP JPEG burst, median of {i['rounds']} rounds (alternating)")
+    print(f"{'':10} {'photos/s':>9} {'CPU ms/photo':>13} {'server CPU ms/photo':>20}")
+    print(f"{'local':10} {i['local_per_second']:9.2f} {i['local_cpu_ms_per_photo']:13.1f} {'':>20}")
+    print(f"{'bucket':10} {i['bucket_per_second']:9.2f} {i['bucket_cpu_ms_per_photo']:13.1f} {i['server_cpu_ms_per_photo']:20.1f}")
+    print(f"bucket / local: {i['ratio']:.3f} (goal ≥ {GOALS['ingest_ratio']}) {ok}")
+
+
+def gallery_rows(g):
+    print(f"\ngallery over HTTP on loopback, {g['local']['utensils']} utensils, one kept-alive connection")
+    print(f"{'':8} {'thumb first p50/p99 ms':>23} {'thumb warm p50/p99 ms':>22} {'original p50/p99 ms':>20} {'original MB/s':>14}")
+    for label in ("local", "bucket"):
+        r = g[label]
+        print(f"{label:8} {r['thumbnail_first_p50_ms']:11.2f}/{r['thumbnail_first_p99_ms']:<11.2f} "
+              f"{r['thumbnail_p50_ms']:10.2f}/{r['thumbnail_p99_ms']:<11.2f} "
+              f"{r['original_p50_ms']:9.1f}/{r['original_p99_ms']:<10.1f} {r['original_mb_per_s']:14.1f}")
+    ok = "✓" if g["bucket"]["thumbnail_p99_ms"] < GOALS["thumbnail_p99_ms"] else "✗"
+    print(f"bucket thumbnail p99 warm: {g['bucket']['thumbnail_p99_ms']:.2f} ms (goal < {GOALS['thumbnail_p99_ms']:.0f} ms) {ok}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@
 #                     pairs within the threshold, the false-pair rate of a synthetic 100,000-photo
 #                     catalog (~5 minutes); utensil-bench of the debug build, or LOOKALIKE_BIN's.
 #                     make bench runs it too, with the bench's binaries.
+#   make bench-s3     object storage beside local folders (bench/s3.py, make/s3.mk): a SeaweedFS of its
+#                     own from make s3-deps; raw PUT/GET/DELETE, the JPEG burst into local folders and
+#                     into the bucket in turn, the gallery's thumbnails and originals from each (~2
+#                     minutes). make bench runs it too, with the bench's binaries.
 #   make bench-postgres  PostgreSQL beside SQLite: the JPEG burst into each, the
 #                     time from a drop on one host to its event on another sharing the catalog,
 #                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
@@ -54,6 +58,7 @@ bench: bench-deps
 	$(BENCH_BUILD)
 	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --scale-rows $(BENCH_ROWS)
 	$(MAKE) --no-print-directory bench-lookalike LOOKALIKE_BIN=$(BENCH_BIN) LOOKALIKE_BUILD=true
+	$(MAKE) --no-print-directory bench-s3 S3_BENCH_BIN=$(BENCH_BIN) S3_BENCH_BUILD=true
 
 # The look-alikes' table (docs/PERFORMANCE.md), also written to bench/results/latest-lookalike.json.
 LOOKALIKE_BIN   ?= $(CURDIR)/.build/debug
