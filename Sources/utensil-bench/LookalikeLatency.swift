@@ -55,6 +55,47 @@ struct LookalikeLatency {
         }
     }
 
+    /// The same fingerprints held in memory instead, for the choice of where a look-up should
+    /// run: ``NearNeighbourIndex`` (the catalog's blocks, as hash tables) and a plain scan of
+    /// the fingerprints in an array, timed the same way (wall and CPU of the calling thread),
+    /// with the resident memory each added.
+    func memory() -> [String: Any] {
+        var generator = SplitMix(seed: 43)
+        let fingerprints = (0..<rows).map { _ in generator.next() }
+        let before = Self.residentMB()
+        var index = NearNeighbourIndex<Int32>()
+        for (slot, fingerprint) in fingerprints.enumerated() { index.insert(Fingerprint(bits: fingerprint), for: Int32(slot)) }
+        let indexMB = Self.residentMB() - before
+        var result: [String: Any] = ["rows": rows, "backend": "memory", "indexResidentMB": Measure.rounded(indexMB, 1),
+                                     "arrayMB": Measure.rounded(Double(rows * 8) / 1_048_576, 1)]
+        let threshold = Fingerprint.copyThreshold
+        for (name, lookUp) in [
+            ("index", { (query: UInt64) in index.neighbours(of: Fingerprint(bits: query), within: threshold).count }),
+            ("scan", { (query: UInt64) in fingerprints.reduce(0) { ($1 ^ query).nonzeroBitCount <= threshold ? $0 + 1 : $0 } }),
+        ] as [(String, (UInt64) -> Int)] {
+            var walls: [Double] = [], cpus: [Double] = [], found = 0
+            var strangers = SplitMix(seed: 4343)
+            for round in 0..<(repeats * 2) {
+                let original = fingerprints[(round * 7919) % rows]
+                let query = round % 2 == 0 ? original ^ 0x0007_0007_0007_0007 : strangers.next()
+                let wall = Measure.wallms(), cpu = Measure.threadCPUms()
+                let matches = lookUp(query)
+                cpus.append(Measure.threadCPUms() - cpu)
+                walls.append(Measure.wallms() - wall)
+                if round % 2 == 0, matches > 0 { found += 1 }
+            }
+            result[name] = ["wall": Self.summary(walls), "cpu": Self.summary(cpus), "copiesFound": found]
+        }
+        return result
+    }
+
+    /// The process's resident memory (VmRSS), in MB.
+    static func residentMB() -> Double {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? .nan
+    }
+
     /// Times the look-ups over `catalog`, which holds the `rows` utensils of ``fill(_:batch:)``.
     private func measure(_ catalog: some CatalogBackend) async throws -> [String: Any] {
         let stored = try await catalog.count()
@@ -68,23 +109,29 @@ struct LookalikeLatency {
         for _ in 0..<5 {  // Warm: the first statements prepared, the connection open.
             _ = try await catalog.lookalikes(of: Int64(bitPattern: generator.next()), within: Fingerprint.copyThreshold, limit: 5)
         }
-        var copies: [Double] = [], strangers: [Double] = [], found = 0
+        var copies: [Double] = [], strangers: [Double] = [], cpus: [Double] = [], found = 0
         for (index, original) in originals.enumerated() {
             let flips = index % 2 == 0 ? [1, 17, 40] : [0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50]
             let copy = flips.reduce(original) { $0 ^ (Int64(1) << Int64($1)) }
-            var started = Measure.wallms()
+            var started = Measure.wallms(), cpu = Measure.threadCPUms()
             let matches = try await catalog.lookalikes(of: copy, within: Fingerprint.copyThreshold, limit: 5)
+            cpus.append(Measure.threadCPUms() - cpu)
             copies.append(Measure.wallms() - started)
             if matches.contains(where: { $0.utensil.fingerprint == original }) { found += 1 }
             let stranger = Int64(bitPattern: generator.next())
             started = Measure.wallms()
+            cpu = Measure.threadCPUms()
             _ = try await catalog.lookalikes(of: stranger, within: Fingerprint.copyThreshold, limit: 5)
+            cpus.append(Measure.threadCPUms() - cpu)
             strangers.append(Measure.wallms() - started)
         }
         guard found == originals.count else { throw BenchError("only \(found) of \(originals.count) copies were found") }
+        // The CPU of the calling thread: the whole look-up's for SQLite (in-process, on this
+        // thread); for PostgreSQL only the client's share (the server's is another process's).
         return [
             "rows": rows, "lookups": copies.count + strangers.count,
             "copy": Self.summary(copies), "stranger": Self.summary(strangers), "all": Self.summary(copies + strangers),
+            "threadCPU": Self.summary(cpus),
         ]
     }
 

@@ -21,7 +21,8 @@ import UtensilConfig
 ///     utensil-bench lookalike-catalog (--catalog DIR | --postgres HOST:PORT/DATABASE
 ///         --password-file FILE [--user NAME]) [--rows N] [--repeats N]
 ///         the catalog's look-up of near neighbours over N utensils, SQLite (a file in DIR,
-///         made once) or PostgreSQL (the database migrated and filled here) (see LookalikeLatency)
+///         made once) or PostgreSQL (the database migrated and filled here) (see LookalikeLatency);
+///         --memory yes: the same fingerprints in memory (NearNeighbourIndex, a plain scan)
 ///     utensil-bench s3 --endpoint URL --bucket NAME --credentials FILE [--objects N] [--bytes N]
 ///         [--parallel N]
 ///         object-storage throughput and latency against a running server (see S3Throughput)
@@ -80,7 +81,9 @@ func main() async throws {
     case "lookalike-catalog":
         let latency = LookalikeLatency(
             rows: Int(options["rows"] ?? "1000000") ?? 1_000_000, repeats: Int(options["repeats"] ?? "100") ?? 100)
-        if let folder = options["catalog"] {
+        if options["memory"] == "yes" {
+            try printJSON(latency.memory())
+        } else if let folder = options["catalog"] {
             try printJSON(try await latency.sqlite(folder: folder))
         } else if let server = options["postgres"], let passwordFile = options["password-file"] {
             try printJSON(try await latency.postgres(
