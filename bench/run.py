@@ -65,6 +65,10 @@ TARGETS = {
     "gallery_p99": 50.0,       # ms, below
     # Followers that never read while events flow: the daemon's peak RSS, at most.
     "stalled_rss": 128.0,      # MB
+    # Look-alikes: the fingerprint and the look-up's share of the engine's CPU a photo, at most,
+    # and the look-up's p50 at a million utensils, below.
+    "lookalike_share": 0.03,
+    "lookalike_p50": 5.0,      # ms
 }
 
 # memory_budget's default (MiB): the decoding-bomb burst must peak below idle RSS plus this.
@@ -1001,6 +1005,29 @@ def mapping_rows(results):
             if name in after or name in fresh]
 
 
+def lookalike_rows(results, jpeg, verdict):
+    """The look-alikes' cost: A/B in the engine (near_duplicates off and warn, alternating rounds;
+    the fingerprint timed as the codec with and without its miniature, plus the hash), and the
+    catalog's look-up over a million utensils, whose p50 is added for the share at that size."""
+    a, rows = jpeg.get("lookalike"), []
+    if a:
+        rows.append(("look-alikes: fingerprint + look-up, share of engine CPU", f"off {a['engineOffCPUms']:.1f}",
+                     f"{jpeg['engineCPUms']:.1f}", f"{a['share']:.1%}", f"≤ {TARGETS['lookalike_share']:.0%}",
+                     verdict(a["share"] <= TARGETS["lookalike_share"])))
+        rows.append(("  fingerprint (miniature + hash) / look-up, CPU ms", "", f"{a['fingerprintCPUms']:.2f}",
+                     f"{a['lookupCPUms']:.2f}", "", ""))
+    look = results.get("lookalike_lookup")
+    if look:
+        n, p50 = f"{look['rows']:,}", look["all"]["p50ms"]
+        rows.append((f"  the look-up over {n} utensils (SQLite), p50", f"p99 {look['all']['p99ms']:.1f} ms", f"{p50:.2f} ms",
+                     f"p95 {look['all']['p95ms']:.1f} ms", f"< {TARGETS['lookalike_p50']:.0f} ms",
+                     verdict(p50 < TARGETS["lookalike_p50"])))
+        if a:
+            share = (a["fingerprintCPUms"] + p50) / jpeg["engineCPUms"]
+            rows.append((f"  share with that look-up at {n} utensils", "", f"{share:.1%}", "", "", ""))
+    return rows
+
+
 def base_rows(results, verdict):
     t, c, lat, png, idle, s, bombs, lying = (
         results[k] for k in ["throughput", "cpu", "latency", "png", "idle", "search", "bombs", "lying"])
@@ -1030,6 +1057,9 @@ def base_rows(results, verdict):
          f"{jpeg['codecCPUms']:.1f}", f"{jpeg['codecOverFloor']:.2f}×", "", ""),
         ("  preview JPEG, mean bytes", "", f"{jpeg['meanPreviewBytes'] / 1000:.0f} kB",
          f"original {jpeg['meanBytes'] / 1000:.0f} kB", "", ""),
+    ]
+    rows += lookalike_rows(results, jpeg, verdict)
+    rows += [
         ("single drop → committed, p50", "", f"{lat['p50_ms']:.0f} ms", f"p99 {lat['p99_ms']:.0f} ms",
          f"≤ {TARGETS['latency_p50']:.0f} ms", verdict(lat["p50_ms"] <= TARGETS["latency_p50"])),
         (f"peak RSS, {png['images']} × {c['png24']['megapixels']:.0f} MP PNG, 2 workers", "", f"{png['peak_rss_mb']:.0f} MB", "",
@@ -1254,10 +1284,11 @@ def base_phases(binaries, bench, corpus, work, profile, results, jpeg12, progres
     log(f"search: list --search over {profile['search_rows']:,} utensils")
     catalog = os.path.join(corpus, f"catalog-v2-{profile['search_rows']}")
     results["search"] = search(binaries, bench, catalog, profile)
-    log(f"look-alikes: the catalog's near-neighbour look-up over {profile['lookalike_rows']:,} utensils (SQLite)")
+    log(f"look-alikes: the catalog's near-neighbour look-up over {profile['lookalike_rows']:,} utensils (SQLite; "
+        "PostgreSQL's in make bench-postgres)")
     lookalikes = os.path.join(corpus, f"lookalikes-v1-{profile['lookalike_rows']}")
     results["lookalike_lookup"] = json.loads(subprocess.run(
-        [bench, "lookalike-catalog", "--catalog", lookalikes, "--rows", str(profile["lookalike_rows"])],
+        [bench, "lookalike-catalog", "--catalog", lookalikes, "--rows", str(profile["lookalike_rows"]), "--repeats", "200"],
         check=True, capture_output=True, text=True).stdout)
 
 

@@ -5,6 +5,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCodec
 import UtensilIngest
+import UtensilLookalike
 
 /// CPU spent per photo by the real ingest engine (`IngestEngine.ingest`: open, read, hash,
 /// sniff, duplicate checks, decode, thumbnail and preview, write the three files, fsync them
@@ -14,6 +15,12 @@ import UtensilIngest
 /// alone, and the decode floors (at the thumbnail's DCT scale and at the one that also covers
 /// the preview; the latter into RGB and, as the engine decodes a 4:2:0 JPEG, into its planes),
 /// all on the same files in the same process.
+///
+/// The look-alikes' share, A/B in the same run: each round ingests the files once with
+/// `near_duplicates` off and once with it on (`warn`, the default; the order alternating by
+/// round), the difference being the look-up; and the fingerprint itself (the grey miniature
+/// the decode makes beside the renditions, and its hash), timed as the codec with the engine's
+/// renditions with and without the miniature, alternating file by file, plus the hash alone.
 struct EngineCPU {
     let work: String
     let rounds: Int
@@ -35,6 +42,12 @@ struct EngineCPU {
         var hashCPUms: [Double] = []
         var engineCPUms: [Double] = []  // process CPU / images
         var engineWallms: [Double] = []
+        /// The engine with `near_duplicates` off, in the same rounds.
+        var engineOffCPUms: [Double] = []
+        /// The codec with the engine's renditions, with and without the grey miniature; the hash alone.
+        var renditionsCPUms: [Double] = []
+        var renditionsWithoutMiniatureCPUms: [Double] = []
+        var hashFingerprintCPUms: [Double] = []
 
         var json: [String: Any] {
             var result: [String: Any] = [
@@ -47,6 +60,20 @@ struct EngineCPU {
                 "engineCPUms": Measure.rounded(Measure.median(engineCPUms)),
                 "engineWallms": Measure.rounded(Measure.median(engineWallms)),
             ]
+            if !engineOffCPUms.isEmpty {
+                // Medians of the per-round differences: each pair ran back to back.
+                let engine = Measure.median(engineCPUms)
+                let lookup = Measure.median(zip(engineCPUms, engineOffCPUms).map { $0 - $1 })
+                let miniature = Measure.median(zip(renditionsCPUms, renditionsWithoutMiniatureCPUms).map { $0 - $1 })
+                let fingerprint = max(0, miniature) + Measure.median(hashFingerprintCPUms)
+                result["lookalike"] = [
+                    "engineOffCPUms": Measure.rounded(Measure.median(engineOffCPUms)),
+                    "lookupCPUms": Measure.rounded(lookup, 3), "miniatureCPUms": Measure.rounded(miniature, 3),
+                    "hashCPUms": Measure.rounded(Measure.median(hashFingerprintCPUms), 3),
+                    "fingerprintCPUms": Measure.rounded(fingerprint, 3),
+                    "share": Measure.rounded((max(0, lookup) + fingerprint) / engine, 4),
+                ]
+            }
             if !floorCPUms.isEmpty {
                 let floor = Measure.median(floorCPUms)
                 result["floorCPUms"] = Measure.rounded(floor)
@@ -118,9 +145,38 @@ struct EngineCPU {
                     _ = SHA256.hash(data: file.bytes)
                     return Measure.threadCPUms() - started
                 }))
-                let (cpu, wall) = try ingestAll(files, folder: "\(work)/\(set.name)-\(round)")
-                result.engineCPUms.append(cpu)
-                result.engineWallms.append(wall)
+                let renditions = IngestSettings(inbox: work, rejected: work, stateDirectory: work).renditions
+                var withoutMiniature = renditions
+                withoutMiniature.miniatureSide = 0
+                let hash = PerceptualHash(side: renditions.miniatureSide)
+                var with = 0.0, without = 0.0, hashing = 0.0
+                for (index, file) in files.enumerated() {
+                    for miniature in index % 2 == 0 ? [true, false] : [false, true] {
+                        let codec = ThumbnailMaker(request: miniature ? renditions : withoutMiniature)
+                        let started = Measure.threadCPUms()
+                        let made = file.bytes.withUnsafeBytes { raw in try? codec.makeThumbnail(from: raw) }
+                        let spent = Measure.threadCPUms() - started
+                        if miniature { with += spent } else { without += spent }
+                        if let pixels = made?.miniature?.pixels {
+                            let started = Measure.threadCPUms()
+                            _ = try? hash.fingerprint(of: pixels)
+                            hashing += Measure.threadCPUms() - started
+                        }
+                    }
+                }
+                result.renditionsCPUms.append(with / Double(files.count))
+                result.renditionsWithoutMiniatureCPUms.append(without / Double(files.count))
+                result.hashFingerprintCPUms.append(hashing / Double(files.count))
+                for lookalikes in round % 2 == 0 ? [false, true] : [true, false] {
+                    let (cpu, wall) = try ingestAll(
+                        files, folder: "\(work)/\(set.name)-\(round)", nearDuplicates: lookalikes ? .warn : .off)
+                    if lookalikes {
+                        result.engineCPUms.append(cpu)
+                        result.engineWallms.append(wall)
+                    } else {
+                        result.engineOffCPUms.append(cpu)
+                    }
+                }
             }
             results[set.name] = result.json
         }
@@ -128,7 +184,9 @@ struct EngineCPU {
     }
 
     /// Ingests copies of `files` through a fresh engine; returns CPU and wall ms per image.
-    private func ingestAll(_ files: [(name: String, bytes: [UInt8])], folder: String) throws -> (Double, Double) {
+    private func ingestAll(
+        _ files: [(name: String, bytes: [UInt8])], folder: String, nearDuplicates: IngestSettings.NearDuplicates
+    ) throws -> (Double, Double) {
         try? FileManager.default.removeItem(atPath: folder)
         for sub in ["inbox", "rejected", "state"] {
             try FileManager.default.createDirectory(atPath: "\(folder)/\(sub)", withIntermediateDirectories: true)
@@ -137,7 +195,8 @@ struct EngineCPU {
             try Data(file.bytes).write(to: URL(fileURLWithPath: "\(folder)/inbox/\(file.name)"))
         }
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let settings = IngestSettings(inbox: "\(folder)/inbox", rejected: "\(folder)/rejected", stateDirectory: "\(folder)/state")
+        var settings = IngestSettings(inbox: "\(folder)/inbox", rejected: "\(folder)/rejected", stateDirectory: "\(folder)/state")
+        settings.nearDuplicates = nearDuplicates
         let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let logger = Logger(label: "utensil-bench") { _ in SwiftLogNoOpLogHandler() }
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: FaultInjection())
