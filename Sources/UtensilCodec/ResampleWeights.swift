@@ -9,7 +9,9 @@ import Darwin
 ///
 /// Downscaling uses Lanczos-3 widened by the scale factor, so every input pixel under an output
 /// pixel's footprint contributes (an antialiased area filter, sharper than a box); upscaling
-/// uses bilinear interpolation.
+/// uses bilinear interpolation. With `areaOnly`, downscaling weighs each input pixel by how
+/// much of the output pixel's footprint it covers instead (two taps at a reduction below 2:
+/// for a near-unity resize, where Lanczos' seven taps buy nothing a person can see).
 struct ResampleWeights {
     let outputCount: Int
     /// Taps reserved per output; `weights[i * stride + k]` is the weight of input `first[i] + k`.
@@ -21,11 +23,12 @@ struct ResampleWeights {
     /// - Parameters:
     ///   - inputCount: pixels available on this axis (the filter may read outside the region).
     ///   - start, end: the region of the input mapped onto the output, in input pixel units.
-    init(inputCount: Int, start: Double, end: Double, outputCount: Int) {
+    init(inputCount: Int, start: Double, end: Double, outputCount: Int, areaOnly: Bool = false) {
         let scale = (end - start) / Double(outputCount)
         let downscaling = scale > 1
         let filterScale = max(scale, 1)
-        let support = (downscaling ? 3.0 : 1.0) * filterScale
+        let area = areaOnly && downscaling
+        let support = (area ? 0.5 : downscaling ? 3.0 : 1.0) * filterScale
         let stride = Int((support * 2).rounded(.up)) + 2
         self.outputCount = outputCount
         self.stride = stride
@@ -35,14 +38,19 @@ struct ResampleWeights {
 
         for output in 0..<outputCount {
             let center = start + (Double(output) + 0.5) * scale
-            let low = max(Int((center - support + 0.5).rounded(.down)), 0)
-            let high = max(min(Int((center + support + 0.5).rounded(.down)), inputCount), low)
+            // An area filter reads every pixel its footprint touches; the others, every pixel
+            // whose centre is within their support.
+            let reach = area ? 0.0 : 0.5
+            let low = max(Int((center - support + reach).rounded(.down)), 0)
+            let high = max(min(Int((center + support + reach).rounded(area ? .up : .down)), inputCount), low)
             let taps = min(high - low, stride)
             var raw = [Double](repeating: 0, count: taps)
             var total = 0.0
             for tap in 0..<taps {
                 let distance = (Double(low + tap) - center + 0.5) / filterScale
-                raw[tap] = downscaling ? Self.lanczos3(distance) : Self.triangle(distance)
+                raw[tap] = area
+                    ? max(0, min(Double(low + tap + 1), center + support) - max(Double(low + tap), center - support))
+                    : downscaling ? Self.lanczos3(distance) : Self.triangle(distance)
                 total += raw[tap]
             }
             if taps == 0 || total == 0 {

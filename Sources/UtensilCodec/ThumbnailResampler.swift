@@ -39,16 +39,20 @@ struct ThumbnailResampler {
     /// - Parameters:
     ///   - region: the square to keep, in source pixel coordinates.
     ///   - size: the output edge in pixels (≥ 1).
-    init(sourceWidth: Int, sourceHeight: Int, region: CenterSquare, size: Int) {
+    ///   - areaOnly: downscale with the area filter rather than Lanczos-3 (``ResampleWeights``).
+    init(sourceWidth: Int, sourceHeight: Int, region: CenterSquare, size: Int, areaOnly: Bool = false) {
         self.init(
             sourceWidth: sourceWidth, sourceHeight: sourceHeight, region: region.rect, outputWidth: size,
-            outputHeight: size)
+            outputHeight: size, areaOnly: areaOnly)
     }
 
     /// - Parameters:
     ///   - region: the rectangle to keep, in source pixel coordinates.
     ///   - outputWidth, outputHeight: the output's size in pixels (each ≥ 1).
-    init(sourceWidth: Int, sourceHeight: Int, region: SourceRect, outputWidth: Int, outputHeight: Int) {
+    ///   - areaOnly: downscale with the area filter rather than Lanczos-3 (``ResampleWeights``).
+    init(
+        sourceWidth: Int, sourceHeight: Int, region: SourceRect, outputWidth: Int, outputHeight: Int, areaOnly: Bool = false
+    ) {
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.outputWidth = outputWidth
@@ -59,10 +63,10 @@ struct ThumbnailResampler {
         let shrunk = region.scaled(by: 1 / Double(factor))
         horizontal = ResampleWeights(
             inputCount: (sourceWidth + factor - 1) / factor, start: shrunk.x, end: shrunk.x + shrunk.width,
-            outputCount: outputWidth)
+            outputCount: outputWidth, areaOnly: areaOnly)
         vertical = ResampleWeights(
             inputCount: (sourceHeight + factor - 1) / factor, start: shrunk.y, end: shrunk.y + shrunk.height,
-            outputCount: outputHeight)
+            outputCount: outputHeight, areaOnly: areaOnly)
         neededColumns = horizontal.inputRange
         neededRows = vertical.inputRange
         if factor > 1 {
