@@ -1,20 +1,28 @@
 import Foundation
 
-/// The files a utensil has: its photo as it was dropped, and the two images made from it.
+/// The files a utensil has: its photo as it was dropped, and the images made from it.
 public enum Rendition: String, CaseIterable, Sendable, Hashable {
     case original
     case thumbnail
     case preview
+    /// The grid square: the thumbnail's crop, larger, for high-density screens. Unlike the
+    /// others it may be missing (a utensil from before it was made): `rethumb --missing`
+    /// makes it, and until then the gallery shows the thumbnail.
+    case square
+
+    /// Whether every utensil must have this rendition (`check` reports a row lacking one); the
+    /// grid square is optional.
+    public var isRequired: Bool { self != .square }
 
     /// The extension of this rendition's file: the original keeps its photo's
-    /// (`originalExtension`); the thumbnail and the preview are always JPEG.
+    /// (`originalExtension`); the thumbnail, the preview and the grid square are always JPEG.
     public func fileExtension(original originalExtension: String) -> String {
         self == .original ? originalExtension : "jpeg"
     }
 }
 
 /// Where each rendition of a utensil lives under `state_dir`, spelled once: `originals/`,
-/// `thumbnails/` and `previews/`, each holding `<UUID>.<ext>`, and `staging/`, one folder per
+/// `thumbnails/`, `previews/` and `squares/`, each holding `<UUID>.<ext>`, and `staging/`, one folder per
 /// host for the store's operations in flight. The settings, the store, backup and the
 /// configuration's path rules all ask it; nothing else spells these names.
 public struct StateLayout: Sendable, Hashable {
@@ -34,6 +42,7 @@ public struct StateLayout: Sendable, Hashable {
         case .original: "originals"
         case .thumbnail: "thumbnails"
         case .preview: "previews"
+        case .square: "squares"
         }
     }
 
@@ -51,7 +60,7 @@ public struct StateLayout: Sendable, Hashable {
         "\(idText).\(rendition.fileExtension(original: fileExtension))"
     }
 
-    /// `state_dir/originals`, `state_dir/thumbnails` or `state_dir/previews`.
+    /// `state_dir/originals`, `state_dir/thumbnails`, `state_dir/previews` or `state_dir/squares`.
     public func folder(of rendition: Rendition) -> RawPath {
         stateDirectory.appending(Self.folderName(of: rendition))
     }

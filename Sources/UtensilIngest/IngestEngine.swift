@@ -295,7 +295,8 @@ public final class IngestEngine: Sendable {
         let pending: PendingUtensil
         do throws(StorageError) {
             pending = try store.write(
-                original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, of: record,
+                original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, square: thumbnail.square,
+                of: record,
                 replacing: replacing, claims: claims)
         } catch {
             throw Failure.transient(TransientFailure(error))

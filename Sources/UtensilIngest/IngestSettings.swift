@@ -9,6 +9,9 @@ public struct IngestSettings: Sendable {
     public var thumbnail: ThumbnailRequest
     /// Long side of each utensil's preview (`previews/`), made with its thumbnail.
     public var previewLongSide: Int
+    /// Edge of each utensil's grid square (`squares/`), made from the preview's decode; 0
+    /// makes none (for benchmarks measuring its share).
+    public var gridSquareSide = ThumbnailRequest.defaultSquareSide
     public var maxFileBytes: Int
     public var rejectDuplicateNames: Bool
     /// `duplicate_names = "replace"`: a drop named like an existing utensil replaces its photo.
@@ -44,11 +47,12 @@ public struct IngestSettings: Sendable {
         self.trashDays = trashDays
     }
 
-    /// What one decode of a photo makes: the thumbnail and the preview.
+    /// What one decode of a photo makes: the thumbnail, the preview and the grid square.
     public var renditions: ThumbnailRequest {
         var request = thumbnail
         request.previewLongSide = max(1, previewLongSide)  // Always a preview: every utensil has one.
         request.miniatureSide = PhotoFingerprint.miniatureSide  // And a fingerprint.
+        request.squareSide = gridSquareSide  // And the gallery's grid square.
         return request
     }
 

@@ -120,7 +120,8 @@ struct ThumbnailRegenerator: Sendable {
             throw .undecodable(id, error)
         }
         do throws(RethumbError) {
-            try store.replaceRenditions(of: id, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg)
+            try store.replaceRenditions(
+                of: id, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, square: thumbnail.square)
         } catch .gone {
             return  // Deleted meanwhile: `regenerate(_:)` finds its row gone.
         }

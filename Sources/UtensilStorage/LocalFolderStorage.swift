@@ -3,7 +3,7 @@ import Glibc
 import UtensilCore
 
 /// ``RenditionStorage`` in `state_dir`, laid out by ``StateLayout``: each rendition a file in
-/// `originals/`, `thumbnails/` or `previews/`, staged in this host's `staging/<host_name>/`.
+/// `originals/`, `thumbnails/`, `previews/` or `squares/`, staged in this host's `staging/<host_name>/`.
 ///
 /// How it keeps the promises: every name is resolved beneath a held folder, never through a
 /// link (``HeldFolder``); a staged file is written under a temporary name and renamed

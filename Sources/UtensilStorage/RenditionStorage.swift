@@ -1,7 +1,7 @@
 import Foundation
 import UtensilCore
 
-/// Where a utensil's renditions (its original, thumbnail and preview) are kept, as the
+/// Where a utensil's renditions (its original, thumbnail, preview and grid square) are kept, as the
 /// promises the store needs of it rather than as paths. ``LocalFolderStorage`` keeps them in
 /// `state_dir`; another storage (object storage) keeps the same promises with its own means.
 ///
@@ -33,8 +33,8 @@ public protocol RenditionStorage: Sendable {
     /// Makes staged operations durable, together (a group of operations shares the cost).
     func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError)
 
-    /// Makes an operation's staged renditions live: the preview, then the thumbnail, then the
-    /// original. Never replaces a live rendition: one that is there already is
+    /// Makes an operation's staged renditions live: the grid square, the preview, then the
+    /// thumbnail, then the original. Never replaces a live rendition: one that is there already is
     /// ``StorageError/alreadyLive(_:)``, and it and the staged ones not yet published stay
     /// as they were. A rendition not staged (discarded, already published) is
     /// ``StorageError/notStaged(_:)``.
@@ -101,7 +101,15 @@ public protocol RenditionStorage: Sendable {
     /// Aborts what uploads cut off before `cutoff` left half done and unseen (a bucket's
     /// multipart uploads); how many. A storage without such uploads has none.
     func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int
+
+    /// This storage for a health probe: each request given up after ``probeTimeoutSeconds``
+    /// (a bucket's client would otherwise retry a refused connection until its own, long,
+    /// time-out). A storage whose calls are not requests is itself.
+    func forProbes() -> any RenditionStorage
 }
+
+/// How long a health probe's request to the storage may take (``RenditionStorage/forProbes()``).
+public let probeTimeoutSeconds: Int64 = 2
 
 extension RenditionStorage {
     /// Any storage's ``unpublish(_:)``, with its other operations: the live renditions read,
@@ -152,6 +160,9 @@ extension RenditionStorage {
 
     /// None: uploads of this storage are never left half done.
     public func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int { 0 }
+
+    /// Itself: its calls are not requests that could wait on a server.
+    public func forProbes() -> any RenditionStorage { self }
 }
 
 /// A live rendition as ``RenditionStorage/listDated(_:)`` lists it.
@@ -249,10 +260,11 @@ public struct StagedRenditions: Hashable, Sendable {
         RenditionKey(rendition, of: utensil, originalExtension: originalExtension)
     }
 
-    /// Its renditions in the order they are published: the preview, the thumbnail, the
-    /// original (the original last into place, so a live original has its other files).
+    /// Its renditions in the order they are published: the grid square, the preview, the
+    /// thumbnail, the original (the original last into place, so a live original has its other
+    /// files).
     public var publishingOrder: [Rendition] {
-        [Rendition.preview, .thumbnail, .original].filter(renditions.contains)
+        [Rendition.square, .preview, .thumbnail, .original].filter(renditions.contains)
     }
 }
 

@@ -7,8 +7,8 @@ import UtensilStorage
 /// nothing but the catalog and the bucket.
 ///
 /// Keys, under the location's prefix:
-/// - live renditions: `originals/<UUID>.<ext>`, `thumbnails/<UUID>.jpeg`, `previews/<UUID>.jpeg`
-///   (the folders of ``StateLayout``);
+/// - live renditions: `originals/<UUID>.<ext>`, `thumbnails/<UUID>.jpeg`, `previews/<UUID>.jpeg`,
+///   `squares/<UUID>.jpeg` (the folders of ``StateLayout``);
 /// - staged ones: `staging/<host_name>/<UUID>.<operation>.<rendition>.<ext>` (``StagedName``),
 ///   one folder per host, so that each host's recovery lists only its own operations.
 ///
@@ -213,6 +213,11 @@ public struct S3Storage: RenditionStorage {
                     locations: parts.map { location.url(of: $0.1.key) }.sorted())
             }
         }
+    }
+
+    /// The same bucket, each request given up after ``probeTimeoutSeconds``.
+    public func forProbes() -> any RenditionStorage {
+        S3Storage(client: client.withTimeout(.seconds(probeTimeoutSeconds)), location: location, hostName: hostName)
     }
 
     /// The same bucket and prefix, with `hostName`'s folder of staged objects.

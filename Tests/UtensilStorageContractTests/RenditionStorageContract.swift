@@ -20,14 +20,16 @@ enum RenditionStorageContract {
         .init("the listings hold every live rendition and every unfinished operation", listings),
         .init("a rendition that is not there is not found, by a read or its size", absence),
         .init("the original goes live last: a publish stopped by a live thumbnail leaves it staged", originalLast),
+        .init("a grid square is a rendition of its own: staged, published first, listed, replaced, deleted", gridSquare),
     ]
 
-    /// Three renditions with bytes of their own.
+    /// Every rendition, with bytes of its own.
     static func renditions(_ seed: UInt8) -> [Rendition: [UInt8]] {
         [
             .original: (0..<300).map { UInt8(truncatingIfNeeded: $0) &+ seed },
             .thumbnail: Array(repeating: seed, count: 40),
             .preview: Array(repeating: seed &+ 1, count: 120),
+            .square: Array(repeating: seed &+ 2, count: 80),
         ]
     }
 
@@ -37,7 +39,7 @@ enum RenditionStorageContract {
         let bytes = Self.renditions(7)
         let staged = try await storage.stage(bytes, of: id, originalExtension: "png")
         #expect(staged.utensil == id)
-        #expect(staged.renditions == [.original, .thumbnail, .preview])
+        #expect(staged.renditions == [.original, .thumbnail, .preview, .square])
         try await storage.makeDurable([staged])
 
         // Durable before the commit: a storage opened afresh (the daemon after a crash)
@@ -61,6 +63,7 @@ enum RenditionStorageContract {
         }
         #expect(staged.key(.original).fileExtension == "png")
         #expect(staged.key(.thumbnail).fileExtension == "jpeg")
+        #expect(staged.key(.square).fileExtension == "jpeg")
     }
 
     static func publishNeverReplaces(_ opened: OpenedStorage) async throws {
@@ -80,7 +83,8 @@ enum RenditionStorageContract {
         #expect(try await storage.listStaged().isEmpty)
         // Published or discarded, an operation has nothing staged left to publish.
         await #expect(throws: StorageError.notStaged(second.key(.preview))) { try await storage.publish(second) }
-        await #expect(throws: StorageError.notStaged(first.key(.preview))) { try await storage.publish(first) }
+        // (The first of its renditions to publish, the grid square, says so.)
+        await #expect(throws: StorageError.notStaged(first.key(.square))) { try await storage.publish(first) }
     }
 
     static func idempotentRemoval(_ opened: OpenedStorage) async throws {
@@ -164,5 +168,44 @@ enum RenditionStorageContract {
         let left = try await storage.listStaged()
         #expect(left.map(\.operation) == [whole.operation])
         #expect(left.first?.renditions == [.thumbnail, .original])
+    }
+
+    static func gridSquare(_ opened: OpenedStorage) async throws {
+        let storage = opened.storage
+        let id = UUID()
+        // A utensil from before grid squares: its original, thumbnail and preview alone.
+        let old = try await storage.stage(
+            Self.renditions(1).filter { $0.key != .square }, of: id, originalExtension: "jpeg")
+        try await storage.makeDurable([old])
+        try await storage.publish(old)
+        let key = old.key(.square)
+        await #expect(throws: StorageError.notFound(key)) { try await storage.size(of: key) }
+        #expect(try await storage.list(.square).isEmpty)
+
+        // Its square made later (a rethumb), published before the thumbnail it goes with.
+        let stopped = try await storage.stage([.square: [5, 6, 7], .thumbnail: [1]], of: id, originalExtension: "jpeg")
+        try await storage.makeDurable([stopped])
+        await #expect(throws: StorageError.alreadyLive(stopped.key(.thumbnail))) { try await storage.publish(stopped) }
+        #expect(try await storage.list(.square) == [key], "the square went first")
+        #expect(try await storage.read(key, range: 1..<3) == [6, 7])
+        #expect(try await storage.status(of: key).size == 3)
+        try await storage.discard(stopped)
+
+        // A square is never replaced in place either; it is deleted, then the new one published.
+        let again = try await storage.stage([.square: [8]], of: id, originalExtension: "jpeg")
+        try await storage.makeDurable([again])
+        await #expect(throws: StorageError.alreadyLive(key)) { try await storage.publish(again) }
+        try await storage.delete(key)
+        try await storage.publish(again)
+        #expect(try await opened.reopened().read(key, range: nil) == [8])
+
+        // A delete takes it out with the rest.
+        let out = try await storage.unpublish(Rendition.allCases.map(old.key))
+        #expect(out.renditions == Set(Rendition.allCases))
+        try await storage.discard(out)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition).isEmpty)
+        }
+        #expect(storage.url(of: key).hasSuffix("squares/\(id.uuidString).jpeg"))
     }
 }

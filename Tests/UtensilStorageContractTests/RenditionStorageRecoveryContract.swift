@@ -51,7 +51,7 @@ extension RenditionStorageContract {
         try await storage.delete(live.key(.preview))
 
         let out = try await storage.unpublish(Rendition.allCases.map(live.key))
-        #expect(out.renditions == [.original, .thumbnail])
+        #expect(out.renditions == [.original, .thumbnail, .square])
         try await storage.discard(out)
         #expect(try await storage.listStaged().isEmpty)
         for rendition in Rendition.allCases {

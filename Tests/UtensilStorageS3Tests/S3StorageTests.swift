@@ -19,10 +19,12 @@ struct S3StorageTests {
         let client = try server.client()
         let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-2")
         let id = UUID()
-        let staged = try await storage.stage([.original: [1, 2, 3], .thumbnail: [4]], of: id, originalExtension: "png")
+        let staged = try await storage.stage(
+            [.original: [1, 2, 3], .thumbnail: [4], .square: [5]], of: id, originalExtension: "png")
         let stagedKeys = try await client.list(prefix: "site/staging/kitchen-2/").sorted()
         #expect(stagedKeys == [
             "site/staging/kitchen-2/\(id.uuidString).\(staged.operation.uuidString).original.png",
+            "site/staging/kitchen-2/\(id.uuidString).\(staged.operation.uuidString).square.jpeg",
             "site/staging/kitchen-2/\(id.uuidString).\(staged.operation.uuidString).thumbnail.jpeg",
         ])
         let otherHost = S3Storage(client: client, location: Self.location, hostName: "kitchen-3")
@@ -30,8 +32,9 @@ struct S3StorageTests {
 
         try await storage.publish(staged)
         #expect(try await client.list(prefix: "site/").sorted() == [
-            "site/originals/\(id.uuidString).png", "site/thumbnails/\(id.uuidString).jpeg",
+            "site/originals/\(id.uuidString).png", "site/squares/\(id.uuidString).jpeg", "site/thumbnails/\(id.uuidString).jpeg",
         ])
+        #expect(storage.url(of: staged.key(.square)) == "s3://utensils/site/squares/\(id.uuidString).jpeg")
         #expect(storage.url(of: staged.key(.original)) == "s3://utensils/site/originals/\(id.uuidString).png")
     }
 

@@ -157,6 +157,22 @@ public struct InvariantChecker {
             previews == expectedThumbnails,
             "previews/ and the rows disagree: \(previews.symmetricDifference(expectedThumbnails).sorted().prefix(5))",
             sourceLocation: sourceLocation)
+        // A grid square may be missing (a utensil from before them), but never lacks its row.
+        let squares = Set(world.files(in: world.squares))
+        #expect(
+            squares.isSubset(of: expectedThumbnails),
+            "squares/ holds files of no row: \(squares.subtracting(expectedThumbnails).sorted().prefix(5))",
+            sourceLocation: sourceLocation)
+        for name in squares.intersection(expectedThumbnails).sorted().prefix(20) {
+            let bytes = (try? Data(contentsOf: world.squares.appendingPathComponent(name))) ?? Data()
+            let size = ThumbnailRequest.defaultSquareSide
+            let decoded = bytes.withUnsafeBytes { raw in
+                Result { () throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+            }
+            #expect(
+                (try? decoded.get()).map { $0.format == .jpeg && $0.width == size && $0.height == size } == true,
+                "grid square \(name) is not a \(size) × \(size) JPEG", sourceLocation: sourceLocation)
+        }
         let staged = world.stagedFiles()
         #expect(staged.isEmpty, "files left in staging/: \(staged.prefix(5))", sourceLocation: sourceLocation)
     }

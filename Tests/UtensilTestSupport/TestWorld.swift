@@ -17,6 +17,8 @@ public struct TestWorld: Sendable {
     public var originals: URL { state.appendingPathComponent("originals") }
     public var thumbnails: URL { state.appendingPathComponent("thumbnails") }
     public var previews: URL { state.appendingPathComponent("previews") }
+    /// `state/squares/`: the grid squares, which a utensil may lack (`rethumb --missing` makes them).
+    public var squares: URL { state.appendingPathComponent("squares") }
     /// `state/staging/`: one folder per host, and what an older version staged directly in it.
     public var stagingRoot: URL { state.appendingPathComponent("staging") }
     /// This host's folder in `staging/` under the test settings (``settings(rejectDuplicateNames:rejectDuplicateContent:maxFileBytes:maxPixels:)``).

@@ -7,18 +7,19 @@ import UtensilStorage
 /// "replace"`): its renditions staged in the storage, made durable, its row committed, then
 /// published (see ``RenditionStorage`` and `UtensilStore+Staging`).
 extension UtensilStore {
-    /// Stages a utensil's original, thumbnail and preview for `record` in the storage (not
-    /// yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
+    /// Stages a utensil's original, thumbnail, preview and grid square (when made) for
+    /// `record` in the storage (not yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
     /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
     func write(
-        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], of record: UtensilRecord, replacing: UtensilRecord?,
-        claims: Claims
+        original: [UInt8], thumbnail: [UInt8], preview: [UInt8], square: [UInt8]? = nil, of record: UtensilRecord,
+        replacing: UtensilRecord?, claims: Claims
     ) throws(StorageError) -> PendingUtensil
     {
         let record = claims.applied(to: record)
-        let renditions: [Rendition: [UInt8]] = [.original: original, .thumbnail: thumbnail, .preview: preview]
-        let staged = try storageCall { storage async throws(StorageError) in
+        var renditions: [Rendition: [UInt8]] = [.original: original, .thumbnail: thumbnail, .preview: preview]
+        renditions[.square] = square
+        let staged = try storageCall { [renditions] storage async throws(StorageError) in
             try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
         }
         return PendingUtensil(record: record, replacing: replacing, staged: staged)

@@ -82,8 +82,11 @@ struct StateScan {
     /// Rows whose original, thumbnail or preview is missing, in id order.
     var rowsMissingFiles: [UUID] = []
 
+    /// `optional` holds renditions a row may lack (`squares/`): their files without a row are
+    /// orphans like any other, but a row without one is not missing files.
     init(
-        ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder, previews: HeldFolder, staging: HeldFolder? = nil
+        ids: Set<UUID>, originals: HeldFolder, thumbnails: HeldFolder, previews: HeldFolder, optional: [HeldFolder] = [],
+        staging: HeldFolder? = nil
     ) throws(SystemError) {
         if let staging {
             for name in try staging.list() { staged.append(Entry(folder: staging, name: name)) }
@@ -91,7 +94,7 @@ struct StateScan {
         var filesSeen: [UUID: Int] = [:]
         var originalsSeen = Set<UUID>()
         let folders = [originals, thumbnails, previews]
-        for folder in folders {
+        for folder in folders + optional {
             for name in try folder.list() {
                 if name.starts(with: Array(FileOps.temporaryPrefix.utf8)) {
                     temporaries.append(Entry(folder: folder, name: name))
@@ -100,7 +103,7 @@ struct StateScan {
                         orphans.append(Entry(folder: folder, name: name))
                         continue
                     }
-                    filesSeen[id, default: 0] += 1
+                    if !optional.contains(where: { $0 === folder }) { filesSeen[id, default: 0] += 1 }
                     if folder === originals, !originalsSeen.insert(id).inserted { severalOriginals.insert(id) }
                 } else {
                     foreign.append(Entry(folder: folder, name: name))
@@ -212,9 +215,10 @@ extension UtensilStore {
         let scan: StateScan
         do throws(SystemError) {
             let folders = try stateFolders()
+            let squares = try? HeldFolder.open(settings.layout.folder(of: .square))  // Made at the first start that makes squares.
             scan = try StateScan(
                 ids: ids, originals: folders.originals, thumbnails: folders.thumbnails, previews: folders.previews,
-                staging: folders.staging)
+                optional: squares.map { [$0] } ?? [], staging: folders.staging)
         } catch {
             throw .fileSystem("Cannot look through the state folder: \(error).")
         }
@@ -241,14 +245,14 @@ extension UtensilStore {
     }
 
     /// `check` over a storage other than the local folder, through its listing of live
-    /// renditions: rows lacking one of their three, and renditions (named by the storage,
+    /// renditions: rows lacking one of their three (a grid square may be missing), and renditions (named by the storage,
     /// `s3://BUCKET/KEY`) of no row. The rows are read again after the listing, so that a
     /// utensil committed and published meanwhile is not taken for an orphan.
     private func checkThroughListing(integrity: [String], ids: Set<UUID>) throws(StoreError) -> ConsistencyReport {
         let renditions: [Rendition] = [.original, .thumbnail, .preview]
         var live: [RenditionKey] = []
         do throws(StorageError) {
-            for rendition in renditions {
+            for rendition in renditions + [.square] {  // A missing grid square is no missing file.
                 live += try storageCall { storage async throws(StorageError) in try await storage.list(rendition) }
             }
         } catch {
@@ -256,7 +260,7 @@ extension UtensilStore {
         }
         let idsAfter = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
         var seen: [UUID: Set<Rendition>] = [:]
-        for key in live { seen[key.utensil, default: []].insert(key.rendition) }
+        for key in live where key.rendition.isRequired { seen[key.utensil, default: []].insert(key.rendition) }
         let rowsWithoutFiles = ids.filter { (seen[$0]?.count ?? 0) < renditions.count }.map(\.uuidString).sorted()
         let withoutRows = live.filter { !idsAfter.contains($0.utensil) }.map { storage.url(of: $0) }.sorted()
         return ConsistencyReport(integrity: integrity, rowsWithoutFiles: rowsWithoutFiles, filesWithoutRows: withoutRows)

@@ -13,7 +13,7 @@ extension UtensilStore {
     }
 
     /// Up to `limit` utensil ids after `id` (the trash too), in id order, and of those the
-    /// ones whose thumbnail or preview is missing from the storage or whose row has no
+    /// ones whose thumbnail, preview or grid square is missing from the storage or whose row has no
     /// fingerprint (ingested before fingerprints): a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
     public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
@@ -28,7 +28,7 @@ extension UtensilStore {
                         missing.append(id)
                         continue
                     }
-                    for rendition in [Rendition.thumbnail, .preview] {
+                    for rendition in [Rendition.thumbnail, .preview, .square] {
                         do throws(StorageError) {
                             _ = try await storage.size(of: RenditionKey(rendition, of: id, originalExtension: "jpeg"))
                         } catch .notFound {

@@ -45,9 +45,9 @@ extension UtensilStore {
         return (staged.utensil, staged.operation, staged.rendition.rawValue, staged.fileExtension)
     }
 
-    /// The live renditions of `record`: its original, thumbnail and preview.
+    /// The live renditions of `record`: its original, thumbnail, preview and grid square.
     static func renditionKeys(of record: UtensilRecord) -> [RenditionKey] {
-        [Rendition.original, .thumbnail, .preview].map { RenditionKey($0, of: record.id, originalExtension: record.fileExtension) }
+        [Rendition.original, .thumbnail, .preview, .square].map { RenditionKey($0, of: record.id, originalExtension: record.fileExtension) }
     }
 
     /// Makes staged renditions live (the preview, the thumbnail, then the original). A publish
@@ -56,8 +56,9 @@ extension UtensilStore {
     /// and a crash in between leaves the new ones staged, which the next start publishes. Not
     /// made durable: a publish lost to a power cut is made again at the next start.
     func publish(_ staged: StagedRenditions, replacing old: UtensilRecord?) throws(StorageError) {
+        // Every rendition of the old photo goes, even one the new has none of (a grid square).
         let stale = old.map { old in
-            staged.publishingOrder.reversed().map { RenditionKey($0, of: old.id, originalExtension: old.fileExtension) }
+            Self.renditionKeys(of: old).filter { staged.renditions.contains($0.rendition) || !$0.rendition.isRequired }
         } ?? []
         try storageCall { storage async throws(StorageError) in
             for key in stale { try await storage.delete(key) }
@@ -94,11 +95,13 @@ extension UtensilStore {
     /// - Throws: ``RethumbError/gone(_:)`` when the row was deleted meanwhile (only a missing
     ///   row: a catalog that cannot answer is ``RethumbError/catalogUnavailable(_:_:)``, and
     ///   the old renditions stay), ``RethumbError/write(_:_:)`` when a storage operation failed.
-    func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8]) throws(RethumbError) {
+    func replaceRenditions(of id: UUID, thumbnail: [UInt8], preview: [UInt8], square: [UInt8]? = nil) throws(RethumbError) {
+        var renditions: [Rendition: [UInt8]] = [.thumbnail: thumbnail, .preview: preview]
+        renditions[.square] = square
         let staged: StagedRenditions
         do throws(StorageError) {
-            staged = try storageCall { storage async throws(StorageError) in
-                let staged = try await storage.stage([.thumbnail: thumbnail, .preview: preview], of: id, originalExtension: "jpeg")
+            staged = try storageCall { [renditions] storage async throws(StorageError) in
+                let staged = try await storage.stage(renditions, of: id, originalExtension: "jpeg")
                 do throws(StorageError) {
                     try await storage.makeDurable([staged])
                 } catch {
