@@ -247,9 +247,23 @@ struct BucketRestoreEndToEndTests {
             #expect(!fresh.files(in: fresh.state).contains { $0.hasPrefix(".restoring-") }, "\(what): \(fresh.files(in: fresh.state))")
         }
 
-        // The intact backup still restores into the bucket afterwards.
+        // Keys that cannot be read are a configuration to fix (78); keys the server refuses are
+        // named (1). Nothing is written either way.
         let fresh = try TestWorld()
         defer { fresh.remove() }
+        let halfKeys = world.root.appendingPathComponent("half-keys")
+        try Data("AWS_ACCESS_KEY_ID=\(server.credentials.accessKeyID)\n".utf8).write(to: halfKeys)
+        let unreadable = try Self.restore(backup, into: fresh, BucketStorageEndToEndTests.bucketFlags(server, keys: halfKeys.path))
+        #expect(unreadable.status == 78, "\(unreadable.output)\(unreadable.errors)")
+        #expect(unreadable.errors.contains("has no AWS_SECRET_ACCESS_KEY=… line"), "\(unreadable.errors)")
+        let wrongKeys = try BucketStorageEndToEndTests.writeKeys(world, name: "wrong-keys", id: server.credentials.accessKeyID, secret: "not-the-secret")
+        let refused = try Self.restore(backup, into: fresh, BucketStorageEndToEndTests.bucketFlags(server, keys: wrongKeys))
+        #expect(refused.status == 1, "\(refused.output)\(refused.errors)")
+        #expect(refused.errors.contains("could not be restored into the storage s3://\(server.bucket)/site")
+            && refused.errors.contains("refused our credentials"), "\(refused.errors)")
+        #expect(try await Self.objects(server).isEmpty)
+
+        // The intact backup still restores into the bucket afterwards.
         let intact = try Self.restore(backup, into: fresh, flags)
         #expect(intact.status == 0, "\(intact.errors)")
         #expect(try await Self.objects(server) == Set(listed.files.map { "site/" + $0.path }))
