@@ -37,6 +37,9 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     /// The latest `rethumb` run since the daemon started, running or finished; nil (left out
     /// of the JSON) when there was none.
     public var rethumb: RethumbInfo?
+    /// Whether the storage of the renditions answers (a bucket; the local folder: whether it can
+    /// be written), or since when it has not; nil (left out) from a daemon that does not say.
+    public var storage: StorageHealth?
 
     public init(
         version: String, pid: Int, uptimeSeconds: Int, inbox: String, rejectedDir: String,
@@ -62,6 +65,29 @@ public struct StatusInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case version, pid, uptimeSeconds, inbox, rejectedDir, stateDir, utensils, queued, inFlight
-        case ingested, rejected, lastError, lastErrorAt, lastErrorPassed, watching, inboxMissing, rethumb
+        case ingested, rejected, lastError, lastErrorAt, lastErrorPassed, watching, inboxMissing, rethumb, storage
+    }
+}
+
+/// `status`'s word on the storage: `ok`, or `unreachable` since when and why.
+public struct StorageHealth: Codable, Sendable, Equatable {
+    /// `ok` or `unreachable`.
+    public var state: String
+    /// Since when it has not answered (`unreachable` only).
+    public var since: Date?
+    /// Why, in the storage's words (`unreachable` only).
+    public var detail: String?
+
+    public static let ok = StorageHealth(state: "ok", since: nil, detail: nil)
+
+    /// Not answering since `since`, for `detail`.
+    public static func unreachable(since: Date, detail: String) -> StorageHealth {
+        StorageHealth(state: "unreachable", since: since, detail: detail)
+    }
+
+    public init(state: String, since: Date?, detail: String?) {
+        self.state = state
+        self.since = since
+        self.detail = detail
     }
 }

@@ -47,6 +47,9 @@ actor DropScheduler {
         /// the catalog too, the drop waits out its back-off instead of being woken again: at most
         /// one early try per back-off, however often the catalog seems to come back.
         var wokenEarly = false
+        /// Its last try was left because the storage (a bucket) did not answer: it is retried at
+        /// once when the storage answers again (once per back-off, as for the catalog).
+        var waitsForStorage = false
         /// Submitted again once this entry's ingest is finished: drops seen while it was in
         /// flight (after the ingest removed the file, its inode may already belong to a new
         /// drop, which must not be forgotten with this entry), and other names of the same
@@ -72,6 +75,8 @@ actor DropScheduler {
     private var timerWaiter: CheckedContinuation<Void, Never>?
     /// The one waiting in ``waitForCatalogWaiters()``.
     private var catalogWatcher: CheckedContinuation<Bool, Never>?
+    /// The one waiting in ``waitForStorageWaiters()``.
+    private var storageWatcher: CheckedContinuation<Bool, Never>?
     private var changeObservers: [UUID: AsyncStream<DaemonCounters>.Continuation] = [:]
     private var stopping = false
     private(set) var counters = DaemonCounters()
@@ -333,10 +338,12 @@ actor DropScheduler {
                 entry.phase = .waiting(due: clock.now + retryDelay(entry.attempts))
                 // A drop woken early that fails for the catalog again waits out this back-off.
                 entry.waitsForCatalog = failure.kind == .catalogUnavailable && !entry.wokenEarly
+                entry.waitsForStorage = failure.kind == .storageUnavailable && !entry.wokenEarly
                 entry.wokenEarly = false
                 entries[id] = entry
                 wakeTimer()
                 if entry.waitsForCatalog { wakeCatalogWatcher(true) }
+                if entry.waitsForStorage { wakeStorageWatcher(true) }
             } else {
                 entries[id] = nil
             }
@@ -381,6 +388,45 @@ actor DropScheduler {
             guard case .waiting = entry.phase else { continue }
             entries[id]?.phase = .waiting(due: now)
             entries[id]?.waitsForCatalog = false
+            entries[id]?.wokenEarly = true
+            moved += 1
+        }
+        if moved > 0 { promoteDue() }
+        return moved
+    }
+
+    // MARK: The storage's return
+
+    /// Suspends until a drop waits because the storage did not answer (true), or the scheduler
+    /// stops (false). One caller at a time: the one that watches for the storage's return.
+    func waitForStorageWaiters() async -> Bool {
+        if stopping { return false }
+        let waiting = entries.values.contains { entry in
+            guard entry.waitsForStorage, case .waiting = entry.phase else { return false }
+            return true
+        }
+        if waiting { return true }
+        return await withCheckedContinuation { continuation in
+            storageWatcher?.resume(returning: false)
+            storageWatcher = continuation
+        }
+    }
+
+    private func wakeStorageWatcher(_ value: Bool) {
+        storageWatcher?.resume(returning: value)
+        storageWatcher = nil
+    }
+
+    /// The storage answers again: every drop waiting because it did not is looked at now, not
+    /// when its back-off runs out. Returns how many drops were moved forward.
+    @discardableResult
+    func storageAnswers() -> Int {
+        let now = clock.now
+        var moved = 0
+        for (id, entry) in entries where entry.waitsForStorage {
+            guard case .waiting = entry.phase else { continue }
+            entries[id]?.phase = .waiting(due: now)
+            entries[id]?.waitsForStorage = false
             entries[id]?.wokenEarly = true
             moved += 1
         }
@@ -454,6 +500,7 @@ actor DropScheduler {
         rethumbHead = 0
         wakeTimer()
         wakeCatalogWatcher(false)
+        wakeStorageWatcher(false)
         for observer in changeObservers.values { observer.finish() }
         changeObservers.removeAll()
     }

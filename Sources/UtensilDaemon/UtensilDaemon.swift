@@ -108,15 +108,17 @@ public struct UtensilDaemon: Sendable {
         // The catalog has just answered: a status asked during an outage that follows shows
         // this count, not 0, until it answers again.
         _ = await pulse.read()
+        let storagePulse = Self.storagePulse(store, pool: pool)
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
-            audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart, pulse: pulse)
+            audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart, pulse: pulse,
+            storagePulse: storagePulse)
         let gallery = GalleryServer(
             listen: configuration.webListen, extraHosts: configuration.webHosts, limits: webLimits ?? .current,
             activatedDescriptor: SocketActivation.descriptor(named: "web", environment: ProcessInfo.processInfo.environment),
             backend: WebGalleryBackend(
-                handler: handler, store: store, storagePulse: Self.storagePulse(store, pool: pool),
+                handler: handler, store: store, storagePulse: storagePulse,
                 usersFile: configuration.webUsersFile),
             metrics: Self.galleryMetrics(
                 metrics, scheduler: scheduler, pulse: pulse, memory: memory, pool: backends.catalog as? any CatalogPoolReporting),
@@ -200,6 +202,12 @@ public struct UtensilDaemon: Sendable {
         services.append(.init(
             service: CatalogReturnService(scheduler: scheduler, engine: engine, heart: heart),
             serviceName: "catalog return"))
+        // 3a½. The drops that waited for the storage (a bucket), likewise.
+        if !store.keepsRenditionsInStateFolder {
+            services.append(.init(
+                service: StorageReturnService(scheduler: scheduler, engine: engine, pulse: storagePulse),
+                serviceName: "storage return"))
+        }
         // 3. The ingest workers: no drop is handed out any more, those in flight finish.
         services.append(.init(service: workers, serviceName: "ingest workers"))
         // 2. The watcher and the rescans: no new drop is seen.

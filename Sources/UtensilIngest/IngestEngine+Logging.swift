@@ -12,6 +12,7 @@ extension IngestEngine {
         switch outcome {
         case .ingested(let record), .alreadyIngested(let record):
             catalogAnswered(triedAt: Date() - duration.timeInterval)
+            storageAnswered(triedAt: Date() - duration.timeInterval)
             metadata[.messageID] = .id(.ingested)
             metadata[.utensilID] = .string(record.id.uuidString)
             metadata[.utensilName] = .string(record.name)
@@ -41,6 +42,11 @@ extension IngestEngine {
                 !catalogOutageStarted(failure, triedAt: Date() - duration.timeInterval)
             {
                 // Said once for the outage (``catalogOutageStarted(_:triedAt:)``), not once per drop.
+                logger.debug("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
+            } else if failure.kind == .storageUnavailable,
+                !storageOutageStarted(failure, triedAt: Date() - duration.timeInterval)
+            {
+                // Likewise for the storage (``storageOutageStarted(_:triedAt:)``).
                 logger.debug("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
             } else {
                 logger.warning("Left \(drop) in the inbox for a retry: \(failure.message)", metadata: metadata)
@@ -86,6 +92,41 @@ extension IngestEngine {
         guard let since else { return }
         let seconds = Int(Date().timeIntervalSince(since).rounded())
         logger.notice("The catalog answers again after about \(seconds) s; the drops that waited are being ingested")
+    }
+}
+
+extension IngestEngine {
+    /// A drop was left because the storage (a bucket) did not answer: true (and the journal
+    /// says the storage is unreachable) only for the first such drop of an outage, as for the
+    /// catalog (``catalogOutageStarted(_:triedAt:)``).
+    func storageOutageStarted(_ failure: TransientFailure, triedAt: Date) -> Bool {
+        let started = storageOutage.withLock { outage in
+            guard outage.since == nil else { return false }
+            if let answered = outage.answeredAt, triedAt < answered { return false }
+            outage.since = Date()
+            return true
+        }
+        if started {
+            logger.warning(
+                "The storage does not answer (\(failure.message)); drops wait in the inbox and are retried as soon as it answers again, none is rejected for it")
+        }
+        return started
+    }
+
+    /// The storage answered a try that began at `triedAt` (a drop's, or the daemon's probe
+    /// during an outage): if an outage was under way, the journal says once that it is over.
+    public func storageAnswered(triedAt: Date = Date()) {
+        let now = Date()
+        let since = storageOutage.withLock { outage -> Date? in
+            guard let since = outage.since, triedAt >= since else { return nil }
+            outage.since = nil
+            outage.answeredAt = now
+            return since
+        }
+        guard let since else { return }
+        let seconds = Int(now.timeIntervalSince(since).rounded())
+        logger.notice(
+            "The storage answers again after about \(seconds) s (unreachable since \(since.formatted(.iso8601))); the drops that waited are being ingested")
     }
 }
 

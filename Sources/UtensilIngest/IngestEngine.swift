@@ -32,6 +32,8 @@ public final class IngestEngine: Sendable {
     /// answers), and when it last answered after an outage: the journal says so once when an
     /// outage starts and once when it ends.
     let catalogOutage = Mutex(CatalogOutageState())
+    /// The same for the storage (a bucket): said once when it stops answering and once when it answers again.
+    let storageOutage = Mutex(CatalogOutageState())
 
     /// The engine of `store` (the process's one store; see ``StartUp``).
     public init(store: UtensilStore, memory: MemoryBudget = .shared) {

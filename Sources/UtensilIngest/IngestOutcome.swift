@@ -21,6 +21,8 @@ public struct TransientFailure: Error, Sendable, Equatable, CustomStringConverti
     public enum Kind: String, Sendable {
         case diskFull = "disk-full"
         case catalogUnavailable = "catalog-unavailable"
+        /// The storage (a bucket) did not answer, or failed in a way worth retrying.
+        case storageUnavailable = "storage-unavailable"
         case ioError = "io-error"
         case stillChanging = "still-changing"
         /// Another host watching the same inbox holds the drop's claim: it is ingesting it.

@@ -26,6 +26,8 @@ struct ControlRequestHandler: Sendable {
     /// Whether the catalog answers: the utensil count within a deadline, or the last one and
     /// since when it has not answered (`status`, `/metrics`, `/readyz`).
     let pulse: Pulse
+    /// Whether the storage answers, or since when it has not (`status`, `/readyz`).
+    let storagePulse: Pulse
 
     var settings: IngestSettings { store.settings }
 
@@ -167,6 +169,7 @@ struct ControlRequestHandler: Sendable {
     /// cannot answer, `status` still answers: the last count it read, and `lastError` says
     /// since when the catalog is unavailable.
     private func status() async -> ControlReply {
+        async let storageReading = storagePulse.read()
         let reading = await pulse.read()
         let counters = await scheduler.counters
         let utensils: Int
@@ -196,6 +199,11 @@ struct ControlRequestHandler: Sendable {
             status.lastErrorPassed = passed
         }
         status.rethumb = await rethumbing.latest
+        status.storage = switch await storageReading {
+        case .success(.answered): .ok
+        case .success(.unanswered(_, let since, let detail)): .unreachable(since: since, detail: detail)
+        case .failure(let error): .unreachable(since: Date(), detail: error.description)
+        }
         return .success(status, for: .status)
     }
 

@@ -225,8 +225,13 @@ struct PendingUtensil: Sendable {
 }
 
 extension TransientFailure {
-    /// A storage operation that failed: a full disk as such, anything else as an I/O error.
+    /// A storage operation that failed: a full disk as such, a bucket that does not answer (or
+    /// fails for now) as the storage unavailable, anything else as an I/O error.
     init(_ error: StorageError) {
-        self.init(error.isNoSpace ? .diskFull : .ioError, error.description)
+        if case .objectStorage(let failure) = error, failure.kind == .unreachable || failure.isTransient {
+            self.init(.storageUnavailable, error.description)
+        } else {
+            self.init(error.isNoSpace ? .diskFull : .ioError, error.description)
+        }
     }
 }

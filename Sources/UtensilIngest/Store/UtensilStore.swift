@@ -229,7 +229,7 @@ public final class UtensilStore: Sendable {
     public func askStorage() async -> Result<Int, StoreError> {
         let nobody = RenditionKey(.thumbnail, of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), originalExtension: "jpeg")
         do throws(StorageError) {
-            _ = try await storage.size(of: nobody)
+            _ = try await storage.forProbes().size(of: nobody)
             return .success(0)
         } catch .notFound {
             return .success(0)

@@ -19,6 +19,16 @@ enum StatusView {
             let state = status.lastErrorPassed == true ? "passed" : "not passed yet"
             return "\(error) (\(Formats.dateTime(at, in: timeZone)), \(ago) ago; \(state))"
         } ?? "none")
+        if let storage = status.storage {
+            if let since = storage.since, storage.state != StorageHealth.ok.state {
+                let ago = Formats.duration(seconds: max(0, Int(now.timeIntervalSince(since))))
+                list.add(
+                    "storage",
+                    "\(storage.state) since \(Formats.dateTime(since, in: timeZone)), \(ago) ago (\(storage.detail ?? "no answer")); drops wait and are retried")
+            } else {
+                list.add("storage", storage.state)
+            }
+        }
         if let run = status.rethumb { list.add("rethumb", RethumbLine.render(run)) }
         let title = "utensild \(status.version), pid \(status.pid), up \(Formats.duration(seconds: status.uptimeSeconds))"
         return [style.bold(TerminalText.escaped(title))] + list.render(style: style, indent: "  ")
