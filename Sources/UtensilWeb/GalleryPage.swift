@@ -125,7 +125,8 @@ struct GalleryPage: Sendable {
     static func card(_ utensil: UtensilInfo, back: String? = nil, context: String = "") -> String {
         """
         <li class="card" id="u-\(utensil.id)" data-id="\(utensil.id)"><a href="\(HTML.escape("/utensils/\(utensil.id)" + context))">\
-        <img src="\(HTML.thumbnailURL(utensil))" width="180" height="180" alt="\(HTML.escape(utensil.name))" loading="lazy">\
+        <img src="\(HTML.thumbnailURL(utensil))" srcset="\(HTML.cardSourceSet(utensil))" sizes="\(HTML.cardSizes)" \
+        width="180" height="180" alt="\(HTML.escape(utensil.name))" loading="lazy">\
         <span class="name">\(HTML.escape(utensil.name))</span></a>\(back.map { star(utensil, back: $0) } ?? "")</li>
 
         """

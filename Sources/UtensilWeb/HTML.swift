@@ -84,6 +84,21 @@ enum HTML {
         "/thumbnails/\(utensil.id).jpeg?v=\(version(utensil))"
     }
 
+    /// The grid square's URL (the thumbnail's crop at 540 pixels), versioned like the thumbnail's.
+    static func squareURL(_ utensil: UtensilInfo) -> String {
+        "/squares/\(utensil.id).jpeg?v=\(version(utensil))"
+    }
+
+    /// A grid card's `srcset`: the 180-pixel thumbnail and the 540-pixel grid square, so that
+    /// a 2× or 3× screen fetches the square and a 1× screen keeps the thumbnail.
+    static func cardSourceSet(_ utensil: UtensilInfo) -> String {
+        "\(thumbnailURL(utensil)) 180w, \(squareURL(utensil)) 540w"
+    }
+
+    /// A grid card's `sizes`: 180 CSS pixels in the wide layout, otherwise half the width
+    /// less the page's padding and the gap (two columns).
+    static let cardSizes = "(min-width: 40rem) 180px, calc(50vw - 1.375rem)"
+
     /// The display-size preview's URL, versioned like the thumbnail's.
     static func previewURL(_ utensil: UtensilInfo) -> String {
         "/previews/\(utensil.id).jpeg?v=\(version(utensil))"

@@ -350,7 +350,10 @@ enum StaticAssets {
         const link = document.createElement("a");
         link.href = "/utensils/" + utensil.id;
         const image = document.createElement("img");
-        image.src = "/thumbnails/" + utensil.id + ".jpeg?v=" + Date.parse(utensil.updatedAt || utensil.createdAt).toString(36) + "-" + utensil.bytes.toString(36);
+        const version = "?v=" + Date.parse(utensil.updatedAt || utensil.createdAt).toString(36) + "-" + utensil.bytes.toString(36);
+        image.src = "/thumbnails/" + utensil.id + ".jpeg" + version;
+        image.srcset = image.src + " 180w, /squares/" + utensil.id + ".jpeg" + version + " 540w";
+        image.sizes = "\(HTML.cardSizes)";
         image.width = 180;
         image.height = 180;
         image.alt = utensil.name;

@@ -31,6 +31,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 import account_steps
 import phone_steps
+import squares_steps
 
 PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
@@ -479,6 +480,8 @@ def main():
             account_steps.run(account, account_wait, daemon, check, PASSWORD, "Flowers")
         finally:
             account.quit()
+        # The grid squares at every density: last, as they add utensils.
+        squares_steps.run(daemon, binaries, browser, patient_wait, check, os.path.dirname(screenshot), real_photos(12))
     finally:
         if driver is not None:
             driver.quit()
