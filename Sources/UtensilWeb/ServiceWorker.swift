@@ -1,6 +1,8 @@
 /// The gallery's service worker, served at `/sw.js` (so its scope is the whole site) and
 /// registered by gallery.js. It keeps the shell (the style sheet, the script and the icons of
-/// this version) and every thumbnail shown, so the gallery opens from a phone's home screen
+/// this version) and every thumbnail and grid square shown (a square only when it is one:
+/// the thumbnail standing in for a square not made yet is not kept, as it is not kept for a
+/// year by the browser either), so the gallery opens from a phone's home screen
 /// even without a connection: pages come from the network first and, when it fails, from the
 /// copy kept of the last answer; thumbnails and the shell from the cache first (their URLs
 /// carry their version). Changes, the API and the event stream always go to the network.
@@ -27,11 +29,11 @@ enum ServiceWorker {
       }).then(function () { return self.clients.claim(); }));
     });
 
-    function fromCacheFirst(request, name, trim) {
+    function fromCacheFirst(request, name, trim, keeps) {
       return caches.match(request).then(function (kept) {
         if (kept) return kept;
         return fetch(request).then(function (reply) {
-          if (reply.ok) {
+          if (reply.ok && (!keeps || keeps(reply))) {
             const copy = reply.clone();
             caches.open(name).then(function (cache) { return cache.put(request, copy); }).then(trim);
           }
@@ -73,6 +75,10 @@ enum ServiceWorker {
       if (url.origin !== self.location.origin) return;
       if (url.pathname.startsWith("/thumbnails/")) {
         event.respondWith(fromCacheFirst(request, thumbnails, trimThumbnails));
+      } else if (url.pathname.startsWith("/squares/")) {
+        event.respondWith(fromCacheFirst(request, thumbnails, trimThumbnails, function (reply) {
+          return (reply.headers.get("Cache-Control") || "").includes("immutable");
+        }));
       } else if (url.pathname.startsWith("/static/") || url.pathname === "/manifest.webmanifest") {
         event.respondWith(fromCacheFirst(request, shell, function () {}));
       } else if (request.mode === "navigate" && (url.pathname === "/" || url.pathname.startsWith("/utensils/"))) {
