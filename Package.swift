@@ -111,8 +111,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "UtensilCore"),
-        // Perceptual fingerprints of photos and their near-neighbour index: pure Swift, no dependencies.
-        .target(name: "UtensilLookalike"),
+        // Perceptual fingerprints of photos and their near-neighbour look-ups; the scan of many
+        // fingerprints is a small portable C kernel (POPCNT chosen at run time).
+        .target(name: "CFingerprintScan"),
+        .target(name: "UtensilLookalike", dependencies: ["CFingerprintScan"]),
         // The codec's C side for libheif: a plugin that holds its HEVC and AV1 decoders to the
         // size the file declares.
         .target(name: "CHeifGuard", dependencies: ["CHeif"]),
