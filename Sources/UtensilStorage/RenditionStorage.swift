@@ -102,7 +102,8 @@ public protocol RenditionStorage: Sendable {
     /// multipart uploads); how many. A storage without such uploads has none.
     func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int
 
-    /// This storage for a health probe: each request given up after ``probeTimeoutSeconds``
+    /// This storage for a question that must be answered at once (a health probe, the size of
+    /// a file a browser waits for): each request given up after ``probeTimeoutSeconds``
     /// (a bucket's client would otherwise retry a refused connection until its own, long,
     /// time-out). A storage whose calls are not requests is itself.
     func forProbes() -> any RenditionStorage

@@ -38,7 +38,7 @@ struct FileRoutes: Sendable {
               fileExtension == "jpeg", let uuid = UUID(uuidString: id.text)
         else { throw WebProblem.notFound }
         var served = rendition
-        if rendition == .square, try await backend.renditionInfo(.square, of: uuid, fileExtension: "jpeg") == nil {
+        if rendition == .square, try await backend.storedRenditionInfo(.square, of: uuid, fileExtension: "jpeg") == nil {
             served = .thumbnail
         }
         return try await files.response(

@@ -18,7 +18,7 @@ struct StoredFile: Sendable {
     func response(
         _ rendition: Rendition, of id: UUID, fileExtension: String, contentType: String, request: Request, versioned: Bool
     ) async throws -> Response {
-        guard let stored = try await backend.renditionInfo(rendition, of: id, fileExtension: fileExtension) else {
+        guard let stored = try await backend.storedRenditionInfo(rendition, of: id, fileExtension: fileExtension) else {
             throw WebProblem.notFound
         }
         let etag = stored.version.map { "\"\($0)\"" }

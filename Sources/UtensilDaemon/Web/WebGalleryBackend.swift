@@ -39,9 +39,14 @@ struct WebGalleryBackend: GalleryBackend {
         }
     }
 
+    /// A storage that cannot be read now is ``StorageUnavailable`` (a `503`).
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
-        let status = try await store.renditionStatus(rendition, of: id, fileExtension: fileExtension)
-        return status.map { StoredRendition(size: $0.size, version: $0.version) }
+        do throws(StoreError) {
+            let status = try await store.renditionStatus(rendition, of: id, fileExtension: fileExtension)
+            return status.map { StoredRendition(size: $0.size, version: $0.version) }
+        } catch {
+            throw StorageUnavailable(reason: error.description)
+        }
     }
 
     func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8] {
