@@ -68,6 +68,22 @@ extension SQLiteCatalog {
         }
     }
 
+    public func fingerprints(after id: UUID?, limit: Int) throws(CatalogError) -> [IdentifiedFingerprint] {
+        guard limit > 0 else { return [] }
+        return try read { db in
+            var page: [IdentifiedFingerprint] = []
+            let rows = try Row.fetchCursor(
+                db, sql: """
+                    SELECT id, fingerprint FROM utensil WHERE id > ? AND fingerprint IS NOT NULL AND trashedAt IS NULL
+                    ORDER BY id LIMIT ?
+                    """, arguments: [id?.uuidString ?? "", limit])
+            while let row = try rows.next() {
+                if let found = UUID(uuidString: row[0]) { page.append(IdentifiedFingerprint(id: found, fingerprint: row[1])) }
+            }
+            return page
+        }
+    }
+
     public func unfingerprinted(among ids: [UUID]) throws(CatalogError) -> Set<UUID> {
         if ids.isEmpty { return [] }
         return try read { db in

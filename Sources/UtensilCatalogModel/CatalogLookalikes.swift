@@ -34,9 +34,25 @@ public protocol CatalogLookalikes: Sendable {
     /// the utensil is gone or has another photo by now, and nothing changed.
     func setFingerprint(id: UUID, to fingerprint: Int64, ofPhoto sha256: String) async throws(CatalogError) -> Bool
 
+    /// The fingerprints of the utensils not in the trash, by id after `id` (from the first
+    /// when nil), at most `limit` a page: what an in-memory look-up loads at start, page by
+    /// page until a page comes back short.
+    func fingerprints(after id: UUID?, limit: Int) async throws(CatalogError) -> [IdentifiedFingerprint]
+
     /// Which of `ids` (the trash too) have no fingerprint: utensils ingested before
     /// fingerprints, which `rethumb --missing` fingerprints.
     func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID>
+}
+
+/// A utensil's id and its photo's fingerprint (``CatalogLookalikes/fingerprints(after:limit:)``).
+public struct IdentifiedFingerprint: Sendable, Equatable {
+    public var id: UUID
+    public var fingerprint: Int64
+
+    public init(id: UUID, fingerprint: Int64) {
+        self.id = id
+        self.fingerprint = fingerprint
+    }
 }
 
 /// Two utensils that look alike: `copy`, ingested as a look-alike of `original`.

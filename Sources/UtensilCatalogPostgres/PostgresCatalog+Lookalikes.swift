@@ -97,6 +97,29 @@ extension PostgresCatalog {
         }
     }
 
+    public func fingerprints(after id: UUID?, limit: Int) async throws(CatalogError) -> [IdentifiedFingerprint] {
+        guard limit > 0 else { return [] }
+        let logger = logger
+        return try await read { connection in
+            var page: [IdentifiedFingerprint] = []
+            let query: PostgresQuery = if let id {
+                """
+                SELECT id, fingerprint FROM utensils WHERE id > \(id) AND fingerprint IS NOT NULL AND trashed_at IS NULL
+                ORDER BY id LIMIT \(limit)
+                """
+            } else {
+                """
+                SELECT id, fingerprint FROM utensils WHERE fingerprint IS NOT NULL AND trashed_at IS NULL
+                ORDER BY id LIMIT \(limit)
+                """
+            }
+            for try await (found, fingerprint) in try await connection.query(query, logger: logger).decode((UUID, Int64).self) {
+                page.append(IdentifiedFingerprint(id: found, fingerprint: fingerprint))
+            }
+            return page
+        }
+    }
+
     public func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID> {
         if ids.isEmpty { return [] }
         let logger = logger

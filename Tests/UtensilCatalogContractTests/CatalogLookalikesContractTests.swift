@@ -164,4 +164,31 @@ struct CatalogLookalikesContractTests {
             }
         }
     }
+
+    @Test("the fingerprints page through every utensil outside the trash, by id", arguments: CatalogBackends.all)
+    func paged(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            #expect(try await catalog.fingerprints(after: nil, limit: 10).isEmpty)
+            let printed = (0..<7).map { Self.record("Printed \($0)", Self.flipped([$0, 20 + $0])) }
+            let unprinted = Self.record("Unprinted", nil)
+            let trashed = Self.record("Trashed", Self.base)
+            for record in printed + [unprinted, trashed] { try await catalog.insertOne(record) }
+            _ = try await catalog.trash(id: trashed.id, at: Date())
+
+            var pages: [[IdentifiedFingerprint]] = []
+            var last: UUID?
+            while true {
+                let page = try await catalog.fingerprints(after: last, limit: 3)
+                pages.append(page)
+                guard page.count == 3, let end = page.last else { break }
+                last = end.id
+            }
+            #expect(pages.map(\.count) == [3, 3, 1])
+            let expected = printed.map { IdentifiedFingerprint(id: $0.id, fingerprint: $0.fingerprint!) }
+                .sorted { $0.id.uuidString.lowercased() < $1.id.uuidString.lowercased() }
+            #expect(pages.flatMap { $0 } == expected)
+            #expect(try await catalog.fingerprints(after: nil, limit: 0).isEmpty)
+        }
+    }
 }
