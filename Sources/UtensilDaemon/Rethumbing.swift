@@ -12,7 +12,6 @@ import UtensilIngest
 actor Rethumbing {
     private let store: UtensilStore
     private let scheduler: DropScheduler
-    private let pool: BlockingPool
     private let events: EventBroadcaster
     private let logger: Logger
     private var run: RethumbInfo?
@@ -37,10 +36,9 @@ actor Rethumbing {
     /// Failures the journal names one by one; past that only the summary counts them.
     static let failuresNamedInLog = 20
 
-    init(store: UtensilStore, scheduler: DropScheduler, pool: BlockingPool, events: EventBroadcaster, logger: Logger) {
+    init(store: UtensilStore, scheduler: DropScheduler, events: EventBroadcaster, logger: Logger) {
         self.store = store
         self.scheduler = scheduler
-        self.pool = pool
         self.events = events
         self.logger = logger
         (walks, walkQueue) = AsyncStream.makeStream(of: Walk.self)
@@ -117,7 +115,12 @@ actor Rethumbing {
         var counted = 0
         while true {
             let last = after
-            let page = await pool.run { Result { () throws(StoreError) in try store.rethumbPage(after: last, limit: Self.pageSize) } }
+            let page: Result<(ids: [UUID], missing: [UUID]), StoreError>
+            do throws(StoreError) {
+                page = .success(try await store.rethumbPage(after: last, limit: Self.pageSize))
+            } catch {
+                page = .failure(error)
+            }
             let chosen: [UUID]
             switch page {
             case .success(let page):

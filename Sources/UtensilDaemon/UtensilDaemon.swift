@@ -101,7 +101,7 @@ public struct UtensilDaemon: Sendable {
         let heart = HostHeart(
             name: configuration.effectiveHostName, startedAt: Date(), registry: store, scheduler: scheduler)
         let thumbnailCache = ThumbnailCache()
-        let rethumbing = Rethumbing(store: store, scheduler: scheduler, pool: pool, events: events, logger: logger)
+        let rethumbing = Rethumbing(store: store, scheduler: scheduler, events: events, logger: logger)
         let pulse = Pulse { [store] () async -> Result<Int, StoreError> in
             do throws(StoreError) { return .success(try await store.count()) } catch { return .failure(error) }
         }
@@ -128,7 +128,7 @@ public struct UtensilDaemon: Sendable {
         // a state folder of an earlier version.
         let previewsNeverMade: Bool
         do {
-            previewsNeverMade = try store.previewsNeverMade()
+            previewsNeverMade = try await store.previewsNeverMade()
         } catch {
             previewsNeverMade = false
             logger.warning("Cannot tell whether previews are missing (\(error)); `utensilctl rethumb --missing` makes them")
@@ -182,7 +182,7 @@ public struct UtensilDaemon: Sendable {
         //     after the workers, whose stopped scheduler ends a walk waiting for room.
         services.append(.init(
             service: RethumbService(
-                rethumbing: rethumbing, makeMissingPreviews: previewsNeverMade, store: store, pool: pool, logger: logger),
+                rethumbing: rethumbing, makeMissingPreviews: previewsNeverMade, store: store, logger: logger),
             serviceName: "rethumb"))
         // 5. The trash purger.
         if store.settings.trashDays > 0 {

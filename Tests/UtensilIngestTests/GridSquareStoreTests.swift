@@ -103,18 +103,18 @@ struct GridSquareStoreTests {
         try kitchen.verify([kitchen.images[2], kitchen.images[1]])
     }
 
-    @Test func aMissingSquareIsNoMissingFileAndRethumbMakesIt() throws {
+    @Test func aMissingSquareIsNoMissingFileAndRethumbMakesIt() async throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
         let made = try Data(contentsOf: kitchen.square(kitchen.jar))
         try FileManager.default.removeItem(at: kitchen.square(kitchen.jar))
         #expect(try kitchen.store.check().rowsWithoutFiles.isEmpty, "a utensil may lack its square")
         #expect(try kitchen.store.reconcile().rowsMissingFiles.isEmpty)
-        #expect(try kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
+        #expect(try await kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
 
         try kitchen.store.rethumb(id: kitchen.jar.id, memory: MemoryBudget(bytes: 512 << 20))
         #expect(try Data(contentsOf: kitchen.square(kitchen.jar)) == made, "the same square, from the same photo")
-        #expect(try kitchen.store.missingThumbnails().isEmpty)
+        #expect(try await kitchen.store.missingThumbnails().isEmpty)
         try kitchen.verify([kitchen.images[0], kitchen.images[1]])
     }
 

@@ -148,7 +148,7 @@ struct NearDuplicateIngestTests {
             }
             records.append(record)
         }
-        #expect(try engine.store.missingThumbnails().isEmpty)
+        #expect(try await engine.store.missingThumbnails().isEmpty)
         let record = records[0]
         let fingerprint = try #require(record.fingerprint)
         // As an older version left it: thumbnail and preview in place, no fingerprint.
@@ -157,10 +157,10 @@ struct NearDuplicateIngestTests {
         _ = try await engine.store.catalog.replacePhoto(with: unprinted)
 
         // What `rethumb --missing` queues, and what each queued utensil gets from the workers.
-        let missing = try engine.store.missingThumbnails()
+        let missing = try await engine.store.missingThumbnails()
         #expect(missing == [record.id])
         for id in missing { try engine.store.rethumb(id: id, memory: MemoryBudget(bytes: 512 << 20)) }
         #expect(try await engine.store.catalog.utensil(id: record.id)?.fingerprint == fingerprint)
-        #expect(try engine.store.missingThumbnails().isEmpty)
+        #expect(try await engine.store.missingThumbnails().isEmpty)
     }
 }

@@ -98,12 +98,12 @@ struct PreviewStoreTests {
         try FileManager.default.removeItem(at: kitchen.preview(kitchen.jar))
         let report = try kitchen.store.check()
         #expect(report.rowsWithoutFiles == [kitchen.jar.id.uuidString])
-        #expect(try kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
+        #expect(try await kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
 
         try kitchen.store.rethumb(id: kitchen.jar.id, memory: MemoryBudget(bytes: 512 << 20))
         #expect(try kitchen.previewSize(kitchen.jar) == (600, 900))
         #expect(try kitchen.store.check().rowsWithoutFiles.isEmpty)
-        #expect(try kitchen.store.missingThumbnails().isEmpty)
+        #expect(try await kitchen.store.missingThumbnails().isEmpty)
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0], kitchen.images[1]], inbox: .mustBeEmpty)
     }
 

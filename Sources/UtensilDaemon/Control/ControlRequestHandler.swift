@@ -210,14 +210,13 @@ struct ControlRequestHandler: Sendable {
     /// `rethumb`: finds the utensils (each id must name one; `missing` looks at every
     /// thumbnail, preview and fingerprint), starts the run in the background and answers how many it queued.
     private func startRethumb(_ selection: RethumbSelection, for caller: Caller) async -> ControlReply {
-        let store = self.store
         let found: Result<(RethumbInfo.Selection, [UUID], Int), StoreError>
         do throws(StoreError) {
             switch selection {
             case .all:
-                found = .success((.all, [], try await offPool { () throws(StoreError) in try store.countAll() }))
+                found = .success((.all, [], try await store.countAll()))
             case .missing:
-                let ids = try await offPool { () throws(StoreError) in try store.missingThumbnails() }
+                let ids = try await store.missingThumbnails()
                 found = .success((.missing, ids, ids.count))
             case .utensils(let targets):
                 var ids: [UUID] = []

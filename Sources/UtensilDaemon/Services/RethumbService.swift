@@ -12,7 +12,6 @@ struct RethumbService: Service {
     let rethumbing: Rethumbing
     let makeMissingPreviews: Bool
     let store: UtensilStore
-    let pool: BlockingPool
     let logger: Logger
 
     func run() async {
@@ -25,9 +24,11 @@ struct RethumbService: Service {
     }
 
     private func startMissingPreviews() async {
-        let store = store
-        let found = await pool.run { () -> Result<[UUID], StoreError> in
-            Result { () throws(StoreError) in try store.missingThumbnails() }
+        let found: Result<[UUID], StoreError>
+        do throws(StoreError) {
+            found = .success(try await store.missingThumbnails())
+        } catch {
+            found = .failure(error)
         }
         switch found {
         case .success(let ids) where !ids.isEmpty:

@@ -16,28 +16,24 @@ extension UtensilStore {
     /// ones whose thumbnail, preview or grid square is missing from the storage or whose row has no
     /// fingerprint (ingested before fingerprints): a walk over the whole catalog for `rethumb
     /// --missing` (or, taking every id, `--all`) that holds one page at a time.
-    public func rethumbPage(after id: UUID?, limit: Int) throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
-        let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.ids(after: id, limit: limit) }
-        let unfingerprinted = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.unfingerprinted(among: ids) }
-        let missing: [UUID]
+    public func rethumbPage(after id: UUID?, limit: Int) async throws(StoreError) -> (ids: [UUID], missing: [UUID]) {
+        let ids = try await fromCatalog { () async throws(CatalogError) in try await catalog.ids(after: id, limit: limit) }
+        let unfingerprinted = try await fromCatalog { () async throws(CatalogError) in try await catalog.unfingerprinted(among: ids) }
+        var missing: [UUID] = []
         do throws(StorageError) {
-            missing = try storageCall { storage async throws(StorageError) in
-                var missing: [UUID] = []
-                for id in ids {
-                    if unfingerprinted.contains(id) {
+            for id in ids {
+                if unfingerprinted.contains(id) {
+                    missing.append(id)
+                    continue
+                }
+                for rendition in [Rendition.thumbnail, .preview, .square] {
+                    do throws(StorageError) {
+                        _ = try await storage.size(of: RenditionKey(rendition, of: id, originalExtension: "jpeg"))
+                    } catch .notFound {
                         missing.append(id)
-                        continue
-                    }
-                    for rendition in [Rendition.thumbnail, .preview, .square] {
-                        do throws(StorageError) {
-                            _ = try await storage.size(of: RenditionKey(rendition, of: id, originalExtension: "jpeg"))
-                        } catch .notFound {
-                            missing.append(id)
-                            break
-                        }
+                        break
                     }
                 }
-                return missing
             }
         } catch {
             throw .fileSystem("Cannot look for the thumbnails and previews: \(error).")
@@ -47,11 +43,11 @@ extension UtensilStore {
 
     /// Every utensil (the trash too) whose thumbnail or preview file is missing or whose row
     /// has no fingerprint, in id order.
-    public func missingThumbnails() throws(StoreError) -> [UUID] {
+    public func missingThumbnails() async throws(StoreError) -> [UUID] {
         var missing: [UUID] = []
         var after: UUID?
         while true {
-            let page = try rethumbPage(after: after, limit: 1000)
+            let page = try await rethumbPage(after: after, limit: 1000)
             guard let last = page.ids.last else { return missing }
             missing += page.missing
             after = last
@@ -59,15 +55,15 @@ extension UtensilStore {
     }
 
     /// Utensils in the catalog, the trash too.
-    public func countAll() throws(StoreError) -> Int {
-        try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.countAll() }
+    public func countAll() async throws(StoreError) -> Int {
+        try await fromCatalog { () async throws(CatalogError) in try await catalog.countAll() }
     }
 
     /// Whether `previews/` holds no file at all while the catalog has utensils: a state folder
     /// of a version without previews, whose utensils need theirs made (`rethumb --missing`).
     /// Reads one entry of the folder, not all of it. Never for a bucket, which no version
     /// without previews wrote to (its hosts' `previews/` stay empty).
-    public func previewsNeverMade() throws(StoreError) -> Bool {
+    public func previewsNeverMade() async throws(StoreError) -> Bool {
         guard storage is LocalFolderStorage else { return false }
         guard let folder = opendir(settings.previews.description) else {
             throw .fileSystem("Cannot look into \(settings.previews): \(String(cString: strerror(errno))).")
@@ -77,6 +73,6 @@ extension UtensilStore {
             let name = String(decoding: DirectoryEntryName.bytes(of: entry), as: UTF8.self)
             if name != "." && name != ".." { return false }
         }
-        return try countAll() > 0
+        return try await countAll() > 0
     }
 }
