@@ -36,6 +36,7 @@ struct ResampleWeights {
         count = [Int](repeating: 0, count: outputCount)
         weights = [Float](repeating: 0, count: outputCount * stride)
 
+        var raw = [Double](repeating: 0, count: stride)  // One output's taps, reused (no allocation per output).
         for output in 0..<outputCount {
             let center = start + (Double(output) + 0.5) * scale
             // An area filter reads every pixel its footprint touches; the others, every pixel
@@ -44,7 +45,6 @@ struct ResampleWeights {
             let low = max(Int((center - support + reach).rounded(.down)), 0)
             let high = max(min(Int((center + support + reach).rounded(area ? .up : .down)), inputCount), low)
             let taps = min(high - low, stride)
-            var raw = [Double](repeating: 0, count: taps)
             var total = 0.0
             for tap in 0..<taps {
                 let distance = (Double(low + tap) - center + 0.5) / filterScale

@@ -178,7 +178,9 @@ struct EngineCPU {
                     }
                 }
             }
-            results[set.name] = result.json
+            var json = result.json
+            json["gridSquare"] = try GridSquareShare(work: work, rounds: rounds).measure(files, set: set.name)
+            results[set.name] = json
         }
         return results
     }
