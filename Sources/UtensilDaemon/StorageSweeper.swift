@@ -6,12 +6,15 @@ import UtensilIngest
 /// Sweeps the storage of what crashes and refused commits left (``UtensilStore/sweepStorage(now:grace:)``):
 /// once at start, then every ``interval``, until its turn to stop comes. With several hosts
 /// sharing the catalog, the host holding the sweep's lease does it; the others skip their turn.
+/// Only where another host's leftovers can be: a bucket, or a state folder several hosts share
+/// (one host's own staging is recovered at its start).
 struct StorageSweeper: Service {
     let store: UtensilStore
     let logger: Logger
 
-    /// How often the storage is swept.
-    static let interval = Duration.seconds(600)
+    /// How often the storage is swept: each sweep lists every rendition (a bucket bills the
+    /// listing by the thousand keys), so not more often than its grace.
+    static let interval = Duration.seconds(3600)
     /// At most this many names in a journal line.
     static let namesLogged = 20
 
@@ -24,7 +27,7 @@ struct StorageSweeper: Service {
             do throws(StoreError) {
                 log(try await store.sweepStorage())
             } catch {
-                logger.warning("Sweeping the storage failed; it is tried again in \(Self.interval.components.seconds / 60) minutes: \(error)")
+                logger.warning("Sweeping the storage failed; it is tried again in an hour: \(error)")
             }
             do { try await Task.sleep(for: Self.interval) } catch { return }
         }

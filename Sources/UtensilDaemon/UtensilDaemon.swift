@@ -188,8 +188,10 @@ public struct UtensilDaemon: Sendable {
         if store.settings.trashDays > 0 {
             services.append(.init(service: TrashPurger(store: store, pool: pool, logger: logger), serviceName: "trash purger"))
         }
-        // 4½. The storage sweeper.
-        services.append(.init(service: StorageSweeper(store: store, logger: logger), serviceName: "storage sweeper"))
+        // 4½. The storage sweeper, where other hosts' leftovers can be.
+        if !store.keepsRenditionsInStateFolder || store.settings.sharesStateFolder {
+            services.append(.init(service: StorageSweeper(store: store, logger: logger), serviceName: "storage sweeper"))
+        }
         // 4. SIGHUP reloads.
         services.append(.init(
             service: ReloadService(
