@@ -194,6 +194,9 @@ def lookalike(binaries, server, rows):
     log(f"  loaded in {loaded} s; measuring")
     result = json.loads(subprocess.run(bench + ["--repeats", "200"], check=True, capture_output=True, text=True).stdout)
     result["load_s"] = loaded
+    # The same through the fingerprints held in memory: scanned, each candidate confirmed by the catalog.
+    result["held"] = json.loads(subprocess.run(
+        bench + ["--repeats", "200", "--held", "yes"], check=True, capture_output=True, text=True).stdout)
     return result
 
 
@@ -268,6 +271,12 @@ def table(results):
         rows.append((f"look-alikes' look-up, {results['lookalike']['rows']:,} utensils, p50", f"{a['p50ms']} ms",
                      f"p95 {a['p95ms']}, p99 {a['p99ms']} ms", f"< {GOALS['lookalike_p50_ms']:.0f} ms",
                      verdict(a["p50ms"] < GOALS["lookalike_p50_ms"])))
+        held = results["lookalike"].get("held")
+        if held:
+            h = held["all"]
+            rows.append((f"  held in memory ({held['heldResidentMB']} MB), p50", f"{h['p50ms']} ms",
+                         f"p95 {h['p95ms']}, p99 {h['p99ms']} ms", f"< {GOALS['lookalike_p50_ms']:.0f} ms",
+                         verdict(h["p50ms"] < GOALS["lookalike_p50_ms"])))
     if "scale" in results:
         rows += postgres_scale.rows_of(results["scale"], verdict)
     header = ("measure", "figure", "", "goal", "")

@@ -4,6 +4,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilCore
+import UtensilIngest
 import UtensilLookalike
 
 /// The look-up of near neighbours over a large catalog, through the real catalog code the
@@ -15,6 +16,10 @@ import UtensilLookalike
 struct LookalikeLatency {
     let rows: Int
     let repeats: Int
+    /// Whether the look-ups go through ``FingerprintMemory`` (the fingerprints loaded from the
+    /// catalog, scanned in memory, each candidate confirmed by the catalog) instead of the
+    /// catalog's own block indexes.
+    var held = false
 
     /// Over the SQLite catalog `folder/lookalikes.sqlite`, made once and kept.
     func sqlite(folder: String) async throws -> [String: Any] {
@@ -72,6 +77,10 @@ struct LookalikeLatency {
         for (name, lookUp) in [
             ("index", { (query: UInt64) in index.neighbours(of: Fingerprint(bits: query), within: threshold).count }),
             ("scan", { (query: UInt64) in Self.scan(fingerprints, query, within: threshold) }),
+            ("kernel", { (query: UInt64) in FingerprintScan.matches(in: fingerprints, of: query, within: threshold).count }),
+            ("kernelInSoftware", { (query: UInt64) in
+                FingerprintScan.matches(in: fingerprints, of: query, within: threshold, inSoftware: true).count
+            }),
         ] as [(String, (UInt64) -> Int)] {
             var walls: [Double] = [], cpus: [Double] = [], found = 0
             var strangers = SplitMix(seed: 4343)
@@ -115,23 +124,35 @@ struct LookalikeLatency {
         for id in try await catalog.ids(after: nil, limit: repeats) {
             if let fingerprint = try await catalog.utensil(id: id)?.fingerprint { originals.append(fingerprint) }
         }
+        var extra: [String: Any] = [:]
+        let memory = FingerprintMemory()
+        if held {
+            let before = Self.residentMB(), started = Measure.wallms()
+            let loaded = try await memory.load(from: catalog)
+            extra = ["held": loaded, "loadSeconds": Measure.rounded((Measure.wallms() - started) / 1000),
+                     "heldResidentMB": Measure.rounded(Self.residentMB() - before, 1), "popcnt": FingerprintScan.usesPOPCNT]
+        }
+        let lookUp = { [held] (fingerprint: Int64) async throws -> [LookalikeMatch] in
+            held ? try await memory.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: 5, in: catalog)
+                : try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: 5)
+        }
         var generator = SplitMix(seed: 4343)
         for _ in 0..<5 {  // Warm: the first statements prepared, the connection open.
-            _ = try await catalog.lookalikes(of: Int64(bitPattern: generator.next()), within: Fingerprint.copyThreshold, limit: 5)
+            _ = try await lookUp(Int64(bitPattern: generator.next()))
         }
         var copies: [Double] = [], strangers: [Double] = [], cpus: [Double] = [], found = 0
         for (index, original) in originals.enumerated() {
             let flips = index % 2 == 0 ? [1, 17, 40] : [0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50]
             let copy = flips.reduce(original) { $0 ^ (Int64(1) << Int64($1)) }
             var started = Measure.wallms(), cpu = Measure.threadCPUms()
-            let matches = try await catalog.lookalikes(of: copy, within: Fingerprint.copyThreshold, limit: 5)
+            let matches = try await lookUp(copy)
             cpus.append(Measure.threadCPUms() - cpu)
             copies.append(Measure.wallms() - started)
             if matches.contains(where: { $0.utensil.fingerprint == original }) { found += 1 }
             let stranger = Int64(bitPattern: generator.next())
             started = Measure.wallms()
             cpu = Measure.threadCPUms()
-            _ = try await catalog.lookalikes(of: stranger, within: Fingerprint.copyThreshold, limit: 5)
+            _ = try await lookUp(stranger)
             cpus.append(Measure.threadCPUms() - cpu)
             strangers.append(Measure.wallms() - started)
         }
@@ -139,10 +160,10 @@ struct LookalikeLatency {
         // The CPU of the calling thread: the whole look-up's for SQLite (in-process, on this
         // thread); for PostgreSQL only the client's share (the server's is another process's).
         return [
-            "rows": rows, "lookups": copies.count + strangers.count,
+            "rows": rows, "lookups": copies.count + strangers.count, "path": held ? "memory" : "catalog",
             "copy": Self.summary(copies), "stranger": Self.summary(strangers), "all": Self.summary(copies + strangers),
             "threadCPU": Self.summary(cpus),
-        ]
+        ].merging(extra) { first, _ in first }
     }
 
     static func summary(_ times: [Double]) -> [String: Double] {

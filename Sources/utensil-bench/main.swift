@@ -22,7 +22,8 @@ import UtensilConfig
 ///         --password-file FILE [--user NAME]) [--rows N] [--repeats N]
 ///         the catalog's look-up of near neighbours over N utensils, SQLite (a file in DIR,
 ///         made once) or PostgreSQL (the database migrated and filled here) (see LookalikeLatency);
-///         --memory yes: the same fingerprints in memory (NearNeighbourIndex, a plain scan)
+///         --memory yes: the same fingerprints in memory (NearNeighbourIndex, a plain scan);
+///         --held yes: through FingerprintMemory (loaded from the catalog, scanned, confirmed)
 ///     utensil-bench s3 --endpoint URL --bucket NAME --credentials FILE [--objects N] [--bytes N]
 ///         [--parallel N]
 ///         object-storage throughput and latency against a running server (see S3Throughput)
@@ -80,7 +81,8 @@ func main() async throws {
         try printJSON(try Lookalike.pairs(file: file, within: within))
     case "lookalike-catalog":
         let latency = LookalikeLatency(
-            rows: Int(options["rows"] ?? "1000000") ?? 1_000_000, repeats: Int(options["repeats"] ?? "100") ?? 100)
+            rows: Int(options["rows"] ?? "1000000") ?? 1_000_000, repeats: Int(options["repeats"] ?? "100") ?? 100,
+            held: options["held"] == "yes")
         if options["memory"] == "yes" {
             try printJSON(latency.memory())
         } else if let folder = options["catalog"] {
