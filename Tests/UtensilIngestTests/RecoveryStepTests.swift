@@ -75,7 +75,7 @@ struct RecoveryStepTests {
         let store = try pantry.store()
         _ = try store.stageOut(pantry.spoon, in: try store.stateFolders())  // "Killed" before the delete's commit.
         let staged = pantry.world.files(in: pantry.world.staging)
-        #expect(staged.count == 3)
+        #expect(staged.count == 4)  // The original, thumbnail, preview and grid square.
 
         try pantry.breakCatalog()
         let report = try store.reconcile()

@@ -312,7 +312,7 @@ struct UtensilStoreTests {
         _ = try store.stageOut(kitchen.whisk, in: folders)
         _ = try await store.catalog.delete(id: kitchen.whisk.id)  // Then "killed" after the commit.
         let staging = kitchen.world.staging
-        #expect(kitchen.world.files(in: staging).count == 6, "original, thumbnail and preview of each")
+        #expect(kitchen.world.files(in: staging).count == 8, "original, thumbnail, preview and grid square of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
         let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(check.stagedLeftovers.count == kitchen.world.files(in: staging).count, "\(check)")
