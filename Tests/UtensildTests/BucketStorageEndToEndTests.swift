@@ -179,7 +179,7 @@ struct BucketStorageEndToEndTests {
             left = try await client.list(prefix: "site/")
         }
         #expect(!left.contains { $0.contains(ladle.id.uuidString) }, "\(left)")
-        #expect(left.count == 3, "the colander's three objects stay: \(left)")
+        #expect(left.count == 4, "the colander's four objects stay: \(left)")
         #expect(try gallery.get("/originals/\(ladle.id.uuidString).jpg").status == 404)
         let check = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
         #expect(check["ok"] as? Bool == true, "\(check)")
@@ -210,7 +210,8 @@ struct BucketStorageEndToEndTests {
         let client = try server.client()
         let objects = try await client.list(prefix: "site/")
         let expected = Set(rows.flatMap { row in
-            ["site/originals/\(row.id.uuidString).png", "site/thumbnails/\(row.id.uuidString).jpeg", "site/previews/\(row.id.uuidString).jpeg"]
+            ["site/originals/\(row.id.uuidString).png", "site/thumbnails/\(row.id.uuidString).jpeg", "site/previews/\(row.id.uuidString).jpeg",
+             "site/squares/\(row.id.uuidString).jpeg"]
         })
         let live = Set(objects.filter { !$0.hasPrefix("site/staging/") })
         #expect(live == expected, "one of each rendition per utensil: \(live.symmetricDifference(expected))")
@@ -293,7 +294,7 @@ struct BucketStorageEndToEndTests {
             }
         }
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: backup.appendingPathComponent("backup.json"))) as? [String: Any])
-        #expect((manifest["files"] as? [Any])?.count == 9, "\(manifest)")
+        #expect((manifest["files"] as? [Any])?.count == 12, "\(manifest)")  // Four renditions of three utensils.
         #expect((manifest["missing"] as? [Any])?.isEmpty == true, "\(manifest)")
     }
 }
