@@ -55,6 +55,13 @@ public protocol RenditionStorage: Sendable {
     /// ``StorageError/notFound(_:)`` when there is none.
     func read(_ key: RenditionKey, range: Range<Int64>?) async throws(StorageError) -> [UInt8]
 
+    /// The bytes of a live rendition, all of them or those in `range` (cut off at its end as
+    /// ``read(_:range:)`` is), handed to `consume` chunk by chunk as they come, the next asked
+    /// for only once `consume` has returned: a large original is served without being held
+    /// whole. Throws a ``StorageError`` (``StorageError/notFound(_:)`` when there is none) or
+    /// what `consume` throws, which stops the reading.
+    func stream(_ key: RenditionKey, range: Range<Int64>?, into consume: ([UInt8]) async throws -> Void) async throws
+
     /// The bytes of `rendition` as `operation` staged it, for recovery to tell whose it is;
     /// ``StorageError/notStaged(_:)`` when it has none staged.
     func readStaged(_ rendition: Rendition, of operation: StagedRenditions) async throws(StorageError) -> [UInt8]
@@ -109,6 +116,9 @@ public protocol RenditionStorage: Sendable {
     func forProbes() -> any RenditionStorage
 }
 
+/// The most one read of ``RenditionStorage/stream(_:range:into:)``'s default asks for: 128 KiB.
+public let streamChunkBytes: Int64 = 128 * 1024
+
 /// How long a health probe's request to the storage may take (``RenditionStorage/forProbes()``).
 public let probeTimeoutSeconds: Int64 = 2
 
@@ -149,6 +159,21 @@ extension RenditionStorage {
             }
         }
         return staged
+    }
+
+    /// Any storage's ``stream(_:range:into:)``: ranged reads of ``streamChunkBytes`` one after
+    /// another (a local file's reads are cheap; a bucket's answer is streamed whole instead).
+    public func stream(_ key: RenditionKey, range: Range<Int64>?, into consume: ([UInt8]) async throws -> Void) async throws {
+        var offset = range?.lowerBound ?? 0
+        let end = range?.upperBound ?? .max
+        repeat {
+            let chunk = offset..<min(offset + streamChunkBytes, end)
+            let bytes = try await read(key, range: chunk)
+            if bytes.isEmpty { return }
+            try await consume(bytes)
+            guard bytes.count == chunk.count else { return }
+            offset = chunk.upperBound
+        } while offset < end
     }
 
     /// Its size, with no version (a reader cannot tell a replaced rendition by it).

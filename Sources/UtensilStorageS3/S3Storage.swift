@@ -33,6 +33,9 @@ public struct S3Storage: RenditionStorage {
     public let location: S3Location
     /// This host's `host_name`: its folder of staged objects.
     public let hostName: String
+    /// How long a streamed read (``stream(_:range:into:)``) may stand still, its reader not
+    /// taking the next chunk or the server not sending it, before its GET is given up.
+    public var streamStallLimit: Duration = .seconds(30)
 
     public init(client: S3Client, location: S3Location, hostName: String) {
         self.client = client
@@ -144,6 +147,34 @@ public struct S3Storage: RenditionStorage {
         } catch .noSuchKey {
             throw .notFound(key)
         } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    /// One GET for the whole rendition or range, its body passed on as it arrives (see
+    /// ``S3BodyPump``): no round trip per chunk, no object held whole.
+    public func stream(_ key: RenditionKey, range: Range<Int64>?, into consume: ([UInt8]) async throws -> Void) async throws {
+        if let range, range.isEmpty {
+            _ = try await read(key, range: range)
+            return
+        }
+        let object: S3Client.ObjectStream?
+        do throws(S3Error) {
+            object = try await client.stream(objectKey(key), range: range.map { $0.lowerBound...($0.upperBound - 1) })
+        } catch {
+            throw Self.storageError(error)
+        }
+        guard let object else { throw StorageError.notFound(key) }
+        var skip: Int64 = 0, limit = object.length
+        if let range {
+            // A server that ignored the Range sent the whole object: cut the range out of it.
+            if object.length == object.size, object.size > range.upperBound - range.lowerBound { skip = range.lowerBound }
+            limit = max(0, min(range.upperBound, object.size) - range.lowerBound)
+        }
+        let pump = S3BodyPump(stallLimit: streamStallLimit, endpoint: client.endpoint, key: objectKey(key))
+        do {
+            try await pump.pump(object.body, skip: skip, limit: limit, into: consume)
+        } catch let error as S3Error {
             throw Self.storageError(error)
         }
     }

@@ -26,6 +26,13 @@ public protocol GalleryBackend: Sendable {
     /// The bytes `range` of that rendition (fewer at its end), from the store.
     func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8]
 
+    /// The bytes `range` of that rendition (fewer at its end) handed to `consume` as the store
+    /// reads them, the next chunk read once `consume` returns; what `consume` throws stops it.
+    func streamRendition(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>,
+        into consume: ([UInt8]) async throws -> Void
+    ) async throws
+
     /// The inbox folder: the empty gallery's "drop photos here".
     var inbox: String { get }
 
@@ -38,6 +45,23 @@ public protocol GalleryBackend: Sendable {
 
     /// The web users file (`web_users_file`).
     var usersFile: String { get }
+}
+
+extension GalleryBackend {
+    /// ``readRendition(_:of:fileExtension:range:)`` of 128 KiB after another.
+    public func streamRendition(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>,
+        into consume: ([UInt8]) async throws -> Void
+    ) async throws {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let chunk = offset..<min(offset + 128 * 1024, range.upperBound)
+            let bytes = try await readRendition(rendition, of: id, fileExtension: fileExtension, range: chunk)
+            if !bytes.isEmpty { try await consume(bytes) }
+            guard bytes.count == chunk.count else { return }
+            offset = chunk.upperBound
+        }
+    }
 }
 
 /// What `GET /readyz` reports: each part that does not answer, with a sentence saying why

@@ -10,9 +10,6 @@ import UtensilCore
 struct StoredFile: Sendable {
     let backend: any GalleryBackend
 
-    /// The most a single read asks of the store.
-    static let chunkBytes: Int64 = 128 * 1024
-
     /// `versioned`: the URL names the version (`?v=`), so the response may be cached for a
     /// year; otherwise the browser revalidates with the `ETag` each time (a cheap 304).
     func response(
@@ -49,15 +46,15 @@ struct StoredFile: Sendable {
             }
         }
         let body = ResponseBody(contentLength: Int(range.count)) { [backend, range] writer in
-            var offset = range.lowerBound
-            while offset < range.upperBound {
-                let chunk = offset..<min(offset + Self.chunkBytes, range.upperBound)
-                let bytes = try await backend.readRendition(rendition, of: id, fileExtension: fileExtension, range: chunk)
-                // Shorter than asked: replaced meanwhile by a smaller one; cut the response off.
-                guard bytes.count == chunk.count else { throw WebProblem.notFound }
+            var left = Int64(range.count)
+            try await backend.streamRendition(rendition, of: id, fileExtension: fileExtension, range: range) { bytes in
+                // Longer than announced: replaced meanwhile by a larger one; cut the response off.
+                guard Int64(bytes.count) <= left else { throw WebProblem.notFound }
                 try await writer.write(ByteBuffer(bytes: bytes))
-                offset = chunk.upperBound
+                left -= Int64(bytes.count)
             }
+            // Shorter: replaced meanwhile by a smaller one; cut the response off too.
+            guard left == 0 else { throw WebProblem.notFound }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)

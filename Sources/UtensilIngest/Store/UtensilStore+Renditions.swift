@@ -35,4 +35,23 @@ extension UtensilStore {
             throw .fileSystem("Cannot read \(key): \(error)")
         }
     }
+
+    /// The bytes of utensil `id`'s `rendition`, all of them or those in `range`, handed to
+    /// `consume` as the storage reads them (``RenditionStorage/stream(_:range:into:)``): one
+    /// answer streamed from a bucket, ranged reads from a folder.
+    /// - Throws: ``StoreError/notFound(_:)`` when the storage has none, ``StoreError`` for a
+    ///   storage that fails, or what `consume` throws.
+    public func streamRendition(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>? = nil,
+        into consume: ([UInt8]) async throws -> Void
+    ) async throws {
+        let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
+        do {
+            try await storage.stream(key, range: range, into: consume)
+        } catch StorageError.notFound {
+            throw StoreError.notFound("There is no \(key).")
+        } catch let error as StorageError {
+            throw StoreError.fileSystem("Cannot read \(key): \(error)")
+        }
+    }
 }
