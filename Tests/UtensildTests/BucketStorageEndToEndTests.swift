@@ -243,6 +243,8 @@ struct BucketStorageEndToEndTests {
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
         let gallery = WebClient(socketPath: web)
         #expect(try gallery.get("/readyz").status == 200)
+        // The row commits before the files are put in place and the drop leaves the inbox.
+        try daemon.waitUntil("the first drop to leave the inbox") { world.files(in: world.inbox).isEmpty }
 
         server.stop()
         try world.drop("During.png", images[1])
