@@ -84,6 +84,19 @@ extension SQLiteCatalog {
         }
     }
 
+    public func fingerprints(createdSince since: Date) throws(CatalogError) -> [IdentifiedFingerprint] {
+        try read { db in
+            var found: [IdentifiedFingerprint] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, fingerprint FROM utensil WHERE createdAt >= ? AND fingerprint IS NOT NULL AND trashedAt IS NULL",
+                arguments: [CatalogDate.value(since)])
+            while let row = try rows.next() {
+                if let id = UUID(uuidString: row[0]) { found.append(IdentifiedFingerprint(id: id, fingerprint: row[1])) }
+            }
+            return found
+        }
+    }
+
     public func unfingerprinted(among ids: [UUID]) throws(CatalogError) -> Set<UUID> {
         if ids.isEmpty { return [] }
         return try read { db in

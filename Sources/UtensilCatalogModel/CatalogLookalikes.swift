@@ -39,6 +39,11 @@ public protocol CatalogLookalikes: Sendable {
     /// page until a page comes back short.
     func fingerprints(after id: UUID?, limit: Int) async throws(CatalogError) -> [IdentifiedFingerprint]
 
+    /// The fingerprints of the utensils not in the trash created at `since` or later (read
+    /// through the index on the creation time): what an in-memory look-up re-reads to hold
+    /// what other hosts committed since it last looked.
+    func fingerprints(createdSince since: Date) async throws(CatalogError) -> [IdentifiedFingerprint]
+
     /// Which of `ids` (the trash too) have no fingerprint: utensils ingested before
     /// fingerprints, which `rethumb --missing` fingerprints.
     func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID>

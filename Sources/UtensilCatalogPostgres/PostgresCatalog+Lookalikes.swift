@@ -120,6 +120,21 @@ extension PostgresCatalog {
         }
     }
 
+    public func fingerprints(createdSince since: Date) async throws(CatalogError) -> [IdentifiedFingerprint] {
+        let logger = logger
+        return try await read { connection in
+            var found: [IdentifiedFingerprint] = []
+            let query: PostgresQuery = """
+                SELECT id, fingerprint FROM utensils
+                WHERE created_at >= \(since) AND fingerprint IS NOT NULL AND trashed_at IS NULL
+                """
+            for try await (id, fingerprint) in try await connection.query(query, logger: logger).decode((UUID, Int64).self) {
+                found.append(IdentifiedFingerprint(id: id, fingerprint: fingerprint))
+            }
+            return found
+        }
+    }
+
     public func unfingerprinted(among ids: [UUID]) async throws(CatalogError) -> Set<UUID> {
         if ids.isEmpty { return [] }
         let logger = logger

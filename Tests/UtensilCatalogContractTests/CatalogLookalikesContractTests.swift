@@ -191,4 +191,24 @@ struct CatalogLookalikesContractTests {
             #expect(try await catalog.fingerprints(after: nil, limit: 0).isEmpty)
         }
     }
+
+    @Test("the fingerprints created since a moment leave out older ones, the trash and the unprinted", arguments: CatalogBackends.all)
+    func createdSince(_ backend: BackendUnderTest) async throws {
+        try await backend.check { (opened: OpenedCatalog) async throws in
+            let catalog = opened.backend
+            let start = Date(timeIntervalSince1970: 1_795_000_000)
+            let older = Self.record("Older", Self.flipped([1]), createdAt: start.addingTimeInterval(-1))
+            let atStart = Self.record("At start", Self.flipped([2]), createdAt: start)
+            let later = Self.record("Later", Self.flipped([3]), createdAt: start.addingTimeInterval(5))
+            let unprinted = Self.record("Unprinted", nil, createdAt: start.addingTimeInterval(5))
+            let trashed = Self.record("Trashed", Self.flipped([4]), createdAt: start.addingTimeInterval(5))
+            for record in [older, atStart, later, unprinted, trashed] { try await catalog.insertOne(record) }
+            _ = try await catalog.trash(id: trashed.id, at: Date())
+
+            let found = try await catalog.fingerprints(createdSince: start)
+            let expected = [atStart, later].map { IdentifiedFingerprint(id: $0.id, fingerprint: $0.fingerprint!) }
+            #expect(found.sorted { $0.id.uuidString < $1.id.uuidString } == expected.sorted { $0.id.uuidString < $1.id.uuidString })
+            #expect(try await catalog.fingerprints(createdSince: start.addingTimeInterval(6)).isEmpty)
+        }
+    }
 }
