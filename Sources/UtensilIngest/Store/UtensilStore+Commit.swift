@@ -72,6 +72,7 @@ extension UtensilStore {
                 where refusal != nil {
                     results[index] = .refused(refusal!)
                 }
+                heldFingerprints.committed(zip(records, refusals).filter { $0.1 == nil }.map(\.0))
             } catch {
                 return settleUncertainCommit(of: batch, fresh: Set(fresh), error)
             }
@@ -187,6 +188,7 @@ extension UtensilStore {
         do {
             let photo = pending.record
             let record = try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.replacePhoto(with: photo) }
+            heldFingerprints.committed([record])
             faults.reached(.committed)
             try faults.committed([photo.name])
             return placeFiles(of: pending, committed: .committed(record))

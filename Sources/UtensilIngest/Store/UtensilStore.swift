@@ -59,6 +59,8 @@ public final class UtensilStore: Sendable {
     let uncertainCommits = Mutex<[PendingUtensil]>([])
     /// Committed utensils whose renditions could not be published (see ``placeUnplacedFiles()``).
     let unplacedCommits = Mutex<[PendingUtensil]>([])
+    /// The fingerprints held for the look-up of near duplicates (see ``holdFingerprints()``).
+    let heldFingerprints = HeldFingerprints()
 
     /// What a reload replaces.
     private struct Reloadable: Sendable {
