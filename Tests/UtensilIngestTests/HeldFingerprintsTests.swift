@@ -15,10 +15,10 @@ import UtensilTestSupport
 struct HeldFingerprintsTests {
     static let base = Int64(bitPattern: 0x9F3A_61C4_0B7E_D258)
 
-    static func record(_ name: String, _ fingerprint: Int64) -> UtensilRecord {
+    static func record(_ name: String, _ fingerprint: Int64, createdAt: Date = Date()) -> UtensilRecord {
         UtensilRecord(
             id: UUID(), name: name, nameKey: UtensilName.uniquenessKey(for: name), searchKey: UtensilName.searchKey(for: name),
-            fileExtension: "jpg", createdAt: Date(), width: 10, height: 10, bytes: 1, sha256: name, sourceKey: nil, nameClaim: nil,
+            fileExtension: "jpg", createdAt: createdAt, width: 10, height: 10, bytes: 1, sha256: name, sourceKey: nil, nameClaim: nil,
             contentClaim: nil, fingerprint: fingerprint)
     }
 
@@ -53,6 +53,17 @@ struct HeldFingerprintsTests {
         let held = await store.heldFingerprints.lookalikes(of: ~Self.base ^ 0b110, within: 12, limit: 2, in: catalog)
         #expect(held?.map(\.utensil.id) == [ladle.id])
         #expect(try await Self.onThread { try store.nearDuplicate(of: Self.base ^ 0b1011, excluding: nil) }?.id == spoon.id)
+
+        // One created long ago and in the trash at the load is held once this store restores it.
+        let fork = Self.record("Fork", 0x0F0F_0F0F_0F0F_0F0F, createdAt: Date(timeIntervalSince1970: 1_795_000_000))
+        #expect(try catalog.insert(batch: [fork]).allSatisfy { $0 == nil })
+        _ = try catalog.trash(id: fork.id, at: Date())
+        let reloaded = UtensilStore(settings: settings, catalog: catalog, logger: TestWorld.quietLogger, faults: FaultInjection())
+        await reloaded.holdFingerprints().value
+        #expect(reloaded.heldFingerprints.memory.count == 2)
+        _ = try await reloaded.restore(id: fork.id, as: nil)
+        let restored = await reloaded.heldFingerprints.lookalikes(of: fork.fingerprint!, within: 12, limit: 2, in: catalog)
+        #expect(restored?.map(\.utensil.id) == [fork.id])
     }
 
     @Test("a copy committed through one store is found by another's held look-up over one PostgreSQL")

@@ -77,7 +77,8 @@ final class HeldFingerprints: Sendable {
         }
     }
 
-    /// Holds the fingerprints of `records`, just committed by this host.
+    /// Holds the fingerprints of `records`, just committed by this host (ingested, given a new
+    /// photo, or restored from the trash).
     func committed(_ records: [UtensilRecord]) {
         let now = Date()
         state.withLock { state in

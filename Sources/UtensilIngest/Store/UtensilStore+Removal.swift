@@ -60,6 +60,7 @@ extension UtensilStore {
         do {
             let claimName = settings.claimsNames
             let restored = try await catalog.restore(id: id, as: name, claimName: claimName)
+            heldFingerprints.committed([restored])
             changes.announce()
             return restored
         } catch .duplicateName(let existing) {
