@@ -22,7 +22,7 @@ import UtensilTestSupport
 /// doubled, nothing rejected for the outage; every host's `list --json` is the same; every
 /// host's gallery serves every utensil's original (its SHA-256 the catalog's) and thumbnail
 /// (the bucket's bytes); after a last sweep past the grace, the bucket holds each utensil's
-/// original, thumbnail and preview, nothing staged and nothing of no utensil; `check` is
+/// original, thumbnail, grid square and preview, nothing staged and nothing of no utensil; `check` is
 /// clean on every host.
 @Suite(.serialized, .tags(.spawnsProcesses)) struct NoSharedFolderTests {
     @Test func nothingIsLostDoubledOrLeftThroughKillsAStorageOutageAndTheSweeper() async throws {
@@ -138,11 +138,11 @@ import UtensilTestSupport
                 let served = try gallery.get("/thumbnails/\(id).jpeg")
                 #expect(served.status == 200 && served.body == thumbnail, "\(hostNames[host]) serves \(id)'s thumbnail otherwise")
             }
-            expectedObjects.formUnion(["originals/\(id).\(fileExtension)", "thumbnails/\(id).jpeg", "previews/\(id).jpeg"].map { KitchenLab.bucketPrefix + $0 })
+            expectedObjects.formUnion(["originals/\(id).\(fileExtension)", "thumbnails/\(id).jpeg", "squares/\(id).jpeg", "previews/\(id).jpeg"].map { KitchenLab.bucketPrefix + $0 })
         }
 
         // After a last sweep past the grace, the bucket holds each utensil's original,
-        // thumbnail and preview, nothing staged and nothing of no utensil.
+        // thumbnail, grid square and preview, nothing staged and nothing of no utensil.
         let lastSweep = try await Self.sweepPastTheGrace(kitchens, bucket)
         #expect(!lastSweep.anotherHostSweeps && lastSweep.problems.isEmpty && lastSweep.orphansRemoved.isEmpty, "\(lastSweep)")
         let objects = Set(try await client.list(prefix: KitchenLab.bucketPrefix))

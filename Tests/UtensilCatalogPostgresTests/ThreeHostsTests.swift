@@ -138,11 +138,11 @@ import UtensilTestSupport
         #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
     }
 
-    /// The shared state folder holds each utensil's three files and nothing else (nothing in
+    /// The shared state folder holds each utensil's four files and nothing else (nothing in
     /// `staging/`), and `check` is clean on every host.
     private static func expectStateAndChecksClean(_ kitchens: KitchenLab, _ ledger: DropLedger) throws {
         let state = kitchens.worlds[0]
-        for folder in [state.originals, state.thumbnails, state.previews] {
+        for folder in [state.originals, state.thumbnails, state.squares, state.previews] {
             #expect(state.files(in: folder).count == ledger.expectedUtensils, "\(folder.path): \(state.files(in: folder))")
         }
         #expect(state.stagedFiles().isEmpty, "\(state.stagedFiles())")

@@ -70,7 +70,7 @@ struct LostCommitReplyTests {
             Issue.record("expected the drop left for a retry")
             return
         }
-        #expect(world.stagedFiles().count == 3, "the original, thumbnail and preview wait: \(world.stagedFiles())")
+        #expect(world.stagedFiles().count == 4, "the original, thumbnail, grid square and preview wait: \(world.stagedFiles())")
         guard case .alreadyIngested(let record) = engine.ingest(try world.found("Unknown.jpg")) else {
             Issue.record("expected the retry to find the drop committed")
             return
