@@ -36,11 +36,15 @@ public struct S3Storage: RenditionStorage {
     /// How long a streamed read (``stream(_:range:into:)``) may stand still, its reader not
     /// taking the next chunk or the server not sending it, before its GET is given up.
     public var streamStallLimit: Duration = .seconds(30)
+    /// Thumbnails and grid squares kept in memory (``S3RenditionCache``), shared by this
+    /// storage's copies (``forProbes()``, ``asHost(_:)``).
+    public let cache: S3RenditionCache
 
-    public init(client: S3Client, location: S3Location, hostName: String) {
+    public init(client: S3Client, location: S3Location, hostName: String, cache: S3RenditionCache = S3RenditionCache()) {
         self.client = client
         self.location = location
         self.hostName = hostName
+        self.cache = cache
     }
 
     /// The live key of `key`.
@@ -112,6 +116,7 @@ public struct S3Storage: RenditionStorage {
             } catch {
                 throw Self.storageError(error)
             }
+            cache.drop(live)
             try await mapped { () throws(S3Error) in try await client.delete(staged) }
         }
     }
@@ -129,8 +134,10 @@ public struct S3Storage: RenditionStorage {
         return head.size
     }
 
-    /// The version is the object's ETag (unquoted): a replaced object has another.
+    /// The version is the object's ETag (unquoted): a replaced object has another. A thumbnail
+    /// or a grid square is read whole with one GET and kept (``S3RenditionCache``).
     public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
+        if S3RenditionCache.kept.contains(key.rendition) { return try await cached(key).status }
         let head = try await mapped { () throws(S3Error) in try await client.head(objectKey(key)) }
         guard let head else { throw .notFound(key) }
         return RenditionStatus(size: head.size, version: head.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
@@ -154,6 +161,12 @@ public struct S3Storage: RenditionStorage {
     /// One GET for the whole rendition or range, its body passed on as it arrives (see
     /// ``S3BodyPump``): no round trip per chunk, no object held whole.
     public func stream(_ key: RenditionKey, range: Range<Int64>?, into consume: ([UInt8]) async throws -> Void) async throws {
+        if let held = cache.entry(key) {
+            let whole = Int64(held.bytes.count)
+            let part = range.map { min($0.lowerBound, whole)..<min($0.upperBound, whole) } ?? 0..<whole
+            try await consume(Array(held.bytes[Int(part.lowerBound)..<Int(part.upperBound)]))
+            return
+        }
         if let range, range.isEmpty {
             _ = try await read(key, range: range)
             return
@@ -190,7 +203,35 @@ public struct S3Storage: RenditionStorage {
     }
 
     public func delete(_ key: RenditionKey) async throws(StorageError) {
+        cache.drop(key)
         try await mapped { () throws(S3Error) in try await client.delete(objectKey(key)) }
+        cache.drop(key)
+    }
+
+    /// `key`'s size, version and bytes from the cache, or from one GET then kept.
+    private func cached(_ key: RenditionKey) async throws(StorageError) -> (status: RenditionStatus, bytes: [UInt8]) {
+        if let held = cache.entry(key) { return held }
+        let generation = cache.generation()
+        let object: S3Client.ObjectStream?
+        do throws(S3Error) {
+            object = try await client.stream(objectKey(key), range: nil)
+        } catch {
+            throw Self.storageError(error)
+        }
+        guard let object else { throw .notFound(key) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(object.length))
+        let pump = S3BodyPump(stallLimit: streamStallLimit, endpoint: client.endpoint, key: objectKey(key))
+        do {
+            try await pump.pump(object.body, skip: 0, limit: object.length) { bytes += $0 }
+        } catch let error as S3Error {
+            throw Self.storageError(error)
+        } catch {
+            throw Self.storageError(.unreachable(endpoint: client.endpoint, reason: "GET \(objectKey(key)): \(error)"))
+        }
+        let status = RenditionStatus(size: Int64(bytes.count), version: object.etag)
+        cache.keep(key, status: status, bytes: bytes, since: generation)
+        return (status, bytes)
     }
 
     /// Nothing to do: every publish and discard is durable once answered.
@@ -248,12 +289,12 @@ public struct S3Storage: RenditionStorage {
 
     /// The same bucket, each request given up after ``probeTimeoutSeconds``.
     public func forProbes() -> any RenditionStorage {
-        S3Storage(client: client.withTimeout(.seconds(probeTimeoutSeconds)), location: location, hostName: hostName)
+        S3Storage(client: client.withTimeout(.seconds(probeTimeoutSeconds)), location: location, hostName: hostName, cache: cache)
     }
 
     /// The same bucket and prefix, with `hostName`'s folder of staged objects.
     public func asHost(_ hostName: String) -> any RenditionStorage {
-        S3Storage(client: client, location: location, hostName: hostName)
+        S3Storage(client: client, location: location, hostName: hostName, cache: cache)
     }
 
     public func listStaged() async throws(StorageError) -> [StagedRenditions] {

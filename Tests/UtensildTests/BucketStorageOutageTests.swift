@@ -49,7 +49,8 @@ struct BucketStorageOutageTests {
         let text = try Utensilctl.run(["status"], socket: socket).output
         #expect(text.contains("unreachable since"), "\(text)")
         #expect(world.files(in: world.rejected).isEmpty, "a storage outage rejects nothing")
-        let unavailable = try gallery.get(thumbnail)
+        // A preview: a thumbnail read in the last seconds may still be served from memory.
+        let unavailable = try gallery.get("/previews/\(first.id.uuidString).jpeg")
         #expect(unavailable.status == 503 && unavailable.text.contains("storage does not answer"), "\(unavailable.text)")
 
         try await server.start()
