@@ -229,6 +229,13 @@ public struct S3Storage: RenditionStorage {
         } catch {
             throw Self.storageError(.unreachable(endpoint: client.endpoint, reason: "GET \(objectKey(key)): \(error)"))
         }
+        // Checked against a single-part upload's ETag (its MD5), as a whole GET is, before it is kept.
+        if object.etag.count == 32, !object.etag.contains("-") {
+            let actual = SigV4Signer.hex(Insecure.MD5.hash(data: bytes))
+            guard actual == object.etag.lowercased() else {
+                throw Self.storageError(.integrity(key: objectKey(key), expected: object.etag, actual: actual))
+            }
+        }
         let status = RenditionStatus(size: Int64(bytes.count), version: object.etag)
         cache.keep(key, status: status, bytes: bytes, since: generation)
         return (status, bytes)
