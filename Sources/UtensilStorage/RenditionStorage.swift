@@ -50,6 +50,10 @@ public protocol RenditionStorage: Sendable {
     /// replaced (an HTTP `ETag`); ``StorageError/notFound(_:)`` when there is none.
     func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus
 
+    /// ``status(of:)`` for a reader that names the version it expects (the gallery's `?v=`):
+    /// a storage that keeps renditions in memory asks again when the name changes.
+    func status(of key: RenditionKey, askedAs version: String?) async throws(StorageError) -> RenditionStatus
+
     /// The bytes of a live rendition, all of them or those in `range` (offsets in bytes; the
     /// part past its end is cut off, so a range starting at or past the end reads nothing).
     /// ``StorageError/notFound(_:)`` when there is none.
@@ -179,6 +183,11 @@ extension RenditionStorage {
     /// Its size, with no version (a reader cannot tell a replaced rendition by it).
     public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
         RenditionStatus(size: try await size(of: key), version: nil)
+    }
+
+    /// ``status(of:)``: nothing is kept in memory.
+    public func status(of key: RenditionKey, askedAs version: String?) async throws(StorageError) -> RenditionStatus {
+        try await status(of: key)
     }
 
     /// Nothing to do: every change was durable when it returned.

@@ -10,8 +10,9 @@ import UtensilStorage
 /// The version is the object's own ETag (the gallery's `?v=` is the catalog's and does not
 /// change on a rethumb), so an entry is the HEAD's answer and the bytes of one GET, trusted
 /// for ``timeToLive``. This host's publishes and deletes drop the entry at once (a replaced
-/// photo is never served stale here); another host's replacement is seen at most
-/// ``timeToLive`` later.
+/// photo is never served stale here); an entry asked under another name of the version
+/// than it was read for (the gallery's `?v=`, new after a replacement on another host) is
+/// read again; another host's rethumb is seen at most ``timeToLive`` later.
 public final class S3RenditionCache: Sendable {
     /// The default bound: 32 MiB, some 1,500 thumbnails or 400 grid squares.
     public static let defaultMaxBytes = 32 << 20
@@ -27,6 +28,8 @@ public final class S3RenditionCache: Sendable {
         var status: RenditionStatus
         var bytes: [UInt8]
         var fetched: ContinuousClock.Instant
+        /// The version the reader named when it was read (the gallery's `?v=`), if any.
+        var askedAs: String?
     }
 
     struct State {
@@ -51,12 +54,13 @@ public final class S3RenditionCache: Sendable {
     /// The entries held now.
     public var count: Int { state.withLock { $0.entries.count } }
 
-    /// A fresh entry of `key`, marked as used; nil when there is none or it is too old.
-    func entry(_ key: RenditionKey) -> (status: RenditionStatus, bytes: [UInt8])? {
+    /// A fresh entry of `key`, marked as used; nil when there is none, it is too old, or it
+    /// was read for another name of the version than `version` (when one is given).
+    func entry(_ key: RenditionKey, askedAs version: String? = nil) -> (status: RenditionStatus, bytes: [UInt8])? {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
-            guard now - entry.fetched < timeToLive else {
+            guard now - entry.fetched < timeToLive, version == nil || entry.askedAs == version else {
                 Self.drop(key, from: &state)
                 return nil
             }
@@ -66,17 +70,17 @@ public final class S3RenditionCache: Sendable {
         }
     }
 
-    /// The generation to hand to ``keep(_:status:bytes:since:)`` for a fill begun now.
+    /// The generation to hand to ``keep(_:status:bytes:askedAs:since:)`` for a fill begun now.
     func generation() -> UInt64 { state.withLock { $0.generation } }
 
     /// Keeps what a fill begun at `generation` read, unless a drop came since or it is too large.
-    func keep(_ key: RenditionKey, status: RenditionStatus, bytes: [UInt8], since generation: UInt64) {
+    func keep(_ key: RenditionKey, status: RenditionStatus, bytes: [UInt8], askedAs version: String? = nil, since generation: UInt64) {
         guard Self.kept.contains(key.rendition), bytes.count <= maxBytes / 8 else { return }
         let now = ContinuousClock.now
         state.withLock { state in
             guard state.generation == generation else { return }
             Self.drop(key, from: &state)
-            state.entries[key] = Entry(status: status, bytes: bytes, fetched: now)
+            state.entries[key] = Entry(status: status, bytes: bytes, fetched: now, askedAs: version)
             state.order.append(key)
             state.bytes += bytes.count
             while state.bytes > maxBytes, let oldest = state.order.first { Self.drop(oldest, from: &state) }

@@ -137,7 +137,13 @@ public struct S3Storage: RenditionStorage {
     /// The version is the object's ETag (unquoted): a replaced object has another. A thumbnail
     /// or a grid square is read whole with one GET and kept (``S3RenditionCache``).
     public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
-        if S3RenditionCache.kept.contains(key.rendition) { return try await cached(key).status }
+        try await status(of: key, askedAs: nil)
+    }
+
+    /// ``status(of:)``; a kept thumbnail or grid square asked under another name than it was
+    /// read for (a `?v=` that changed: replaced on another host) is read again.
+    public func status(of key: RenditionKey, askedAs version: String?) async throws(StorageError) -> RenditionStatus {
+        if S3RenditionCache.kept.contains(key.rendition) { return try await cached(key, askedAs: version).status }
         let head = try await mapped { () throws(S3Error) in try await client.head(objectKey(key)) }
         guard let head else { throw .notFound(key) }
         return RenditionStatus(size: head.size, version: head.etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
@@ -209,8 +215,8 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// `key`'s size, version and bytes from the cache, or from one GET then kept.
-    private func cached(_ key: RenditionKey) async throws(StorageError) -> (status: RenditionStatus, bytes: [UInt8]) {
-        if let held = cache.entry(key) { return held }
+    private func cached(_ key: RenditionKey, askedAs version: String?) async throws(StorageError) -> (status: RenditionStatus, bytes: [UInt8]) {
+        if let held = cache.entry(key, askedAs: version) { return held }
         let generation = cache.generation()
         let object: S3Client.ObjectStream?
         do throws(S3Error) {
@@ -237,7 +243,7 @@ public struct S3Storage: RenditionStorage {
             }
         }
         let status = RenditionStatus(size: Int64(bytes.count), version: object.etag)
-        cache.keep(key, status: status, bytes: bytes, since: generation)
+        cache.keep(key, status: status, bytes: bytes, askedAs: version, since: generation)
         return (status, bytes)
     }
 

@@ -23,6 +23,10 @@ public protocol GalleryBackend: Sendable {
     /// and version; nil when there is none. Asked of the store.
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition?
 
+    /// ``renditionInfo(_:of:fileExtension:)`` for a URL that names its version (`?v=`): a
+    /// bucket's thumbnail kept in memory for another version is read again.
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String, askedAs version: String?) async throws -> StoredRendition?
+
     /// The bytes `range` of that rendition (fewer at its end), from the store.
     func readRendition(_ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>) async throws -> [UInt8]
 
@@ -48,6 +52,13 @@ public protocol GalleryBackend: Sendable {
 }
 
 extension GalleryBackend {
+    /// ``renditionInfo(_:of:fileExtension:)``: a backend that keeps nothing in memory.
+    public func renditionInfo(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, askedAs version: String?
+    ) async throws -> StoredRendition? {
+        try await renditionInfo(rendition, of: id, fileExtension: fileExtension)
+    }
+
     /// ``readRendition(_:of:fileExtension:range:)`` of 128 KiB after another.
     public func streamRendition(
         _ rendition: Rendition, of id: UUID, fileExtension: String, range: Range<Int64>,

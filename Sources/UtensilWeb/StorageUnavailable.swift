@@ -25,9 +25,11 @@ public struct StorageUnavailable: Error, Sendable {
 
 extension GalleryBackend {
     /// ``renditionInfo(_:of:fileExtension:)``, a storage that cannot be read now as its `503`.
-    func storedRenditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
+    func storedRenditionInfo(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, askedAs version: String? = nil
+    ) async throws -> StoredRendition? {
         do {
-            return try await renditionInfo(rendition, of: id, fileExtension: fileExtension)
+            return try await renditionInfo(rendition, of: id, fileExtension: fileExtension, askedAs: version)
         } catch let unavailable as StorageUnavailable {
             throw unavailable.problem
         }

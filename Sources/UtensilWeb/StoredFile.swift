@@ -15,7 +15,9 @@ struct StoredFile: Sendable {
     func response(
         _ rendition: Rendition, of id: UUID, fileExtension: String, contentType: String, request: Request, versioned: Bool
     ) async throws -> Response {
-        guard let stored = try await backend.storedRenditionInfo(rendition, of: id, fileExtension: fileExtension) else {
+        // A versioned URL's `v` is handed on: a thumbnail kept in memory for another is read again.
+        let asked = versioned ? request.uri.query.flatMap { $0.split(separator: "&").first { $0.hasPrefix("v=") } }.map(String.init) : nil
+        guard let stored = try await backend.storedRenditionInfo(rendition, of: id, fileExtension: fileExtension, askedAs: asked) else {
             throw WebProblem.notFound
         }
         let etag = stored.version.map { "\"\($0)\"" }

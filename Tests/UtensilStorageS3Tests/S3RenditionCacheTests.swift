@@ -79,6 +79,29 @@ struct S3RenditionCacheTests {
         }
     }
 
+    @Test("a photo replaced on another host is read again when asked under its new version")
+    func replacedElsewhereAskedAnew() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let here = try Self.storage(server)
+        let elsewhere = S3Storage(client: try server.client(timeoutSeconds: 2), location: Self.location, hostName: "kitchen-2")
+        let id = UUID()
+        let first = try await elsewhere.stage([.original: [1], .thumbnail: [1, 1, 1]], of: id, originalExtension: "jpeg")
+        try await elsewhere.publish(first)
+        let key = first.key(.thumbnail)
+        let old = try await here.forProbes().status(of: key, askedAs: "v=1")
+
+        let gone = try await elsewhere.unpublish([first.key(.original), key])
+        try await elsewhere.discard(gone)
+        try await elsewhere.publish(try await elsewhere.stage([.original: [2], .thumbnail: [2, 2, 2, 2]], of: id, originalExtension: "jpeg"))
+        #expect(try await here.forProbes().status(of: key, askedAs: "v=1") == old, "the same version: kept for its time to live")
+        let new = try await here.forProbes().status(of: key, askedAs: "v=2")
+        #expect(new.version != old.version && new.size == 4)
+        var bytes: [UInt8] = []
+        try await here.stream(key, range: 0..<new.size) { bytes += $0 }
+        #expect(bytes == [2, 2, 2, 2])
+    }
+
     @Test("the cache never holds more than its bound in bytes, the least recently used dropped")
     func boundedInBytes() async throws {
         let server = try await SeaweedServer()

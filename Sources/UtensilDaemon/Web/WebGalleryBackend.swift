@@ -41,8 +41,13 @@ struct WebGalleryBackend: GalleryBackend {
 
     /// A storage that cannot be read now is ``StorageUnavailable`` (a `503`).
     func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws -> StoredRendition? {
+        try await renditionInfo(rendition, of: id, fileExtension: fileExtension, askedAs: nil)
+    }
+
+    /// `askedAs`: the URL's `?v=`, so that a bucket's thumbnail kept for another is read again.
+    func renditionInfo(_ rendition: Rendition, of id: UUID, fileExtension: String, askedAs version: String?) async throws -> StoredRendition? {
         do throws(StoreError) {
-            let status = try await store.renditionStatus(rendition, of: id, fileExtension: fileExtension)
+            let status = try await store.renditionStatus(rendition, of: id, fileExtension: fileExtension, askedAs: version)
             return status.map { StoredRendition(size: $0.size, version: $0.version) }
         } catch {
             throw StorageUnavailable(reason: error.description)

@@ -9,11 +9,14 @@ extension UtensilStore {
     /// The size and version of utensil `id`'s `rendition` (its original of type
     /// `fileExtension`); nil when the storage has none. Asked within a probe's time-out
     /// (``RenditionStorage/forProbes()``): a browser waits for it, and a bucket that does not
-    /// answer is then said at once.
-    public func renditionStatus(_ rendition: Rendition, of id: UUID, fileExtension: String) async throws(StoreError) -> RenditionStatus? {
+    /// answer is then said at once. `askedAs`: the version the reader names (the gallery's
+    /// `?v=`), so that a storage keeping renditions in memory asks again when it changes.
+    public func renditionStatus(
+        _ rendition: Rendition, of id: UUID, fileExtension: String, askedAs version: String? = nil
+    ) async throws(StoreError) -> RenditionStatus? {
         let key = RenditionKey(rendition, of: id, originalExtension: fileExtension)
         do throws(StorageError) {
-            return try await storage.forProbes().status(of: key)
+            return try await storage.forProbes().status(of: key, askedAs: version)
         } catch .notFound {
             return nil
         } catch {
