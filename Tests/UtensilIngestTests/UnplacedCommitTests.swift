@@ -45,6 +45,44 @@ struct UnplacedCommitTests {
         #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
     }
 
+    /// A staged rendition the storage does not find when the publish is tried again (a bucket's
+    /// server that answered 404 for a moment) is not taken as published: the drop waits until
+    /// its files are all live.
+    @Test func aStagedRenditionNotFoundIsNotTakenAsPublished() throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/a", width: 400, height: 300, seed: 93)])[0]
+        try world.drop("Ladle.jpg", photo)
+        let storageAnswers = Mutex(false)
+        var faults = FaultInjection()
+        faults.publishFails = { _ in !storageAnswers.withLock { $0 } }
+        let engine = try world.engine(faults: faults)
+        guard case .retryLater = engine.ingest(try world.found("Ladle.jpg")) else {
+            Issue.record("expected the drop left for a retry")
+            return
+        }
+        let preview = try #require(world.stagedFiles().first { $0.contains(".preview.") })
+        let hidden = world.root.appendingPathComponent("hidden-preview")
+        try FileManager.default.moveItem(at: world.stagingRoot.appendingPathComponent(preview), to: hidden)
+        storageAnswers.withLock { $0 = true }
+        guard case .retryLater = engine.ingest(try world.found("Ladle.jpg")) else {
+            Issue.record("expected the drop to wait for its preview")
+            return
+        }
+        #expect(world.files(in: world.inbox) == ["Ladle.jpg"])
+        #expect(world.files(in: world.previews).isEmpty)
+
+        try FileManager.default.moveItem(at: hidden, to: world.stagingRoot.appendingPathComponent(preview))
+        guard case .alreadyIngested = engine.ingest(try world.found("Ladle.jpg")) else {
+            Issue.record("expected the retry to find Ladle committed")
+            return
+        }
+        let census = try InvariantChecker(world: world).verify(inputs: [photo])
+        #expect(census == .init(utensils: 1, rejections: 0, stillInInbox: 0))
+        #expect(world.files(in: world.previews).count == 1)
+        #expect(world.stagedFiles().isEmpty, "\(world.stagedFiles())")
+    }
+
     /// The next commit puts them in place too, before its own.
     @Test func theNextCommitPlacesThem() throws {
         let world = try TestWorld()

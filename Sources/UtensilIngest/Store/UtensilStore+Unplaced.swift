@@ -36,7 +36,7 @@ extension UtensilStore {
     }
 
     /// Publishes what `pending` still has staged: a rendition the cut-off publish already put in
-    /// place is passed over, one in its way (a replaced photo's) is deleted first, as recovery
+    /// place (not staged, and live) is passed over, one in its way (a replaced photo's) is deleted first, as recovery
     /// does, and so is a replaced original of another type.
     private func republish(_ pending: PendingUtensil) throws(StorageError) {
         try faults.publishing(pending.record.name)
@@ -53,6 +53,13 @@ extension UtensilStore {
                 do throws(StorageError) {
                     return try await Self.publishOver(remaining, in: storage)
                 } catch .notStaged(let key) {
+                    // Passed over only if it is live: a staged object the storage did not find
+                    // for a moment (a bucket's server busy) is not taken as published.
+                    do throws(StorageError) {
+                        _ = try await storage.size(of: key)
+                    } catch .notFound {
+                        throw .notStaged(key)
+                    }
                     remaining = StagedRenditions(
                         utensil: staged.utensil, operation: staged.operation, originalExtension: staged.originalExtension,
                         renditions: remaining.renditions.subtracting([key.rendition]))
