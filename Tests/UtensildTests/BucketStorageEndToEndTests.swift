@@ -89,7 +89,9 @@ struct BucketStorageEndToEndTests {
         try world.drop("Fork.png", images[1])
         let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys))
         let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
-        try daemon.waitUntil("the inbox to be empty") { world.files(in: world.inbox) == ["Knives"] }
+        // A drop leaves the inbox once its renditions are live (its row commits before that).
+        let knives = world.inbox.appendingPathComponent("Knives")
+        try daemon.waitUntil("the inbox to be empty") { world.files(in: world.inbox) == ["Knives"] && world.files(in: knives).isEmpty }
         #expect(world.files(in: world.originals).isEmpty && world.files(in: world.thumbnails).isEmpty, "nothing in state_dir")
 
         let client = try server.client()
@@ -145,6 +147,7 @@ struct BucketStorageEndToEndTests {
         let daemon = try RunningDaemon(
             world: world, extra: Self.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web, "--trash-days", "0.00003"])
         let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
+        try daemon.waitUntil("the drops to leave the inbox, their files live") { world.files(in: world.inbox).isEmpty }
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
         let gallery = WebClient(socketPath: web)
         let client = try server.client()
