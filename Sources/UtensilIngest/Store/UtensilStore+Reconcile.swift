@@ -201,7 +201,7 @@ extension UtensilStore {
         let integrity = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.integrityCheck() }
         let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
         guard storage is LocalFolderStorage else {
-            var report = try checkThroughListing(integrity: integrity, ids: ids)
+            var report = try checkThroughListing(integrity: integrity, ids: ids, now: now)
             report.stagedLeftovers = try stagedLeftovers(now: now)
             do throws(SystemError) {
                 report.uploadLeftovers = try uploadLeftovers().filter {
@@ -245,15 +245,20 @@ extension UtensilStore {
     }
 
     /// `check` over a storage other than the local folder, through its listing of live
-    /// renditions: rows lacking one of their three (a grid square may be missing), and renditions (named by the storage,
+    /// renditions: rows lacking their original, thumbnail or preview (a grid square may be missing), and renditions (named by the storage,
     /// `s3://BUCKET/KEY`) of no row. The rows are read again after the listing, so that a
-    /// utensil committed and published meanwhile is not taken for an orphan.
-    private func checkThroughListing(integrity: [String], ids: Set<UUID>) throws(StoreError) -> ConsistencyReport {
+    /// utensil committed and published meanwhile is not taken for an orphan; and renditions
+    /// written less than ``checkGraceSeconds`` before `now` are left out, so that a new
+    /// utensil's, put under their live keys just before its commit, are not either.
+    private func checkThroughListing(integrity: [String], ids: Set<UUID>, now: Date) throws(StoreError) -> ConsistencyReport {
         let renditions: [Rendition] = [.original, .thumbnail, .preview]
         var live: [RenditionKey] = []
+        var young: Set<RenditionKey> = []
         do throws(StorageError) {
             for rendition in renditions + [.square] {  // A missing grid square is no missing file.
-                live += try storageCall { storage async throws(StorageError) in try await storage.list(rendition) }
+                let listed = try storageCall { storage async throws(StorageError) in try await storage.listDated(rendition) }
+                live += listed.map(\.key)
+                young.formUnion(listed.filter { now.timeIntervalSince($0.written) < Self.checkGraceSeconds }.map(\.key))
             }
         } catch {
             throw .fileSystem("Cannot list the storage: \(error).")
@@ -262,7 +267,7 @@ extension UtensilStore {
         var seen: [UUID: Set<Rendition>] = [:]
         for key in live where key.rendition.isRequired { seen[key.utensil, default: []].insert(key.rendition) }
         let rowsWithoutFiles = ids.filter { (seen[$0]?.count ?? 0) < renditions.count }.map(\.uuidString).sorted()
-        let withoutRows = live.filter { !idsAfter.contains($0.utensil) }.map { storage.url(of: $0) }.sorted()
+        let withoutRows = live.filter { !idsAfter.contains($0.utensil) && !young.contains($0) }.map { storage.url(of: $0) }.sorted()
         return ConsistencyReport(integrity: integrity, rowsWithoutFiles: rowsWithoutFiles, filesWithoutRows: withoutRows)
     }
 

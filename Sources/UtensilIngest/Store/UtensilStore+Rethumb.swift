@@ -4,9 +4,9 @@ import UtensilCatalogModel
 import UtensilCore
 import UtensilStorage
 
-/// `rethumb`: thumbnails and previews made again from the originals (see ``ThumbnailRegenerator``).
+/// `rethumb`: thumbnails, previews and grid squares made again from the originals (see ``ThumbnailRegenerator``).
 extension UtensilStore {
-    /// Makes utensil `id`'s thumbnail (at the current thumbnail settings) and preview again,
+    /// Makes utensil `id`'s thumbnail (at the current thumbnail settings), preview and grid square again,
     /// replacing the old ones atomically; decoding counts against `memory` like an ingest's.
     public func rethumb(id: UUID, memory: MemoryBudget) throws(RethumbError) {
         try ThumbnailRegenerator(store: self, memory: memory).regenerate(id)
@@ -41,7 +41,7 @@ extension UtensilStore {
         return (ids, missing)
     }
 
-    /// Every utensil (the trash too) whose thumbnail or preview file is missing or whose row
+    /// Every utensil (the trash too) whose thumbnail, preview or grid square is missing or whose row
     /// has no fingerprint, in id order.
     public func missingThumbnails() async throws(StoreError) -> [UUID] {
         var missing: [UUID] = []
