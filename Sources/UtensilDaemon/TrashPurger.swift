@@ -5,13 +5,12 @@ import UtensilCatalogModel
 import UtensilIngest
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then
-/// periodically (a tenth of the period, between a second and an hour), on a blocking thread,
-/// until its turn to stop comes. Only in the daemon's group with `trash_days > 0`. With
+/// periodically (a tenth of the period, between a second and an hour), awaiting the store in
+/// its own task, until its turn to stop comes. Only in the daemon's group with `trash_days > 0`. With
 /// several hosts sharing the catalog, the host holding the purge's lease does it
 /// (`UtensilStore.trashPurgeDuty`); the others skip their turn.
 struct TrashPurger: Service {
     let store: UtensilStore
-    let pool: BlockingPool
     let logger: Logger
 
     /// At most this many names in the journal line of one purge.
@@ -28,8 +27,12 @@ struct TrashPurger: Service {
     private func purgeUntilCancelled() async {
         guard store.settings.trashDays > 0 else { return }  // Deletes happen at once.
         while !Task.isCancelled {
-            let store = self.store
-            let result = await pool.run { Result { () throws(StoreError) in try store.purgeExpired() } }
+            let result: Result<UtensilStore.Purge, StoreError>
+            do throws(StoreError) {
+                result = .success(try await store.purgeExpired())
+            } catch {
+                result = .failure(error)
+            }
             switch result {
             case .success(let purge) where !purge.purged.isEmpty:
                 let purged = purge.purged

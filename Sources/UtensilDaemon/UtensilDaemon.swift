@@ -110,7 +110,7 @@ public struct UtensilDaemon: Sendable {
         _ = await pulse.read()
         let storagePulse = Self.storagePulse(store, pool: pool)
         let handler = ControlRequestHandler(
-            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, pool: pool, startedAt: heart.startedAt,
+            store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
             audit: ControlAudit(logger: logger), thumbnailCache: thumbnailCache, heart: heart, pulse: pulse,
             storagePulse: storagePulse)
@@ -186,7 +186,7 @@ public struct UtensilDaemon: Sendable {
             serviceName: "rethumb"))
         // 5. The trash purger.
         if store.settings.trashDays > 0 {
-            services.append(.init(service: TrashPurger(store: store, pool: pool, logger: logger), serviceName: "trash purger"))
+            services.append(.init(service: TrashPurger(store: store, logger: logger), serviceName: "trash purger"))
         }
         // 4½. The storage sweeper, where other hosts' leftovers can be.
         if !store.keepsRenditionsInStateFolder || store.settings.sharesStateFolder {

@@ -33,11 +33,11 @@ struct BackupStoreTests {
         defer { kitchen.world.remove() }
         let destination = kitchen.world.root.appendingPathComponent("backup")
         var snapshots = 0
-        let summary = try kitchen.store.backup(request(destination), progress: { step in
+        let summary = try await kitchen.store.backup(request(destination), progress: { step in
             guard case .catalogWritten = step else { return }
             snapshots += 1
             // Between the first snapshot and its files: the files it names go away.
-            if snapshots == 1 { _ = try? kitchen.store.delete(id: kitchen.spoon.id, now: true) }
+            if snapshots == 1 { _ = try? await kitchen.store.delete(id: kitchen.spoon.id, now: true) }
         }, isCancelled: { false })
         #expect(snapshots == 2)
         #expect(summary.manifest.counts.utensils == 1)
@@ -54,7 +54,7 @@ struct BackupStoreTests {
         let mounts = try TmpfsMounts([(elsewhere, 16 << 20)])
         defer { mounts.release() }
         let destination = elsewhere.appendingPathComponent("backup")
-        let summary = try kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { false })
+        let summary = try await kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { false })
         #expect(summary.linked == 0 && summary.copied == 2 * filesPerUtensil)
         for file in try listing(destination).files {
             let bytes = try Data(contentsOf: destination.appendingPathComponent(file.path))
@@ -68,7 +68,7 @@ struct BackupStoreTests {
         defer { kitchen.world.remove() }
         try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
         let first = kitchen.world.root.appendingPathComponent("first")
-        let summary = try kitchen.store.backup(request(first), progress: { _ in }, isCancelled: { false })
+        let summary = try await kitchen.store.backup(request(first), progress: { _ in }, isCancelled: { false })
         #expect(summary.manifest.missing == ["thumbnails/\(kitchen.whisk.id.uuidString).jpeg"])
         #expect(summary.manifest.files.count == 2 * filesPerUtensil - 1)
         // It restores, the thumbnail left to be made again.
@@ -95,10 +95,10 @@ struct BackupStoreTests {
 
         try FileManager.default.removeItem(at: kitchen.original(kitchen.spoon))
         let second = kitchen.world.root.appendingPathComponent("second")
-        #expect(throws: BackupError.originalMissing(
+        await #expect(throws: BackupError.originalMissing(
             id: kitchen.spoon.id.uuidString, path: kitchen.original(kitchen.spoon).path)
         ) {
-            try kitchen.store.backup(request(second), progress: { _ in }, isCancelled: { false })
+            try await kitchen.store.backup(request(second), progress: { _ in }, isCancelled: { false })
         }
         #expect(!FileManager.default.fileExists(atPath: second.path))
     }
@@ -107,13 +107,13 @@ struct BackupStoreTests {
         let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let destination = kitchen.world.root.appendingPathComponent("backup")
-        #expect(throws: BackupError.cancelled) {
-            try kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { true })
+        await #expect(throws: BackupError.cancelled) {
+            try await kitchen.store.backup(request(destination), progress: { _ in }, isCancelled: { true })
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         let elsewhere = FileIdentity(device: 1, inode: 2)
-        #expect(throws: BackupError.parentNotShared(parent: kitchen.world.root.path, stateDir: kitchen.world.state.path)) {
-            try kitchen.store.backup(request(destination, parent: elsewhere), progress: { _ in }, isCancelled: { false })
+        await #expect(throws: BackupError.parentNotShared(parent: kitchen.world.root.path, stateDir: kitchen.world.state.path)) {
+            try await kitchen.store.backup(request(destination, parent: elsewhere), progress: { _ in }, isCancelled: { false })
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
@@ -125,8 +125,8 @@ struct BackupStoreTests {
         let mounts = try TmpfsMounts([(readOnly, 1 << 20)], readOnly: true)
         defer { mounts.release() }
         let refusal = BackupError.readOnlyForDaemon(parent: readOnly.path, stateDir: kitchen.world.state.path)
-        #expect(throws: refusal) {
-            try kitchen.store.backup(request(readOnly.appendingPathComponent("backup")), progress: { _ in }, isCancelled: { false })
+        await #expect(throws: refusal) {
+            try await kitchen.store.backup(request(readOnly.appendingPathComponent("backup")), progress: { _ in }, isCancelled: { false })
         }
         #expect(refusal.description.contains("ReadWritePaths="))
         #expect(refusal.description.contains("back up under \(kitchen.world.state.path)"))

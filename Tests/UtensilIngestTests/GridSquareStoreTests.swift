@@ -74,15 +74,15 @@ struct GridSquareStoreTests {
         try kitchen.verify([kitchen.images[0], kitchen.images[1]])
     }
 
-    @Test func theTrashKeepsItDeletingForGoodAndThePurgeRemoveIt() throws {
+    @Test func theTrashKeepsItDeletingForGoodAndThePurgeRemoveIt() async throws {
         let kitchen = try Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
-        _ = try kitchen.store.delete(id: kitchen.pan.id, now: false)
+        _ = try await kitchen.store.delete(id: kitchen.pan.id, now: false)
         #expect(kitchen.exists(kitchen.square(kitchen.pan)), "in the trash, the square stays")
-        let purge = try kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
+        let purge = try await kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
         #expect(purge.purged.map(\.id) == [kitchen.pan.id] && purge.filesNotRemoved.isEmpty)
         #expect(!kitchen.exists(kitchen.square(kitchen.pan)))
-        _ = try kitchen.store.delete(id: kitchen.jar.id, now: true)
+        _ = try await kitchen.store.delete(id: kitchen.jar.id, now: true)
         #expect(!kitchen.exists(kitchen.square(kitchen.jar)))
         #expect(kitchen.world.files(in: kitchen.world.squares).isEmpty)
         try InvariantChecker(world: kitchen.world).verify(inputs: [])
@@ -108,7 +108,7 @@ struct GridSquareStoreTests {
         defer { kitchen.world.remove() }
         let made = try Data(contentsOf: kitchen.square(kitchen.jar))
         try FileManager.default.removeItem(at: kitchen.square(kitchen.jar))
-        #expect(try kitchen.store.check().rowsWithoutFiles.isEmpty, "a utensil may lack its square")
+        #expect(try await kitchen.store.check().rowsWithoutFiles.isEmpty, "a utensil may lack its square")
         #expect(try kitchen.store.reconcile().rowsMissingFiles.isEmpty)
         #expect(try await kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
 
@@ -127,13 +127,13 @@ struct GridSquareStoreTests {
         try kitchen.verify([kitchen.images[0], kitchen.images[1]])
     }
 
-    @Test func checkReportsASquareWithoutARow() throws {
+    @Test func checkReportsASquareWithoutARow() async throws {
         let kitchen = try Kitchen()
         defer { kitchen.world.remove() }
         let stray = kitchen.world.squares.appendingPathComponent("\(UUID().uuidString).jpeg")
         try Data([1, 2, 3]).write(to: stray)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stray.path)
-        #expect(try kitchen.store.check().filesWithoutRows == [stray.path])
+        #expect(try await kitchen.store.check().filesWithoutRows == [stray.path])
     }
 
     /// A delete killed before its commit leaves the square in `staging/` with the rest; the

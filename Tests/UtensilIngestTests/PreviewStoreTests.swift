@@ -69,12 +69,12 @@ struct PreviewStoreTests {
     @Test func theTrashKeepsItDeletingForGoodAndThePurgeRemoveIt() async throws {
         let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
-        _ = try kitchen.store.delete(id: kitchen.pan.id, now: false)
+        _ = try await kitchen.store.delete(id: kitchen.pan.id, now: false)
         #expect(kitchen.exists(kitchen.preview(kitchen.pan)), "in the trash, the preview stays")
-        let purge = try kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
+        let purge = try await kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
         #expect(purge.purged.map(\.id) == [kitchen.pan.id] && purge.filesNotRemoved.isEmpty)
         #expect(!kitchen.exists(kitchen.preview(kitchen.pan)))
-        _ = try kitchen.store.delete(id: kitchen.jar.id, now: true)
+        _ = try await kitchen.store.delete(id: kitchen.jar.id, now: true)
         #expect(!kitchen.exists(kitchen.preview(kitchen.jar)))
         try InvariantChecker(world: kitchen.world).verify(inputs: [])
     }
@@ -96,13 +96,13 @@ struct PreviewStoreTests {
         let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         try FileManager.default.removeItem(at: kitchen.preview(kitchen.jar))
-        let report = try kitchen.store.check()
+        let report = try await kitchen.store.check()
         #expect(report.rowsWithoutFiles == [kitchen.jar.id.uuidString])
         #expect(try await kitchen.store.missingThumbnails() == [kitchen.jar.id], "rethumb --missing takes it")
 
         try kitchen.store.rethumb(id: kitchen.jar.id, memory: MemoryBudget(bytes: 512 << 20))
         #expect(try kitchen.previewSize(kitchen.jar) == (600, 900))
-        #expect(try kitchen.store.check().rowsWithoutFiles.isEmpty)
+        #expect(try await kitchen.store.check().rowsWithoutFiles.isEmpty)
         #expect(try await kitchen.store.missingThumbnails().isEmpty)
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[0], kitchen.images[1]], inbox: .mustBeEmpty)
     }

@@ -103,12 +103,12 @@ struct StorageSweepTests {
             // `check` names what is left: every host's staged renditions, the objects of no row,
             // and Spoon, whose renditions are only staged.
             let later = Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace)
-            let found = try await Self.onThread { try storeA.check(now: later) }
+            let found = try await storeA.check(now: later)
             let stagedLocations = try await storage.listEveryHostsStaged().flatMap(\.locations).sorted()
             #expect(stagedLocations.count == 5 && found.stagedLeftovers == stagedLocations, "\(found)")
             #expect(found.filesWithoutRows == ghost.publishingOrder.map { storage.url(of: ghost.key($0)) }.sorted(), "\(found)")
             #expect(found.rowsWithoutFiles == [spoon.id.uuidString])
-            let fresh = try await Self.onThread { try storeA.check() }
+            let fresh = try await storeA.check()
             #expect(fresh.stagedLeftovers.isEmpty, "younger than a minute: may be in flight")
 
             // Past the grace, both hosts at once: one sweeps, the other leaves it.
@@ -139,7 +139,7 @@ struct StorageSweepTests {
             #expect(live.isSuperset(of: expected) && Set(live.map(\.utensil)) == [spoon.id, whisk.id], "\(live)")
             #expect(!live.contains(stale.key(.original)))
             #expect(try await storage.listEveryHostsStaged().isEmpty)
-            let clean = try await Self.onThread { try storeA.check(now: later) }
+            let clean = try await storeA.check(now: later)
             #expect(clean.stagedLeftovers.isEmpty && clean.filesWithoutRows.isEmpty && clean.rowsWithoutFiles.isEmpty, "\(clean)")
             if let server {
                 #expect(try await server.client().multipartUploads(prefix: "photos/").isEmpty)

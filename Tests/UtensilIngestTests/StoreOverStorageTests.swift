@@ -79,10 +79,8 @@ struct StoreOverStorageTests {
         }
 
         // A delete for good leaves nothing, live or staged.
-        try await Self.onThread {
-            guard case .deletedForGood = try store.delete(id: spoon.id, now: true) else {
-                throw TestFailure("Spoon was not deleted for good")
-            }
+        guard case .deletedForGood = try await store.delete(id: spoon.id, now: true) else {
+            throw TestFailure("Spoon was not deleted for good")
         }
         for rendition in Rendition.allCases {
             #expect(try await store.renditionStatus(rendition, of: spoon.id, fileExtension: "jpg") == nil, "\(rendition)")

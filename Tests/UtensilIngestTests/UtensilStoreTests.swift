@@ -51,7 +51,7 @@ struct UtensilStoreTests {
         defer { kitchen.world.remove() }
         let store = kitchen.store
 
-        guard case .trashed(let trashed) = try store.delete(id: kitchen.spoon.id, now: false) else {
+        guard case .trashed(let trashed) = try await store.delete(id: kitchen.spoon.id, now: false) else {
             Issue.record("delete without now did not trash")
             return
         }
@@ -59,8 +59,8 @@ struct UtensilStoreTests {
         #expect(kitchen.exists(kitchen.original(trashed)) && kitchen.exists(kitchen.thumbnail(trashed)))
         #expect(try await store.trashed().map(\.id) == [kitchen.spoon.id])
         #expect(try await store.count() == 1)
-        #expect(throws: StoreError.self, "already in the trash, without --now") {
-            try store.delete(id: kitchen.spoon.id, now: false)
+        await #expect(throws: StoreError.self, "already in the trash, without --now") {
+            try await store.delete(id: kitchen.spoon.id, now: false)
         }
 
         let restored = try await store.restore(id: kitchen.spoon.id, as: "Old spoon")
@@ -72,7 +72,7 @@ struct UtensilStoreTests {
             #expect(error == .notFound("Old spoon is not in the trash; `utensilctl trash` lists what is."))
         }
 
-        guard case .deletedForGood(let deleted) = try store.delete(id: kitchen.whisk.id, now: true) else {
+        guard case .deletedForGood(let deleted) = try await store.delete(id: kitchen.whisk.id, now: true) else {
             Issue.record("delete --now did not delete for good")
             return
         }
@@ -85,7 +85,7 @@ struct UtensilStoreTests {
     @Test func restoringUnderATakenNameSuggestsAnotherName() async throws {
         let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
-        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        _ = try await kitchen.store.delete(id: kitchen.spoon.id, now: false)
         _ = try await kitchen.store.rename(id: kitchen.whisk.id, to: "spoon")
         do throws(StoreError) {
             _ = try await kitchen.store.restore(id: kitchen.spoon.id, as: nil)
@@ -108,7 +108,7 @@ struct UtensilStoreTests {
         try FileManager.default.createDirectory(at: thumbnail.appendingPathComponent("in the way"), withIntermediateDirectories: true)
 
         do throws(StoreError) {
-            _ = try kitchen.store.delete(id: kitchen.spoon.id, now: true)
+            _ = try await kitchen.store.delete(id: kitchen.spoon.id, now: true)
             Issue.record("the delete said nothing of the file it could not remove")
         } catch {
             guard case .filesNotRemoved(let message) = error else { throw error }
@@ -185,9 +185,9 @@ struct UtensilStoreTests {
     @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() async throws {
         let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
-        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
-        #expect(try kitchen.store.purgeExpired().purged.isEmpty, "not yet a day")
-        let purge = try kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
+        _ = try await kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        #expect(try await kitchen.store.purgeExpired().purged.isEmpty, "not yet a day")
+        let purge = try await kitchen.store.purgeExpired(now: Date().addingTimeInterval(86_400 + 1))
         #expect(purge.purged.map(\.id) == [kitchen.spoon.id] && purge.filesNotRemoved.isEmpty)
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)) && !kitchen.exists(kitchen.thumbnail(kitchen.spoon)))
         try InvariantChecker(world: kitchen.world).verify(inputs: [kitchen.images[1]])
@@ -198,7 +198,7 @@ struct UtensilStoreTests {
     @Test func anotherHostHoldingThePurgeLeaseKeepsThisHostFromPurging() async throws {
         let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }
-        _ = try kitchen.store.delete(id: kitchen.spoon.id, now: false)
+        _ = try await kitchen.store.delete(id: kitchen.spoon.id, now: false)
         let catalog = kitchen.store.catalog
         let later = Date().addingTimeInterval(86_400 + 1)
         func claim(for host: String, until: Date) throws -> Bool {
@@ -207,12 +207,12 @@ struct UtensilStoreTests {
             }
         }
         #expect(try claim(for: "other-host", until: Date().addingTimeInterval(3600)))
-        let skipped = try kitchen.store.purgeExpired(now: later)
+        let skipped = try await kitchen.store.purgeExpired(now: later)
         #expect(skipped.anotherHostPurges && skipped.purged.isEmpty)
         #expect(kitchen.exists(kitchen.original(kitchen.spoon)))
         // The other host's lease runs out (it renews it to a moment already past, as if it died then).
         #expect(try claim(for: "other-host", until: Date().addingTimeInterval(-1)))
-        let purge = try kitchen.store.purgeExpired(now: later)
+        let purge = try await kitchen.store.purgeExpired(now: later)
         #expect(!purge.anotherHostPurges && purge.purged.map(\.id) == [kitchen.spoon.id])
         #expect(try !claim(for: "other-host", until: Date().addingTimeInterval(60)), "this host holds the purge now")
     }
@@ -230,7 +230,7 @@ struct UtensilStoreTests {
         }
         #expect(try claim("drop:old", until: Date().addingTimeInterval(-7200)))
         #expect(try claim("drop:recent", until: Date().addingTimeInterval(-60)))
-        _ = try kitchen.store.purgeExpired()
+        _ = try await kitchen.store.purgeExpired()
         let left = try CatalogAwait.run { () async throws(CatalogError) in
             try await catalog.forgetDuties(expiredBefore: Date())
         }
@@ -245,7 +245,7 @@ struct UtensilStoreTests {
         let kitchen = try await Kitchen()
         defer { kitchen.world.remove() }
         let store = kitchen.store
-        #expect(try store.check() == ConsistencyReport(integrity: ["ok"], rowsWithoutFiles: [], filesWithoutRows: []))
+        #expect(try await store.check() == ConsistencyReport(integrity: ["ok"], rowsWithoutFiles: [], filesWithoutRows: []))
 
         let orphan = kitchen.world.originals.appendingPathComponent("\(UUID().uuidString).jpg")
         let temporary = kitchen.world.thumbnails.appendingPathComponent(".tmp-\(UUID().uuidString)")
@@ -253,10 +253,10 @@ struct UtensilStoreTests {
         try Data("y".utf8).write(to: temporary)
         try FileManager.default.removeItem(at: kitchen.thumbnail(kitchen.whisk))
 
-        let fresh = try store.check()
+        let fresh = try await store.check()
         #expect(fresh.filesWithoutRows.isEmpty, "files younger than a minute may be an operation in flight")
         #expect(fresh.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
-        let later = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        let later = try await store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(later.filesWithoutRows == [orphan.path, temporary.path].sorted())
 
         let usual = try store.reconcile()
@@ -269,7 +269,7 @@ struct UtensilStoreTests {
         #expect(report.orphansRemoved == 1 && report.temporariesRemoved == 1)
         #expect(report.rowsMissingFiles == [kitchen.whisk.id])
         #expect(kitchen.exists(kitchen.world.state.appendingPathComponent("staging")))
-        let after = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        let after = try await store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(after.filesWithoutRows.isEmpty && after.rowsWithoutFiles == [kitchen.whisk.id.uuidString])
     }
 
@@ -314,7 +314,7 @@ struct UtensilStoreTests {
         let staging = kitchen.world.staging
         #expect(kitchen.world.files(in: staging).count == 8, "original, thumbnail, preview and grid square of each")
         #expect(!kitchen.exists(kitchen.original(kitchen.spoon)))
-        let check = try store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
+        let check = try await store.check(now: Date().addingTimeInterval(UtensilStore.checkGraceSeconds + 1))
         #expect(check.stagedLeftovers.count == kitchen.world.files(in: staging).count, "\(check)")
         #expect(check.filesWithoutRows.isEmpty, "staged files are reported as such")
         #expect(check.rowsWithoutFiles == [kitchen.spoon.id.uuidString])

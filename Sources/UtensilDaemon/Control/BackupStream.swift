@@ -1,16 +1,14 @@
 import Foundation
-import Synchronization
 import UtensilControlProtocol
 import UtensilControlServer
 import UtensilIngest
 
-/// `backup`'s answer: the store's backup run on the blocking pool, reported as it goes —
+/// `backup`'s answer: the store's backup, awaited in the request's own task, reported as it goes —
 /// a `backupProgress` line when the catalog is written and at each whole percent of the
 /// files, then the `backup` summary (or the error). A client that leaves cancels it, and
 /// the backup removes what it had written.
 struct BackupStream: Sendable {
     let store: UtensilStore
-    let pool: BlockingPool
     let audit: ControlAudit
 
     /// Runs the backup, sending its lines into `lines` (at most about a hundred: the queue's
@@ -23,27 +21,22 @@ struct BackupStream: Sendable {
                 destination.parentInode.map { FileIdentity(device: device, inode: $0) }
             },
             utensildVersion: UtensildVersion.current)
-        let (store, pool) = (store, pool)
-        let cancelled = CancelFlag()
-        let result = await withTaskCancellationHandler {
-            await pool.run { () -> Result<BackupSummary, BackupError> in
-                var lastPercent = -1
-                return Result { () throws(BackupError) in
-                    try store.backup(request, progress: { progress in
-                        switch progress {
-                        case .catalogWritten(let utensils):
-                            lines.send(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
-                        case .files(let done, let total):
-                            let percent = done * 100 / max(total, 1)
-                            guard percent != lastPercent else { return }
-                            lastPercent = percent
-                            lines.send(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
-                        }
-                    }, isCancelled: { cancelled.isSet })
+        var lastPercent = -1
+        let result: Result<BackupSummary, BackupError>
+        do throws(BackupError) {
+            result = .success(try await store.backup(request, progress: { progress in
+                switch progress {
+                case .catalogWritten(let utensils):
+                    lines.send(LineFraming.line(.backupProgress(.init(phase: .catalog, done: 0, total: utensils))))
+                case .files(let done, let total):
+                    let percent = done * 100 / max(total, 1)
+                    guard percent != lastPercent else { return }
+                    lastPercent = percent
+                    lines.send(LineFraming.line(.backupProgress(.init(phase: .files, done: done, total: total))))
                 }
-            }
-        } onCancel: {
-            cancelled.set()
+            }, isCancelled: { Task.isCancelled }))
+        } catch {
+            result = .failure(error)
         }
         switch result {
         case .success(let summary):
@@ -68,13 +61,6 @@ struct BackupStream: Sendable {
         case .originalMissing, .originalDamaged, .keptChanging, .fileSystem, .cancelled: ControlError(.internal, error.description)
         }
     }
-}
-
-/// Set once, read from any thread.
-private final class CancelFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    func set() { value.store(true, ordering: .relaxed) }
-    var isSet: Bool { value.load(ordering: .relaxed) }
 }
 
 extension BackupInfo {

@@ -15,7 +15,6 @@ struct ControlRequestHandler: Sendable {
     let scheduler: DropScheduler
     let rethumbing: Rethumbing
     let events: EventBroadcaster
-    let pool: BlockingPool
     let startedAt: Date
     let policy: ChangePolicy
     let watching: String
@@ -44,7 +43,7 @@ struct ControlRequestHandler: Sendable {
                 audit.refused(request.command.rawValue, for: .peer(peer))
                 return .reply(LineFraming.line(.failure(refusal)))
             }
-            let backup = BackupStream(store: store, pool: pool, audit: audit)
+            let backup = BackupStream(store: store, audit: audit)
             return .stream { lines in await backup.run(for: destination, peer: peer, into: lines) }
         }
         guard case .events(let since) = request else {
@@ -79,22 +78,16 @@ struct ControlRequestHandler: Sendable {
         case .rename(let id, let name):
             return await run(request) { () async throws(StoreError) in try await rename(id, to: name, for: caller) }
         case .rejected:
-            return await run(request) { () async throws(StoreError) in
-                try await offPool { () throws(StoreError) in store.rejectedFiles().map(RejectedInfo.init) }
-            }
+            return await run(request) { () async throws(StoreError) in await store.rejectedFiles().map(RejectedInfo.init) }
         case .retry(let file):
-            return await run(request) { () async throws(StoreError) in
-                try await offPool { () throws(StoreError) in try retry(file, for: caller) }
-            }
+            return await run(request) { () async throws(StoreError) in try await retry(file, for: caller) }
         case .retryAll:
-            return await run(request) { () async throws(StoreError) in try await offPool { () throws(StoreError) in retryAll(for: caller) } }
+            return await run(request) { () async throws(StoreError) in await retryAll(for: caller) }
         case .check:
             return await run(request) { () async throws(StoreError) in
-                try await offPool { () throws(StoreError) in
-                    let report = CheckReport(try store.check())
-                    MemoryBudget.returnFreeMemoryToTheSystem()  // The scan held an entry per file.
-                    return report
-                }
+                let report = CheckReport(try await store.check())
+                MemoryBudget.returnFreeMemoryToTheSystem()  // The scan held an entry per file.
+                return report
             }
         case .categories:
             return await run(request) { () async throws(StoreError) in try await store.categories().map(CategoryInfo.init) }
@@ -138,12 +131,6 @@ struct ControlRequestHandler: Sendable {
         } catch {
             return .failure(Self.controlError(error))
         }
-    }
-
-    /// Runs `work` on a thread of the blocking pool: the store operations that move or scan
-    /// files and are not async yet (check, retry, rejected, delete for good).
-    private func offPool<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
-        try await pool.run { Result { () throws(StoreError) in try work() } }.get()
     }
 
     /// Every host sharing the catalog, up or gone as of now; this host's heartbeat is written
@@ -254,9 +241,7 @@ struct ControlRequestHandler: Sendable {
     }
 
     private func delete(_ id: String, now: Bool, for caller: Caller) async throws(StoreError) -> UtensilInfo {
-        let id = try Self.uuid(id)
-        let store = store
-        switch try await offPool({ () throws(StoreError) in try store.delete(id: id, now: now) }) {
+        switch try await store.delete(id: try Self.uuid(id), now: now) {
         case .trashed(let trashed):
             audit.changed("Moved to the trash: utensil \(trashed.name) (\(trashed.id.uuidString))", trashed, for: caller)
             return try await info(trashed, for: caller)
@@ -313,15 +298,15 @@ struct ControlRequestHandler: Sendable {
         return change
     }
 
-    private func retry(_ file: String, for caller: Caller) throws(StoreError) -> RetryOutcome {
-        let moved = try store.retry(file)
+    private func retry(_ file: String, for caller: Caller) async throws(StoreError) -> RetryOutcome {
+        let moved = try await store.retry(file)
         audit.filesChanged("Moved 1 rejected file back into the inbox", for: caller)
         return RetryOutcome(retried: [moved])
     }
 
     /// Everything it can; what it cannot is reported beside, file by file.
-    private func retryAll(for caller: Caller) -> RetryOutcome {
-        let (moved, failures) = store.retryAll()
+    private func retryAll(for caller: Caller) async -> RetryOutcome {
+        let (moved, failures) = await store.retryAll()
         audit.filesChanged("Moved \(moved.count) rejected files back into the inbox", for: caller)
         if !failures.isEmpty {
             audit.filesChanged(

@@ -48,11 +48,11 @@ struct BackupCopier {
 
     /// Takes the files of `utensil` unless its row changed since the snapshot (deleted,
     /// its photo replaced): then false.
-    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) throws(BackupError) -> Bool {
-        guard store.keepsRenditionsInStateFolder else { return try fetch(utensil, from: store) }
-        let taken = try store.whileChanging(utensil.id) { () throws(BackupError) -> [Taken]? in
-            let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
-                try await catalog.utensil(id: utensil.id)
+    mutating func take(_ utensil: SnapshotUtensil, unlessChangedIn store: UtensilStore) async throws(BackupError) -> Bool {
+        guard store.keepsRenditionsInStateFolder else { return try await fetch(utensil, from: store) }
+        let taken = try await store.whileChanging(utensil.id) { () async throws(BackupError) -> [Taken]? in
+            let live = try await UtensilStore.fromCatalog { () async throws(CatalogError) in
+                try await store.catalog.utensil(id: utensil.id)
             }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var taken: [Taken] = []
@@ -77,19 +77,17 @@ struct BackupCopier {
     /// Takes the files of `utensil` from a storage that is not the state folder (a bucket):
     /// read through the store while the utensil's lock is held, written into the backup
     /// after; false when its row changed since the snapshot.
-    private mutating func fetch(_ utensil: SnapshotUtensil, from store: UtensilStore) throws(BackupError) -> Bool {
+    private mutating func fetch(_ utensil: SnapshotUtensil, from store: UtensilStore) async throws(BackupError) -> Bool {
         let renditions = Rendition.allCases
-        let fetched = try store.whileChanging(utensil.id) { () throws(BackupError) -> [[UInt8]?]? in
-            let live = try UtensilStore.catalogCall { [catalog = store.catalog] () async throws(CatalogError) in
-                try await catalog.utensil(id: utensil.id)
+        let fetched = try await store.whileChanging(utensil.id) { () async throws(BackupError) -> [[UInt8]?]? in
+            let live = try await UtensilStore.fromCatalog { () async throws(CatalogError) in
+                try await store.catalog.utensil(id: utensil.id)
             }
             guard let live, live.sha256 == utensil.sha256, live.fileExtension == utensil.fileExtension else { return nil }
             var fetched: [[UInt8]?] = []
             for rendition in renditions {
                 do throws(StoreError) {
-                    fetched.append(try CatalogAwait.run { () async throws(StoreError) in
-                        try await store.readRendition(rendition, of: utensil.id, fileExtension: utensil.fileExtension)
-                    })
+                    fetched.append(try await store.readRendition(rendition, of: utensil.id, fileExtension: utensil.fileExtension))
                 } catch .notFound {
                     fetched.append(nil)
                 } catch {

@@ -8,10 +8,10 @@ import Foundation
 /// runs on `workers` threads outside Swift's cooperative pool, so that a burst never starves
 /// the watcher, the control socket or the watchdog, and so that a drop's duplicate look-up
 /// overlaps its decode (``start(_:)``). Everything else — the control handler, the web routes,
-/// the heartbeat — awaits the store in its own task and never comes here. The store's
-/// operations that the engine drives (admission, the commit, recovery) and those that still
-/// move or scan files synchronously (delete for good and the purge, `check`, `retry`,
-/// `rethumb`, backup) call their seams through it until they are async too.
+/// the heartbeat, the trash purger, `check`, `retry`, backup — awaits the store in its own
+/// task and never comes here. The store's operations that the engine drives (admission, the
+/// commit, `rethumb`) and start-up recovery call their seams, and take the store's locks and
+/// gate (``ChangeLock``, ``SnapshotGate``), through it.
 ///
 /// A call runs as a task whose executor is the calling thread itself: the thread blocks
 /// until the call is done, running every piece of it that becomes ready (the first, and each

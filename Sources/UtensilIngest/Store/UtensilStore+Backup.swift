@@ -21,14 +21,15 @@ import UtensilStorage
 extension UtensilStore {
     static let backupAttempts = 3
 
-    /// Makes the backup; `progress` is told how far it is, `isCancelled` is asked between files.
+    /// Makes the backup, awaited in the caller's task; `progress` is told how far it is,
+    /// `isCancelled` is asked between files.
     public func backup(
-        _ request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
-    ) throws(BackupError) -> BackupSummary {
+        _ request: BackupRequest, progress: (BackupProgress) async -> Void, isCancelled: () -> Bool
+    ) async throws(BackupError) -> BackupSummary {
         let (parent, destination) = try makeDestination(request)
         do throws(BackupError) {
             for _ in 1...Self.backupAttempts {
-                if let summary = try backupAttempt(into: destination, request: request, progress: progress, isCancelled: isCancelled) {
+                if let summary = try await backupAttempt(into: destination, request: request, progress: progress, isCancelled: isCancelled) {
                     try Self.fileSystem { () throws(SystemError) in
                         try destination.sync()
                         try parent.sync()
@@ -103,30 +104,30 @@ extension UtensilStore {
 
     /// One attempt; nil when a utensil changed since its snapshot (the caller starts again).
     private func backupAttempt(
-        into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) -> Void, isCancelled: () -> Bool
-    ) throws(BackupError) -> BackupSummary? {
-        let snapshot = try snapshotGate.closed { () throws(BackupError) in
-            try Self.catalogCall { [catalog] () async throws(CatalogError) in try await catalog.snapshot() }
+        into destination: HeldFolder, request: BackupRequest, progress: (BackupProgress) async -> Void, isCancelled: () -> Bool
+    ) async throws(BackupError) -> BackupSummary? {
+        let snapshot = try await snapshotGate.closed { () async throws(BackupError) in
+            try await Self.fromCatalog { () async throws(CatalogError) in try await catalog.snapshot() }
         }
         let createdAt = Date()
-        let utensils = try Self.catalogCall { () async throws(CatalogError) in try await snapshot.utensils() }
-        let categories = try Self.catalogCall { () async throws(CatalogError) in try await snapshot.categoryCount() }
+        let utensils = try await Self.fromCatalog { () async throws(CatalogError) in try await snapshot.utensils() }
+        let categories = try await Self.fromCatalog { () async throws(CatalogError) in try await snapshot.categoryCount() }
         let catalogName = Array(BackupManifest.catalogFileName.utf8)
         // Created private before SQLite opens it (its journal takes the file's mode).
         try Self.fileSystem { () throws(SystemError) in
             _ = close(try destination.createExclusively(catalogName, mode: StatePermissions.fileMode))
         }
-        try Self.catalogCall { () async throws(CatalogError) in
+        try await Self.fromCatalog { () async throws(CatalogError) in
             try await snapshot.writeSQLite(to: destination.path.appending(catalogName).description)
         }
         let catalogDigest = try Self.fileSystem { () throws(SystemError) in try HashingCopy.digest(of: catalogName, in: destination) }
-        progress(.catalogWritten(utensils: utensils.count))
+        await progress(.catalogWritten(utensils: utensils.count))
 
         var copier = try BackupCopier(settings: settings, destination: destination)
         for (index, utensil) in utensils.enumerated() {
             if isCancelled() { throw .cancelled }
-            guard try copier.take(utensil, unlessChangedIn: self) else { return nil }
-            progress(.files(done: index + 1, total: utensils.count))
+            guard try await copier.take(utensil, unlessChangedIn: self) else { return nil }
+            await progress(.files(done: index + 1, total: utensils.count))
         }
         try copier.finish()
 
@@ -152,8 +153,9 @@ extension UtensilStore {
         return BackupSummary(destination: request.destination, createdAt: createdAt, manifest: manifest, linked: copier.linked, copied: copier.copied)
     }
 
-    static func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws(BackupError) -> T {
-        do { return try CatalogAwait.run(body) } catch { throw .catalog(error) }
+    /// Awaits `body`'s calls of the catalog; its refusal is ``BackupError/catalog(_:)``.
+    static func fromCatalog<T>(_ body: () async throws(CatalogError) -> T) async throws(BackupError) -> T {
+        do { return try await body() } catch { throw .catalog(error) }
     }
 
     static func fileSystem<T>(_ body: () throws(SystemError) -> T) throws(BackupError) -> T {

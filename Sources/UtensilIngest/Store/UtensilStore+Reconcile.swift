@@ -197,12 +197,12 @@ extension UtensilStore {
     ///
     /// The local folder is looked through file by file (temporaries, foreign names, `staging/`,
     /// ages); any other storage through its listing (``checkThroughListing(integrity:ids:)``).
-    public func check(now: Date = Date()) throws(StoreError) -> ConsistencyReport {
-        let integrity = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.integrityCheck() }
-        let ids = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
+    public func check(now: Date = Date()) async throws(StoreError) -> ConsistencyReport {
+        let integrity = try await fromCatalog { () async throws(CatalogError) in try await catalog.integrityCheck() }
+        let ids = try await fromCatalog { () async throws(CatalogError) in try await catalog.allIDs() }
         guard storage is LocalFolderStorage else {
-            var report = try checkThroughListing(integrity: integrity, ids: ids, now: now)
-            report.stagedLeftovers = try stagedLeftovers(now: now)
+            var report = try await checkThroughListing(integrity: integrity, ids: ids, now: now)
+            report.stagedLeftovers = try await stagedLeftovers(now: now)
             do throws(SystemError) {
                 report.uploadLeftovers = try uploadLeftovers().filter {
                     now.timeIntervalSince(Date(timeIntervalSince1970: Double($0.status.modificationNanoseconds) / 1e9)) >= Self.checkGraceSeconds
@@ -241,7 +241,7 @@ extension UtensilStore {
             integrity: integrity, rowsWithoutFiles: scan.rowsMissingFiles.map(\.uuidString).sorted(),
             filesWithoutRows: filesWithoutRows.map(\.path.description).sorted(),
             uploadLeftovers: uploads.filter { settled($0.status) }.map(\.entry.path.description).sorted(),
-            stagedLeftovers: try stagedLeftovers(now: now))
+            stagedLeftovers: try await stagedLeftovers(now: now))
     }
 
     /// `check` over a storage other than the local folder, through its listing of live
@@ -250,20 +250,20 @@ extension UtensilStore {
     /// utensil committed and published meanwhile is not taken for an orphan; and renditions
     /// written less than ``checkGraceSeconds`` before `now` are left out, so that a new
     /// utensil's, put under their live keys just before its commit, are not either.
-    private func checkThroughListing(integrity: [String], ids: Set<UUID>, now: Date) throws(StoreError) -> ConsistencyReport {
+    private func checkThroughListing(integrity: [String], ids: Set<UUID>, now: Date) async throws(StoreError) -> ConsistencyReport {
         let renditions: [Rendition] = [.original, .thumbnail, .preview]
         var live: [RenditionKey] = []
         var young: Set<RenditionKey> = []
         do throws(StorageError) {
             for rendition in renditions + [.square] {  // A missing grid square is no missing file.
-                let listed = try storageCall { storage async throws(StorageError) in try await storage.listDated(rendition) }
+                let listed = try await storage.listDated(rendition)
                 live += listed.map(\.key)
                 young.formUnion(listed.filter { now.timeIntervalSince($0.written) < Self.checkGraceSeconds }.map(\.key))
             }
         } catch {
             throw .fileSystem("Cannot list the storage: \(error).")
         }
-        let idsAfter = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.allIDs() }
+        let idsAfter = try await fromCatalog { () async throws(CatalogError) in try await catalog.allIDs() }
         var seen: [UUID: Set<Rendition>] = [:]
         for key in live where key.rendition.isRequired { seen[key.utensil, default: []].insert(key.rendition) }
         let rowsWithoutFiles = ids.filter { (seen[$0]?.count ?? 0) < renditions.count }.map(\.uuidString).sorted()

@@ -21,7 +21,7 @@ extension UtensilStore {
     }
 
     /// Every rejected file with its sidecar's reason, oldest first.
-    public func rejectedFiles() -> [RejectedFile] {
+    public func rejectedFiles() async -> [RejectedFile] {
         let rejected: HeldFolder
         let names: [[UInt8]]
         do throws(SystemError) {
@@ -49,7 +49,7 @@ extension UtensilStore {
     /// was dropped in (so that it keeps its category; the folder is made again if it is gone),
     /// under its original name when free (else numbered as ``Rejector`` numbers clashes), and
     /// removes its sidecar; returns its path relative to the inbox, in the same form.
-    public func retry(_ escapedName: String) throws(StoreError) -> String {
+    public func retry(_ escapedName: String) async throws(StoreError) -> String {
         let name = FileNameEscaping.unescaped(escapedName)
         guard Self.isPlainName(name) else {
             throw .invalidRequest("\(escapedName.debugDescription) is not a file name: a name holds no \"/\" and no NUL byte and is not \".\" or \"..\"; `utensilctl rejected` lists the names.")
@@ -116,12 +116,12 @@ extension UtensilStore {
     }
 
     /// Retries every rejected file it can; those it cannot are returned beside, each with why.
-    public func retryAll() -> (moved: [String], failures: [(file: String, message: String)]) {
+    public func retryAll() async -> (moved: [String], failures: [(file: String, message: String)]) {
         var moved: [String] = []
         var failures: [(file: String, message: String)] = []
-        for file in rejectedFiles().map(\.file) {
+        for file in await rejectedFiles().map(\.file) {
             do {
-                moved.append(try retry(file))
+                moved.append(try await retry(file))
             } catch {
                 failures.append((file, error.description))
             }

@@ -23,8 +23,8 @@ extension UtensilStore {
 
     /// `delete`: to the trash, or for good when `now` is set or `trash_days` is 0.
     /// - Throws: ``StoreError/filesNotRemoved(_:)`` when the row is gone but a file stayed.
-    public func delete(id: UUID, now: Bool) throws(StoreError) -> Deletion {
-        guard let record = try catalogCall({ [catalog] () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
+    public func delete(id: UUID, now: Bool) async throws(StoreError) -> Deletion {
+        guard let record = try await fromCatalog({ () async throws(CatalogError) in try await catalog.utensil(id: id) }) else {
             throw .notFound(StoreError.noSuchUtensil)
         }
         if record.trashedAt != nil && !now {
@@ -32,14 +32,14 @@ extension UtensilStore {
                 "\(record.name) is already in the trash; delete it for good with `utensilctl delete --now \(record.id.uuidString)`.")
         }
         if now || settings.trashDays == 0 {
-            let (deleted, problems) = try deleteForGood(record)
+            let (deleted, problems) = try await deleteForGood(record)
             if !problems.isEmpty {
                 throw .filesNotRemoved(
                     "\(deleted.name) was deleted for good, but not all its files could be removed (\(problems.map(\.description).joined(separator: "; "))); restarting utensild removes what is left, and `utensilctl check` lists it meanwhile.")
             }
             return .deletedForGood(deleted)
         }
-        let trashed = try catalogCall { [catalog] () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
+        let trashed = try await fromCatalog { () async throws(CatalogError) in try await catalog.trash(id: id, at: Date()) }
         changes.announce()
         return .trashed(trashed)
     }
@@ -97,31 +97,31 @@ extension UtensilStore {
 
     /// Takes or renews `duty` for this host (its `host_name`) for ``dutyLease``; false when
     /// another host holds it (see `CatalogDuties`).
-    public func holdDuty(_ duty: String, now: Date = Date()) throws(StoreError) -> Bool {
-        try catalogCall { [catalog, settings] () async throws(CatalogError) in
-            try await catalog.claimDuty(duty, for: settings.hostName, now: now, until: now.addingTimeInterval(Self.dutyLease))
+    public func holdDuty(_ duty: String, now: Date = Date()) async throws(StoreError) -> Bool {
+        let host = settings.hostName
+        return try await fromCatalog { () async throws(CatalogError) in
+            try await catalog.claimDuty(duty, for: host, now: now, until: now.addingTimeInterval(Self.dutyLease))
         }
     }
 
     /// Deletes for good every utensil that has been in the trash for `trash_days`, when this
     /// host holds the purge (one host at a time: ``trashPurgeDuty``, renewed before each
     /// utensil so that a long purge keeps it, and stopped when it was lost).
-    public func purgeExpired(now: Date = Date()) throws(StoreError) -> Purge {
+    public func purgeExpired(now: Date = Date()) async throws(StoreError) -> Purge {
         var purge = Purge()
-        guard try holdDuty(Self.trashPurgeDuty) else {
+        guard try await holdDuty(Self.trashPurgeDuty) else {
             purge.anotherHostPurges = true
             return purge
         }
-        let due = try catalogCall { [catalog, settings] () async throws(CatalogError) in
-            try await catalog.trashed(before: now.addingTimeInterval(-settings.trashDays * 86_400))
-        }
+        let cutoff = now.addingTimeInterval(-settings.trashDays * 86_400)
+        let due = try await fromCatalog { () async throws(CatalogError) in try await catalog.trashed(before: cutoff) }
         for record in due {
-            guard try holdDuty(Self.trashPurgeDuty) else {
+            guard try await holdDuty(Self.trashPurgeDuty) else {
                 purge.anotherHostPurges = true
                 break
             }
             do {
-                let (purged, problems) = try deleteForGood(record)
+                let (purged, problems) = try await deleteForGood(record)
                 purge.purged.append(purged)
                 purge.filesNotRemoved += problems.map(\.description)
             } catch .notFound {
@@ -131,9 +131,7 @@ extension UtensilStore {
         // The leases that ran out long ago (the drops of a shared inbox leave theirs) go with it;
         // leases are taken on the clock (``holdDuty(_:now:)``), so they are forgotten by it too.
         let forgetBefore = Date().addingTimeInterval(-Self.expiredLeasesKept)
-        _ = try catalogCall { [catalog] () async throws(CatalogError) in
-            try await catalog.forgetDuties(expiredBefore: forgetBefore)
-        }
+        _ = try await fromCatalog { () async throws(CatalogError) in try await catalog.forgetDuties(expiredBefore: forgetBefore) }
         return purge
     }
 
@@ -142,37 +140,35 @@ extension UtensilStore {
 
     /// Takes the renditions out (staged), removes the row, then discards them.
     /// - Returns: the row as it was, and why its files could not be removed (logged).
-    func deleteForGood(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [StorageError]) {
+    func deleteForGood(_ record: UtensilRecord) async throws(StoreError) -> (UtensilRecord, [StorageError]) {
         // The gate first, then the utensil's lock: the order every operation takes them in.
-        try snapshotGate.passing { () throws(StoreError) in
-            try whileChanging(record.id) { () throws(StoreError) in try deleteForGoodNow(record) }
+        try await snapshotGate.passing { () async throws(StoreError) in
+            try await whileChanging(record.id) { () async throws(StoreError) in try await deleteForGoodNow(record) }
         }
     }
 
-    private func deleteForGoodNow(_ record: UtensilRecord) throws(StoreError) -> (UtensilRecord, [StorageError]) {
+    private func deleteForGoodNow(_ record: UtensilRecord) async throws(StoreError) -> (UtensilRecord, [StorageError]) {
         let staged: StagedRenditions
         do throws(StorageError) {
-            staged = try unpublish(record)
+            staged = try await storage.unpublish(Self.renditionKeys(of: record))
         } catch {
             throw .fileSystem("\(record.name) was not deleted: its files cannot be moved aside (\(error)); nothing was changed.")
         }
+        faults.reached(.deleteFilesStaged)
         let deleted: UtensilRecord
-        switch Result(catching: { () throws(CatalogError) in
-            try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.delete(id: record.id) }
-        }) {
-        case .success(let row):
-            deleted = row
+        do throws(CatalogError) {
+            deleted = try await catalog.delete(id: record.id)
             changes.announce()
-        case .failure(.notFound):
-            discard(staged)  // Deleted meanwhile: what was staged has no row.
+        } catch .notFound {
+            await discardStaged(staged)  // Deleted meanwhile: what was staged has no row.
             throw .notFound(StoreError.noSuchUtensil)
-        case .failure(let error):
-            putBack(staged, of: record)
+        } catch {
+            await putBack(staged, of: record)
             throw StoreError(error)
         }
         faults.reached(.deleteCommitted)
         do throws(StorageError) {
-            try storageCall { storage async throws(StorageError) in try await storage.discard(staged) }
+            try await storage.discard(staged)
         } catch {
             logger.error(
                 "Deleted utensil \(record.name) but cannot remove its files (\(error)); restarting utensild removes them",
@@ -180,5 +176,27 @@ extension UtensilStore {
             return (deleted, [error])
         }
         return (deleted, [])
+    }
+
+    /// Puts renditions taken out for a delete back, when the delete did not happen.
+    private func putBack(_ staged: StagedRenditions, of record: UtensilRecord) async {
+        do throws(StorageError) {
+            try await storage.publish(staged)
+        } catch {
+            logger.error(
+                "Cannot put the files of utensil \(record.name) back into place (\(error)); restarting utensild does it",
+                metadata: .journal([.utensilID: .string(record.id.uuidString)]))
+        }
+    }
+
+    /// Removes renditions taken out for a delete whose row was gone already.
+    private func discardStaged(_ staged: StagedRenditions) async {
+        do throws(StorageError) {
+            try await storage.discard(staged)
+        } catch {
+            logger.warning(
+                "Cannot remove the staged files of utensil \(staged.utensil.uuidString) (\(error)); it has no row, so restarting utensild removes them",
+                metadata: .journal([.utensilID: .string(staged.utensil.uuidString)]))
+        }
     }
 }

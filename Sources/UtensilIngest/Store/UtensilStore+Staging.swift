@@ -132,8 +132,9 @@ extension UtensilStore {
         }
     }
 
-    /// A delete's first step: `record`'s live renditions taken out into a staged operation,
-    /// durably (``RenditionStorage/unpublish(_:)``). When this throws, they are back in place.
+    /// A delete's first step (as `delete` takes it), from a test's thread: `record`'s live
+    /// renditions taken out into a staged operation, durably (``RenditionStorage/unpublish(_:)``).
+    /// When this throws, they are back in place.
     func unpublish(_ record: UtensilRecord) throws(StorageError) -> StagedRenditions {
         let keys = Self.renditionKeys(of: record)
         let staged = try storageCall { storage async throws(StorageError) in try await storage.unpublish(keys) }
@@ -146,17 +147,6 @@ extension UtensilStore {
     func stageOut(_ record: UtensilRecord, in folders: StateFolders) throws(StorageError) -> StagedFiles {
         let staged = try unpublish(record)
         return StagedFiles(utensil: staged.utensil, operation: staged.operation, fileExtension: staged.originalExtension)
-    }
-
-    /// Puts renditions taken out by ``unpublish(_:)`` back, when the delete did not happen.
-    func putBack(_ staged: StagedRenditions, of record: UtensilRecord) {
-        do throws(StorageError) {
-            try storageCall { storage async throws(StorageError) in try await storage.publish(staged) }
-        } catch {
-            logger.error(
-                "Cannot put the files of utensil \(record.name) back into place (\(error)); restarting utensild does it",
-                metadata: .journal([.utensilID: .string(record.id.uuidString)]))
-        }
     }
 
     /// Finishes or undoes what a crash left staged by this host (see above). Runs at start,

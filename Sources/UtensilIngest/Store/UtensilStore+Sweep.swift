@@ -225,10 +225,10 @@ extension UtensilStore {
     /// `check`'s staged leftovers: the renditions every host's operations left staged, written
     /// at least ``checkGraceSeconds`` before `now` (younger ones may be in flight), as the
     /// storage names them, sorted.
-    func stagedLeftovers(now: Date) throws(StoreError) -> [String] {
+    func stagedLeftovers(now: Date) async throws(StoreError) -> [String] {
         let staged: [HostStagedOperation]
         do throws(StorageError) {
-            staged = try storageCall { storage async throws(StorageError) in try await storage.listEveryHostsStaged() }
+            staged = try await storage.listEveryHostsStaged()
         } catch {
             throw .fileSystem("Cannot list the staged files: \(error).")
         }

@@ -33,11 +33,12 @@ import UtensilStorage
 /// locks that keep two operations on one utensil apart (``whileChanging(_:_:)``) and the gate a
 /// backup closes for its snapshot are its own, not the process's.
 ///
-/// What a door calls is async (reads, row edits, restore, favorites, the heartbeat, rendition
-/// reads): it is awaited in the caller's own task, with no thread hop. The operations the
-/// ingest engine drives (admission, the commit, recovery) and those that still move or scan
-/// files synchronously (delete for good, the purge, `check`, `retry`, `rethumb`, backup)
-/// block: they run on threads of their own and reach the async seams through ``CatalogAwait``.
+/// What a door calls is async (reads, row edits, trash, restore and delete for good, the
+/// purge, `check`, `rejected` and `retry`, backup, favorites, the heartbeat, rendition reads):
+/// it is awaited in the caller's own task, with no thread hop, and its locks and gate suspend
+/// it rather than block a thread. The operations the ingest engine drives on its own threads
+/// (admission, the commit, `rethumb`'s swap) and start-up recovery block: they reach the
+/// async seams, and take the same locks and gate, through ``CatalogAwait``.
 public final class UtensilStore: Sendable {
     /// The settings in force, as of the last reload (read once per operation where an
     /// operation needs several of them to agree).
@@ -49,8 +50,8 @@ public final class UtensilStore: Sendable {
     public var logger: Logger { current.withLock { $0.logger } }
     let faults: FaultInjection
     private let current: Mutex<Reloadable>
-    /// Striped by utensil id (see ``whileChanging(_:_:)``).
-    private let changing = (0..<64).map { _ in NSLock() }
+    /// Striped by utensil id (see ``whileChanging(_:_:)-async``).
+    private let changing = (0..<64).map { _ in ChangeLock() }
     /// Closed by a backup for the instant of its snapshot (see ``SnapshotGate``).
     let snapshotGate = SnapshotGate()
     /// Told after each operation that may change how many utensils there are.
@@ -116,9 +117,19 @@ public final class UtensilStore: Sendable {
     /// Runs `body` while no other operation of this store moves the files of utensil `id`
     /// (a delete and a replacement of the same utensil at once would otherwise leave the
     /// new photo without its row outside `staging/`). Fresh ingests need none: their ids are new.
+    /// Waiting for the lock suspends the caller's task; it blocks no thread.
+    func whileChanging<T, E: Error>(_ id: UUID, _ body: () async throws(E) -> T) async throws(E) -> T {
+        let lock = changing[Int(id.uuid.15) % changing.count]
+        await lock.lock()
+        defer { lock.unlock() }
+        return try await body()
+    }
+
+    /// The same lock, taken on a thread of the ingest engine (a replacement's commit,
+    /// `rethumb`) through ``CatalogAwait``, the engine's bridge.
     func whileChanging<T, E: Error>(_ id: UUID, _ body: () throws(E) -> T) throws(E) -> T {
         let lock = changing[Int(id.uuid.15) % changing.count]
-        lock.lock()
+        CatalogAwait.run { await lock.lock() }
         defer { lock.unlock() }
         return try body()
     }
@@ -250,15 +261,6 @@ public final class UtensilStore: Sendable {
     func fromCatalog<T>(_ body: () async throws(CatalogError) -> T) async throws(StoreError) -> T {
         do {
             return try await body()
-        } catch {
-            throw StoreError(error)
-        }
-    }
-
-    /// Runs one call of the catalog (see ``CatalogAwait``); its refusal is ``StoreError/catalog(_:)``.
-    func catalogCall<T: Sendable>(_ body: @escaping @Sendable () async throws(CatalogError) -> T) throws(StoreError) -> T {
-        do {
-            return try CatalogAwait.run(body)
         } catch {
             throw StoreError(error)
         }
