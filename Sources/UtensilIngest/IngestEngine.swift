@@ -28,12 +28,10 @@ public final class IngestEngine: Sendable {
     /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
-    /// Since when drops have been left because the catalog could not answer (nil while it
-    /// answers), and when it last answered after an outage: the journal says so once when an
-    /// outage starts and once when it ends.
-    let catalogOutage = Mutex(CatalogOutageState())
-    /// The same for the storage (a bucket): said once when it stops answering and once when it answers again.
-    let storageOutage = Mutex(CatalogOutageState())
+    /// The catalog's outages, said once when one starts and once when it ends.
+    let catalogOutage = OutageLog(.catalog)
+    /// The same for the storage (a bucket).
+    let storageOutage = OutageLog(.storage)
 
     /// The engine of `store` (the process's one store; see ``StartUp``).
     public init(store: UtensilStore, memory: MemoryBudget = .shared) {

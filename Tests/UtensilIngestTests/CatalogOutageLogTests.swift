@@ -25,8 +25,8 @@ struct CatalogOutageLogTests {
         engine.log(unavailable, drop: drop, duration: .milliseconds(10))
         engine.log(unavailable, drop: drop, duration: .milliseconds(10))
         #expect(count("The catalog is unavailable") == 1)
-        engine.catalogAnswered()
-        engine.catalogAnswered()
+        engine.answered(.catalog)
+        engine.answered(.catalog)
         #expect(count("The catalog answers again") == 1)
         // Began 11 s ago, before the catalog answered: waited through the end of the outage.
         engine.log(unavailable, drop: drop, duration: .seconds(11))
@@ -36,10 +36,10 @@ struct CatalogOutageLogTests {
         #expect(count("The catalog is unavailable") == 2)
         // Answered, but begun before this outage was noticed (a connection the stopping server
         // had not closed yet): the outage goes on.
-        engine.catalogAnswered(triedAt: Date() - 5)
+        engine.answered(.catalog, triedAt: Date() - 5)
         #expect(count("The catalog answers again") == 1)
         // Answered a try begun since: it is over.
-        engine.catalogAnswered()
+        engine.answered(.catalog)
         #expect(count("The catalog answers again") == 2)
     }
 }

@@ -24,7 +24,7 @@ struct CatalogReturnService: Service {
             while await scheduler.waitForCatalogWaiters() {
                 do { try await Task.sleep(for: Self.probeInterval) } catch { return }
                 guard (try? await heart.beat()) != nil else { continue }
-                engine.catalogAnswered()
+                engine.answered(.catalog)
                 await scheduler.catalogAnswers()
             }
         }

@@ -26,7 +26,7 @@ struct StorageReturnService: Service {
                 do { try await Task.sleep(for: Self.probeInterval) } catch { return }
                 let asked = Date()
                 guard case .success(.answered) = await pulse.read() else { continue }
-                engine.storageAnswered(triedAt: asked)
+                engine.answered(.storage, triedAt: asked)
                 await scheduler.storageAnswers()
             }
         }
