@@ -25,9 +25,7 @@ struct StoredFile: Sendable {
         headers[.eTag] = etag
         headers[.cacheControl] = versioned ? "public, max-age=31536000, immutable" : "public, no-cache"
         headers[.acceptRanges] = "bytes"
-        if let etag, let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
-        }) {
+        if let etag, let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = contentType
@@ -60,6 +58,15 @@ struct StoredFile: Sendable {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Whether an `If-None-Match` list names `etag` (or is `*`), compared weakly as RFC 9110
+    /// says: `W/"x"` matches `"x"` (a proxy may have weakened the tag it cached).
+    static func matches(_ list: String, _ etag: String) -> Bool {
+        list.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
+        }
     }
 
     /// The media type of an original, from its extension.

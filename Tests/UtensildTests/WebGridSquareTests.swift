@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import UtensilTestSupport
 
@@ -41,5 +42,49 @@ struct WebGridSquareTests {
             #expect(reply.status == 404 || reply.status == 400, "\(path) gave \(reply.status)")
         }
         _ = daemon
+    }
+
+    /// What a square's name may hold in `squares/` that is no grid square (a link out of the
+    /// state folder, a FIFO, a folder) gets the thumbnail's stand-in, and request lines that try
+    /// to climb out of `/squares/` get nothing: no byte of a file outside, none of the catalog.
+    @Test func plantedSquaresAndClimbingRequestsServeNothingElse() throws {
+        let (world, daemon, web, _) = try WebAPITests.populated()
+        defer { world.remove() }
+        let secret = Data("outside the state folder".utf8)
+        let canary = try OutsideCanary(in: world.root, files: ["secret.jpeg": secret])
+        let id = try #require(WebAPITests.ids(world).first)
+        let square = world.squares.appendingPathComponent("\(id).jpeg").path
+        let thumbnail = try Data(contentsOf: world.thumbnails.appendingPathComponent("\(id).jpeg"))
+        let plants: [(String, (String) -> Int32)] = [
+            ("a link out of the state folder", { symlink(canary.folder.appendingPathComponent("secret.jpeg").path, $0) }),
+            ("a FIFO", { mkfifo($0, 0o600) }),
+            ("a folder", { mkdir($0, 0o700) }),
+        ]
+        for (what, plant) in plants {
+            if unlink(square) != 0 { rmdir(square) }
+            #expect(plant(square) == 0, "\(what): \(String(cString: strerror(errno)))")
+            for headers in [[:], ["Range": "bytes=0-5"], ["Range": "bytes=-9999999999"]] {
+                let reply = try web.get("/squares/\(id).jpeg?v=1", headers: headers)
+                #expect(reply.status == 200 || reply.status == 206, "\(what) \(headers): \(reply.status)")
+                #expect(thumbnail.starts(with: reply.body) && !reply.body.isEmpty, "\(what) \(headers): the thumbnail stands in")
+                #expect(reply.headers["cache-control"]?.contains("no-cache") == true, "\(what)")
+            }
+        }
+        let outside = canary.folder.lastPathComponent
+        let lines = [
+            "/squares/../../\(outside)/secret.jpeg", "/squares/..%2f..%2f\(outside)%2fsecret.jpeg",
+            "/squares/%2e%2e/%2e%2e/\(outside)/secret.jpeg", "/squares/%2e%2e%2futensils.sqlite", "/squares/../utensils.sqlite",
+            "/squares/\(id).jpeg/../../utensils.sqlite", "http://localhost/squares/../../\(outside)/secret.jpeg",
+            "/squares/\(id).jpeg%00/../../../\(outside)/secret.jpeg", "/squares//..//..//\(outside)//secret.jpeg",
+        ]
+        for line in lines {
+            let request = Data("GET \(line) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+            guard let reply = try? web.exchange(request) else { continue }  // Closed without an answer: nothing served.
+            #expect([400, 404].contains(reply.status), "\(line): \(reply.status)")
+            #expect(reply.body.range(of: secret) == nil && reply.body.range(of: Data("SQLite format".utf8)) == nil, "\(line)")
+        }
+        #expect(try web.get("/healthz").status == 200, "the daemon still serves")
+        canary.verifyUntouched()
+        #expect(try daemon.terminate() == 0)
     }
 }
