@@ -5,7 +5,8 @@ import UtensilCore
 /// promises the store needs of it rather than as paths. ``LocalFolderStorage`` keeps them in
 /// `state_dir`; another storage (object storage) keeps the same promises with its own means.
 ///
-/// An operation that adds renditions goes in two steps around the catalog's commit:
+/// An operation that adds renditions goes in two steps around the catalog's commit (a new
+/// utensil's may go in one: ``stageNew(_:of:originalExtension:)``):
 ///
 /// 1. ``stage(_:of:originalExtension:)`` then ``makeDurable(_:)``: the bytes are kept, not yet
 ///    live (no read or listing of live renditions sees them), and survive a crash from the
@@ -27,6 +28,17 @@ public protocol RenditionStorage: Sendable {
     /// durable (see ``makeDurable(_:)``). `originalExtension` is the photo's type (`jpeg`,
     /// `png` …). Nothing is left behind when this throws.
     func stage(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions
+
+    /// ``stage(_:of:originalExtension:)`` for a new utensil: `utensil` is an id made for this
+    /// operation, so no row and no live rendition has it. A storage may put the renditions
+    /// straight under their live keys (each a create that refuses to overwrite), where no
+    /// reader looks before the row's commit: the operation is then
+    /// ``StagedRenditions/isPlacedLive``, ``publish(_:)`` has nothing left to do, ``discard(_:)``
+    /// deletes them, and a crash before the commit leaves live renditions of no row (not in
+    /// ``listStaged()``) for the sweeper. Any other storage stages them as for any operation.
+    func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions
 
@@ -180,6 +192,13 @@ extension RenditionStorage {
         } while offset < end
     }
 
+    /// Staged as any operation is: not live until published.
+    public func stageNew(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions {
+        try await stage(renditions, of: utensil, originalExtension: originalExtension)
+    }
+
     /// Its size, with no version (a reader cannot tell a replaced rendition by it).
     public func status(of key: RenditionKey) async throws(StorageError) -> RenditionStatus {
         RenditionStatus(size: try await size(of: key), version: nil)
@@ -282,12 +301,23 @@ public struct StagedRenditions: Hashable, Sendable {
     public let originalExtension: String
     /// What it staged.
     public let renditions: Set<Rendition>
+    /// Whether its renditions were put straight under their live keys
+    /// (``RenditionStorage/stageNew(_:of:originalExtension:)``): nothing is staged to publish.
+    public let isPlacedLive: Bool
 
-    public init(utensil: UUID, operation: UUID, originalExtension: String, renditions: Set<Rendition>) {
+    public init(utensil: UUID, operation: UUID, originalExtension: String, renditions: Set<Rendition>, isPlacedLive: Bool = false) {
         self.utensil = utensil
         self.operation = operation
         self.originalExtension = originalExtension
         self.renditions = renditions
+        self.isPlacedLive = isPlacedLive
+    }
+
+    /// The same operation with only `renditions` left (those not yet published).
+    public func keeping(_ renditions: Set<Rendition>) -> StagedRenditions {
+        StagedRenditions(
+            utensil: utensil, operation: operation, originalExtension: originalExtension, renditions: renditions,
+            isPlacedLive: isPlacedLive)
     }
 
     /// The live key each of its renditions becomes when published.

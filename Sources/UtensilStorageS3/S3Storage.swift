@@ -24,6 +24,12 @@ import UtensilStorage
 ///   between the two requests, and the staged one is deleted; any other live object is
 ///   ``StorageError/alreadyLive(_:)``. Not CopyObject: a conditional copy is not supported by
 ///   every S3-compatible server;
+/// - a new utensil's renditions (``stageNew(_:of:originalExtension:)``: an id no row and no
+///   live object has) are put straight under their live keys, create-only, in the publishing
+///   order: one PUT each, where a staged one costs a PUT, a GET, a PUT and a DELETE. No reader
+///   asks for them before their row commits; ``publish(_:)`` then does nothing, ``discard(_:)``
+///   deletes them, and what a crash before the commit leaves is live objects of no row, which
+///   the sweeper removes after its grace;
 /// - deletes of what is gone are fine (S3's DELETE is idempotent).
 ///
 /// Failures of the server are ``StorageError/objectStorage(_:)``: unreachable or failing
@@ -94,10 +100,42 @@ public struct S3Storage: RenditionStorage {
         return operation
     }
 
+    /// Puts each rendition under its live key, create-only (see above); what it put is deleted
+    /// again when one fails. An object already there is taken as this operation's own only if it
+    /// holds the very bytes (a PUT answered too late and sent again).
+    public func stageNew(
+        _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
+    ) async throws(StorageError) -> StagedRenditions {
+        let operation = StagedRenditions(
+            utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys),
+            isPlacedLive: true)
+        var put: [RenditionKey] = []
+        do throws(StorageError) {
+            for rendition in operation.publishingOrder {
+                guard let bytes = renditions[rendition] else { continue }
+                let live = operation.key(rendition)
+                do throws(S3Error) {
+                    try await client.put(objectKey(live), bytes, createOnly: true, contentType: Self.contentType(rendition, originalExtension))
+                } catch .alreadyExists {
+                    guard try await isLive(live, holding: bytes) else { throw .alreadyLive(live) }
+                } catch {
+                    throw Self.storageError(error)
+                }
+                put.append(live)
+            }
+        } catch {
+            for key in put { try? await delete(key) }
+            throw error
+        }
+        return operation
+    }
+
     /// Nothing to do: staged objects are durable once put.
     public func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError) {}
 
+    /// Nothing to do for renditions put under their live keys (``stageNew(_:of:originalExtension:)``).
     public func publish(_ operation: StagedRenditions) async throws(StorageError) {
+        guard !operation.isPlacedLive else { return }
         for rendition in operation.publishingOrder {
             let live = operation.key(rendition)
             let staged = stagedKey(operation, rendition)
@@ -121,7 +159,12 @@ public struct S3Storage: RenditionStorage {
         }
     }
 
+    /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are deleted there.
     public func discard(_ operation: StagedRenditions) async throws(StorageError) {
+        if operation.isPlacedLive {
+            for rendition in operation.renditions { try await delete(operation.key(rendition)) }
+            return
+        }
         for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
             let key = stagedKey(operation, rendition)
             try await mapped { () throws(S3Error) in try await client.delete(key) }
@@ -200,7 +243,7 @@ public struct S3Storage: RenditionStorage {
 
     public func readStaged(_ rendition: Rendition, of operation: StagedRenditions) async throws(StorageError) -> [UInt8] {
         do throws(S3Error) {
-            return try await client.get(stagedKey(operation, rendition))
+            return try await client.get(operation.isPlacedLive ? objectKey(operation.key(rendition)) : stagedKey(operation, rendition))
         } catch .noSuchKey {
             throw .notStaged(operation.key(rendition))
         } catch {

@@ -21,6 +21,7 @@ enum RenditionStorageContract {
         .init("a rendition that is not there is not found, by a read or its size", absence),
         .init("the original goes live last: a publish stopped by a live thumbnail leaves it staged", originalLast),
         .init("a grid square is a rendition of its own: staged, published first, listed, replaced, deleted", gridSquare),
+        .init("a new utensil's renditions are live once published, and gone, live or staged, once discarded", newUtensil),
     ]
 
     /// Every rendition, with bytes of its own.
@@ -207,5 +208,40 @@ enum RenditionStorageContract {
             #expect(try await storage.list(rendition).isEmpty)
         }
         #expect(storage.url(of: key).hasSuffix("squares/\(id.uuidString).jpeg"))
+    }
+
+    static func newUtensil(_ opened: OpenedStorage) async throws {
+        let storage = opened.storage
+        let bytes = Self.renditions(4)
+        let kept = try await storage.stageNew(bytes, of: UUID(), originalExtension: "png")
+        #expect(kept.renditions == Set(Rendition.allCases))
+        try await storage.makeDurable([kept])
+        // Before the commit: staged, or (a storage that puts a new utensil straight under its
+        // live keys) there already, and not staged: a crash leaves it for the sweeper.
+        let afterCrash = try await opened.reopened()
+        if kept.isPlacedLive {
+            #expect(try await afterCrash.listStaged().isEmpty)
+            #expect(try await afterCrash.list(.original) == [kept.key(.original)])
+        } else {
+            #expect(try await afterCrash.listStaged() == [kept])
+            #expect(try await afterCrash.list(.original).isEmpty)
+        }
+        try await storage.publish(kept)
+        #expect(try await storage.listStaged().isEmpty)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.read(kept.key(rendition), range: nil) == bytes[rendition])
+            #expect(try await storage.list(rendition) == [kept.key(rendition)])
+        }
+
+        // Not committed: discarded, twice, nothing of it is left, live or staged.
+        let refused = try await storage.stageNew(Self.renditions(5), of: UUID(), originalExtension: "jpeg")
+        try await storage.makeDurable([refused])
+        try await storage.discard(refused)
+        try await storage.discard(refused)
+        #expect(try await storage.listStaged().isEmpty)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition) == [kept.key(rendition)], "only the published utensil's")
+            await #expect(throws: StorageError.notFound(refused.key(rendition))) { try await storage.size(of: refused.key(rendition)) }
+        }
     }
 }

@@ -38,6 +38,34 @@ struct S3StorageTests {
         #expect(storage.url(of: staged.key(.original)) == "s3://utensils/site/originals/\(id.uuidString).png")
     }
 
+    @Test("a new utensil's objects go straight under their live keys, create-only; a discard deletes them")
+    func newUtensilPlacedLive() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        let id = UUID()
+        let placed = try await storage.stageNew([.original: [1, 2, 3], .thumbnail: [4]], of: id, originalExtension: "png")
+        #expect(placed.isPlacedLive)
+        let live = ["site/originals/\(id.uuidString).png", "site/thumbnails/\(id.uuidString).jpeg"]
+        #expect(try await client.list(prefix: "site/").sorted() == live, "nothing staged")
+        try await storage.publish(placed)
+        #expect(try await client.list(prefix: "site/").sorted() == live)
+        #expect(try await storage.readStaged(.original, of: placed) == [1, 2, 3])
+
+        // A live object with other bytes under a key it would take: refused, nothing of it left.
+        let other = UUID()
+        try await client.put(storage.objectKey(RenditionKey(.thumbnail, of: other, originalExtension: "jpeg")), [9], createOnly: true)
+        await #expect(throws: StorageError.alreadyLive(RenditionKey(.thumbnail, of: other, originalExtension: "jpeg"))) {
+            _ = try await storage.stageNew([.original: [5], .thumbnail: [6], .preview: [7]], of: other, originalExtension: "jpeg")
+        }
+        #expect(try await client.list(prefix: "site/").sorted() == (live + ["site/thumbnails/\(other.uuidString).jpeg"]).sorted())
+
+        try await storage.discard(placed)
+        try await storage.discard(placed)
+        #expect(try await client.list(prefix: "site/").sorted() == ["site/thumbnails/\(other.uuidString).jpeg"])
+    }
+
     @Test("a publish stopped after a live put and before the staged delete is finished by the next")
     func interruptedPublish() async throws {
         let server = try await SeaweedServer()
