@@ -91,9 +91,10 @@ final class KitchenLab {
         pastLogs.append("--- \(hostName(index)), killed ---\n\(daemons[index].log)")
     }
 
-    /// A new daemon for host `index`, with the same name and folders (READY=1).
-    func restart(_ index: Int) throws {
-        daemons[index] = try start(index)
+    /// A new daemon for host `index`, with the same name and folders (READY=1), and
+    /// `environment` (a fault to inject).
+    func restart(_ index: Int, environment: [String: String] = [:]) throws {
+        daemons[index] = try start(index, environment: environment)
     }
 
     /// `utensilctl ARGUMENTS… --json` on host `index`, failing the test unless it exits 0.
@@ -154,7 +155,7 @@ final class KitchenLab {
         worlds.forEach { $0.remove() }
     }
 
-    private func start(_ index: Int) throws -> RunningDaemon {
+    private func start(_ index: Int, environment: [String: String] = [:]) throws -> RunningDaemon {
         let host = lab.hosts[index]
         let world = worlds[index]
         let storage = bucket.map { bucket in
@@ -170,6 +171,6 @@ final class KitchenLab {
                 "--catalog-password-file", server.passwordFile, "--host-name", hostName(index), "--workers", "2",
             ] + storage
                 + (sharedInbox ? ["--inbox", worlds[0].inbox.path, "--rejected", worlds[0].rejected.path, "--watch", "poll"] : []),
-            launcher: lab.launcher(for: host))
+            environment: environment, launcher: lab.launcher(for: host))
     }
 }

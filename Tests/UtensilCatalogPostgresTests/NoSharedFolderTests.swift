@@ -12,12 +12,13 @@ import UtensilTestSupport
 ///
 /// A first burst drops distinct photos on the three hosts, the same name on all three at once
 /// (a different photo on each) and the same photo under three names on three hosts;
-/// `kitchen-3`, given larger photos, is killed with SIGKILL while one of its uploads is staged
-/// in the bucket, and started again. A second burst does the same while the storage server is
+/// `kitchen-3`, given larger photos, is killed with SIGKILL mid-upload (its fault hook kills it
+/// once a batch's objects are in the bucket, a new utensil's under their live keys, and before
+/// their rows commit), and started again. A second burst does the same while the storage server is
 /// stopped (every host's `/readyz` says so) and started again; a last drop on each host
 /// follows. Then `kitchen-3` is killed mid-upload once more and left dead while the sweeper,
-/// its clock set past the hour's grace, finishes or removes what it left (nothing staged
-/// stays), and started again. Then every drop is exactly one utensil or one rejection with
+/// its clock set past the hour's grace, finishes or removes what it left (nothing staged and
+/// no object of no row stays, and no object of a utensil goes), and started again. Then every drop is exactly one utensil or one rejection with
 /// the sidecar the duplicate policies call for (``DropLedger``): nothing lost, nothing
 /// doubled, nothing rejected for the outage; every host's `list --json` is the same; every
 /// host's gallery serves every utensil's original (its SHA-256 the catalog's) and thumbnail
@@ -36,14 +37,15 @@ import UtensilTestSupport
         let large = try KitchenLab.photos(14, in: root, width: 1600, height: 1200, seed: 800)
         var ledger = DropLedger()
 
-        // The first burst; kitchen-3 killed while an upload of its own is staged in the bucket.
+        // The first burst; kitchen-3 killed mid-upload.
         var burst = DropLedger()
         burst.sameName("Ladle", on: [0, 1, 2], Array(photos[0..<3]))
         burst.samePhoto(photos[3], as: [(0, "Spatula"), (1, "Turner"), (2, "Fish Slice")])
         for index in 0..<8 { burst.plain(2, "Pot \(index + 1)", large[index]) }
         for index in 0..<10 { burst.plain(index % 2, "Spoon \(index + 1)", photos[4 + index]) }
+        try Self.armKillMidUpload(2, of: kitchens)
         try kitchens.drop(burst)
-        try await Self.killWhileStaging(2, of: kitchens, client)
+        _ = try await Self.awaitKillMidUpload(2, of: kitchens, client)
         try kitchens.restart(2)
         ledger.append(burst)
         try kitchens.waitUntilSettled(ledger)
@@ -86,17 +88,20 @@ import UtensilTestSupport
             }
         }
 
-        // kitchen-3 killed again while an upload of its own is staged, and left dead: the
+        // kitchen-3 killed mid-upload again (the only host at work), and left dead: the
         // sweeper (run as it runs an hour later) finishes or removes what it left; then it is
         // started again and takes what is left in its inbox.
         burst = DropLedger()
         for index in 0..<6 { burst.plain(2, "Pan \(index + 1)", large[8 + index]) }
+        try Self.armKillMidUpload(2, of: kitchens)
         try kitchens.drop(burst)
-        try await Self.killWhileStaging(2, of: kitchens, client)
+        let cutOff = try await Self.awaitKillMidUpload(2, of: kitchens, client)
         let sweep = try await Self.sweepPastTheGrace(kitchens, bucket)
         print("the sweep finished \(sweep.rolledForward.count) and undid \(sweep.discarded.count) operations kitchen-3 left, removed \(sweep.orphansRemoved.count) objects")
         #expect(!sweep.anotherHostSweeps && sweep.problems.isEmpty, "\(sweep)")
-        #expect(sweep.orphansRemoved.isEmpty, "no utensil's object is an orphan: \(sweep.orphansRemoved)")
+        #expect(Set(cutOff.map { "s3://\(bucket.bucket)/\($0)" }).isSubset(of: sweep.orphansRemoved), "what the kill left goes: \(sweep)")
+        let rowIDs = try Self.rowIDs(kitchens)
+        #expect(sweep.orphansRemoved.allSatisfy { url in !rowIDs.contains { url.contains($0) } }, "no utensil's object is an orphan: \(sweep.orphansRemoved)")
         #expect(sweep.rolledForward.allSatisfy { $0.host == hostNames[2] } && sweep.discarded.allSatisfy { $0.host == hostNames[2] }, "\(sweep)")
         let stagedAfterSweep = try await client.list(prefix: KitchenLab.bucketPrefix + "staging/")
         #expect(stagedAfterSweep.isEmpty, "the sweep left \(stagedAfterSweep)")
@@ -164,20 +169,35 @@ import UtensilTestSupport
         #expect(try kitchens.terminate() == [0, 0, 0], "\(kitchens.logs)")
     }
 
-    /// `kill -9` of host `index` as soon as an upload of its own is staged in the bucket (or, should
-    /// none be seen, once it has taken its drops); it is not started again.
-    private static func killWhileStaging(_ index: Int, of kitchens: KitchenLab, _ client: S3Client) async throws {
-        let staging = KitchenLab.bucketPrefix + "staging/\(kitchens.hostName(index))/"
-        var staged: [String] = []
-        let deadline = ContinuousClock.now + .seconds(60)
-        while staged.isEmpty, kitchens.inboxCounts[index] > 0, ContinuousClock.now < deadline {
-            staged = (try? await client.list(prefix: staging)) ?? []
-            try await Task.sleep(for: .milliseconds(5))  // Polling with a deadline.
-        }
-        let left = kitchens.inboxCounts[index]
+    /// Starts host `index` again with `UTENSIL_FAULT_KILL_AT=files-durable`: it kills itself
+    /// with SIGKILL once the objects of a batch are in the bucket and before their rows commit.
+    private static func armKillMidUpload(_ index: Int, of kitchens: KitchenLab) throws {
         kitchens.kill(index)
-        print("\(kitchens.hostName(index)) killed with \(staged.count) objects staged and \(left) drops still in its inbox")
-        #expect(!staged.isEmpty, "\(kitchens.hostName(index)) was not caught mid-upload: nothing of it was staged while it had drops")
+        try kitchens.restart(index, environment: ["UTENSIL_FAULT_KILL_AT": "files-durable"])
+    }
+
+    /// Waits for host `index`, armed by ``armKillMidUpload(_:of:)``, to have killed itself, and
+    /// returns the live objects of no row then: its cut-off upload's (and any other host's in
+    /// flight). It is not started again.
+    private static func awaitKillMidUpload(_ index: Int, of kitchens: KitchenLab, _ client: S3Client) async throws -> Set<String> {
+        let daemon = kitchens.daemons[index]
+        try daemon.waitUntil(seconds: 120, "\(kitchens.hostName(index)) to kill itself mid-upload") { !daemon.process.isRunning }
+        daemon.process.waitUntilExit()
+        kitchens.kill(index)  // Its log is kept.
+        let status = daemon.process.terminationStatus  // SIGKILL, through `ip netns exec` or not.
+        #expect(status == SIGKILL || status == 128 + SIGKILL, "\(kitchens.hostName(index)) was not killed by its fault hook: \(daemon.log)")
+        let live = try await client.list(prefix: KitchenLab.bucketPrefix).filter { !$0.hasPrefix(KitchenLab.bucketPrefix + "staging/") }
+        let ids = try rowIDs(kitchens)  // Read after the listing: a row committed meanwhile counts.
+        let ofNoRow = Set(live.filter { key in !ids.contains { key.contains($0) } })
+        print("\(kitchens.hostName(index)) killed with \(ofNoRow.count) objects of no row in the bucket and \(kitchens.inboxCounts[index]) drops still in its inbox")
+        #expect(!ofNoRow.isEmpty, "\(kitchens.hostName(index)) was not caught mid-upload: no object of no row in the bucket")
+        return ofNoRow
+    }
+
+    /// The ids of the catalog's rows, as the bucket's keys spell them.
+    private static func rowIDs(_ kitchens: KitchenLab) throws -> Set<String> {
+        let ids = try kitchens.server.superuserSQL("SELECT id FROM utensils", database: kitchens.server.database)
+        return Set(ids.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty })
     }
 
     /// Sweeps the bucket as a fourth host's sweeper would an hour from now, past the grace

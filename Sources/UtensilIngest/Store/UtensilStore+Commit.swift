@@ -5,10 +5,13 @@ import UtensilStorage
 
 /// The commit of an ingest, a new utensil or a new photo for one (`duplicate_names =
 /// "replace"`): its renditions staged in the storage, made durable, its row committed, then
-/// published (see ``RenditionStorage`` and `UtensilStore+Staging`).
+/// published (see ``RenditionStorage`` and `UtensilStore+Staging`). A new utensil's go, in a
+/// bucket, straight under their live keys, which no row has yet
+/// (``RenditionStorage/stageNew(_:of:originalExtension:)``): nothing is left to publish.
 extension UtensilStore {
     /// Stages a utensil's original, thumbnail, preview and grid square (when made) for
-    /// `record` in the storage (not yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace,
+    /// `record` in the storage (not yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace
+    /// (nil: `record`'s id was made for this drop, and no row or rendition has it),
     /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
     func write(
@@ -19,8 +22,11 @@ extension UtensilStore {
         let record = claims.applied(to: record)
         var renditions: [Rendition: [UInt8]] = [.original: original, .thumbnail: thumbnail, .preview: preview]
         renditions[.square] = square
+        // A new utensil's id is new: a bucket puts its renditions straight under their live keys.
         let staged = try storageCall { [renditions] storage async throws(StorageError) in
-            try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
+            replacing == nil
+                ? try await storage.stageNew(renditions, of: record.id, originalExtension: record.fileExtension)
+                : try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
         }
         return PendingUtensil(record: record, replacing: replacing, staged: staged)
     }

@@ -21,6 +21,12 @@ import UtensilStorage
 /// original is published last and taken out first — or a `rethumb` interrupted between
 /// removing an old rendition and publishing its new one, which is then published.
 ///
+/// A new utensil in a bucket is the exception (``RenditionStorage/stageNew(_:of:originalExtension:)``):
+/// its id is new, so its renditions are put straight under their live keys before its row's
+/// commit, and no reader asks for them until then. A crash between the two leaves live
+/// renditions of no row, not staged ones: start-up recovery does not see them, and the
+/// sweeper (`UtensilStore+Sweep`) removes them once they are older than its grace.
+///
 /// In the local folder: `staging/<host_name>/<utensil id>.<operation id>.<rendition>.<ext>`
 /// (``StagedName``; an operation id keeps a delete and a replacement of the same utensil apart).
 extension UtensilStore {
@@ -78,9 +84,7 @@ extension UtensilStore {
             } catch .alreadyLive(let key) {
                 try await storage.delete(key)
                 let order = remaining.publishingOrder
-                remaining = StagedRenditions(
-                    utensil: operation.utensil, operation: operation.operation, originalExtension: operation.originalExtension,
-                    renditions: Set(order[(order.firstIndex(of: key.rendition) ?? order.startIndex)...]))
+                remaining = operation.keeping(Set(order[(order.firstIndex(of: key.rendition) ?? order.startIndex)...]))
             }
         }
         try await storage.publish(remaining)

@@ -60,9 +60,7 @@ extension UtensilStore {
                     } catch .notFound {
                         throw .notStaged(key)
                     }
-                    remaining = StagedRenditions(
-                        utensil: staged.utensil, operation: staged.operation, originalExtension: staged.originalExtension,
-                        renditions: remaining.renditions.subtracting([key.rendition]))
+                    remaining = staged.keeping(remaining.renditions.subtracting([key.rendition]))
                 }
             }
         }
