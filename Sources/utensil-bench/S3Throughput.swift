@@ -35,10 +35,11 @@ struct S3Throughput {
                     "delete": try await Self.phase(keys, width: width, bytes: 0) { try await client.delete($0) },
                 ]
             }
-            // A rendition's life in requests: stage (PUT), publish (GET staged, PUT live,
-            // DELETE staged), each read (GET), its delete (DELETE).
-            figures["requests_per_rendition"] = ["ingest": 4, "read": 1, "delete": 1]
-            figures["bytes_per_rendition"] = ["ingest_up": 2 * size, "ingest_down": size]
+            // A rendition's life in requests: a new utensil's ingest (PUT under its live key), a
+            // replacement's (stage: PUT; publish: GET staged, PUT live, DELETE staged), each
+            // read (GET), its delete (DELETE).
+            figures["requests_per_rendition"] = ["ingest": 1, "replace": 4, "read": 1, "delete": 1]
+            figures["bytes_per_rendition"] = ["ingest_up": size, "replace_up": 2 * size, "replace_down": size]
             return figures
         }
     }
