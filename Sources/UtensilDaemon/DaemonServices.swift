@@ -40,7 +40,7 @@ struct IngestWorkers: Service {
     let count: Int
     let scheduler: DropScheduler
     let engine: IngestEngine
-    let pool: BlockingPool
+    let pool: IngestThreads
     let committer: GroupCommitter
     let events: EventBroadcaster
     let handler: ControlRequestHandler

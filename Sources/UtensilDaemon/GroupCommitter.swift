@@ -8,7 +8,7 @@ import UtensilMetrics
 /// at once.
 actor GroupCommitter {
     private let engine: IngestEngine
-    private let pool: BlockingPool
+    private let pool: IngestThreads
     private var waiting: [(prepared: PreparedIngest, reply: CheckedContinuation<IngestOutcome, Never>)] = []
     private var committing = false
     private let metrics: DaemonMetrics?
@@ -16,7 +16,7 @@ actor GroupCommitter {
     /// The most drops committed in one transaction.
     static let largestGroup = 64
 
-    init(engine: IngestEngine, pool: BlockingPool, metrics: DaemonMetrics? = nil) {
+    init(engine: IngestEngine, pool: IngestThreads, metrics: DaemonMetrics? = nil) {
         self.engine = engine
         self.pool = pool
         self.metrics = metrics

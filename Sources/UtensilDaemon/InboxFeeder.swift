@@ -14,7 +14,7 @@ final class InboxFeeder: Sendable {
     let scheduler: DropScheduler
     /// Kept current by the inotify watcher (poll mode leaves it empty: settle alone decides).
     let writers: OpenWriters
-    let pool: BlockingPool
+    let pool: IngestThreads
     let logger: Logger
     let strategy: WatchStrategy
     private let scanner: InboxScanner
@@ -26,7 +26,7 @@ final class InboxFeeder: Sendable {
 
     init(
         settings: IngestSettings, watch: WatchMode, rescanSeconds: Double, settleSeconds: Double,
-        scheduler: DropScheduler, writers: OpenWriters = OpenWriters(), pool: BlockingPool, logger: Logger,
+        scheduler: DropScheduler, writers: OpenWriters = OpenWriters(), pool: IngestThreads, logger: Logger,
         metrics: DaemonMetrics? = nil
     ) {
         self.metrics = metrics

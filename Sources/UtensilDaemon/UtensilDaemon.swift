@@ -79,7 +79,7 @@ public struct UtensilDaemon: Sendable {
         let metrics = DaemonMetrics(host: configuration.effectiveHostName)
         let memory = MemoryBudget(bytes: configuration.memoryBudget)
         let engine = IngestEngine(store: store, memory: memory)
-        let pool = BlockingPool()
+        let pool = IngestThreads()  // The ingest engine's threads, for its callers alone.
         let committer = GroupCommitter(engine: engine, pool: pool, metrics: metrics)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,
@@ -108,7 +108,7 @@ public struct UtensilDaemon: Sendable {
         // The catalog has just answered: a status asked during an outage that follows shows
         // this count, not 0, until it answers again.
         _ = await pulse.read()
-        let storagePulse = Self.storagePulse(store, pool: pool)
+        let storagePulse = Pulse { [store] in await store.askStorage() }
         let handler = ControlRequestHandler(
             store: store, scheduler: scheduler, rethumbing: rethumbing, events: events, startedAt: heart.startedAt,
             policy: ChangePolicy(socketGroup: socketGroup), watching: feeder.strategyDescription,
@@ -235,7 +235,7 @@ public struct UtensilDaemon: Sendable {
     /// go idle gives the memory the photos freed back to the system (see
     /// ``MemoryBudget/keepFreedMemoryUntilReturned()``).
     static func runWorker(
-        scheduler: DropScheduler, engine: IngestEngine, pool: BlockingPool, committer: GroupCommitter,
+        scheduler: DropScheduler, engine: IngestEngine, pool: IngestThreads, committer: GroupCommitter,
         events: EventBroadcaster, handler: ControlRequestHandler, rethumbing: Rethumbing, metrics: DaemonMetrics? = nil
     ) async {
         await withDiscardingTaskGroup { commits in
@@ -282,7 +282,7 @@ public struct UtensilDaemon: Sendable {
 
     /// Once no worker holds a drop (the burst is over, or a single drop is done), the memory
     /// the photos freed goes back to the system, on a blocking thread.
-    private static func returnFreedMemoryIfIdle(_ scheduler: DropScheduler, _ pool: BlockingPool) async {
+    private static func returnFreedMemoryIfIdle(_ scheduler: DropScheduler, _ pool: IngestThreads) async {
         guard await scheduler.workersAreIdle else { return }
         await pool.run { MemoryBudget.returnFreeMemoryToTheSystem() }
     }
@@ -303,20 +303,6 @@ public struct UtensilDaemon: Sendable {
                 rejectedAs: rejectedAs)
         case .alreadyIngested, .retryLater, .vanished:
             break
-        }
-    }
-
-    /// The local storage answers while its `originals/` folder can be written; any other (a
-    /// bucket) while it answers a question (``UtensilStore/askStorage()``).
-    static func storagePulse(_ store: UtensilStore, pool: BlockingPool) -> Pulse {
-        guard store.keepsRenditionsInStateFolder else { return Pulse { [store] in await store.askStorage() } }
-        let originals = store.settings.originals.description
-        return Pulse {
-            await pool.run {
-                access(originals, W_OK) == 0
-                    ? .success(0)
-                    : .failure(.fileSystem("\(originals) cannot be written (\(String(cString: strerror(errno))))"))
-            }
         }
     }
 

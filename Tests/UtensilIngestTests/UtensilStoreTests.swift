@@ -182,6 +182,23 @@ struct UtensilStoreTests {
         #expect(try await store.setCategory(id: kitchen.spoon.id, to: "Knives & forks").category == "Knives & forks")
     }
 
+    /// The local folder answers `/readyz`'s and `status`'s question while its `originals/`
+    /// can be written.
+    @Test func theLocalStorageAnswersWhileItsOriginalsCanBeWritten() async throws {
+        let kitchen = try await Kitchen()
+        defer { kitchen.world.remove() }
+        guard case .success = await kitchen.store.askStorage() else {
+            Issue.record("the local folder did not answer")
+            return
+        }
+        try FileManager.default.moveItem(at: kitchen.world.originals, to: kitchen.world.root.appendingPathComponent("moved"))
+        guard case .failure(.fileSystem(let message)) = await kitchen.store.askStorage() else {
+            Issue.record("a state folder without originals/ answered")
+            return
+        }
+        #expect(message.contains("\(kitchen.world.originals.path) cannot be written"), "\(message)")
+    }
+
     @Test func thePurgeDeletesForGoodWhatHasBeenInTheTrashLongEnough() async throws {
         let kitchen = try await Kitchen(trashDays: 1)
         defer { kitchen.world.remove() }

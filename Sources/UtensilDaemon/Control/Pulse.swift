@@ -34,7 +34,7 @@ final class Pulse: Sendable {
     private let ask: @Sendable () async -> Result<Int, StoreError>
     private let state = Mutex(State())
 
-    /// - Parameter ask: the question (off the cooperative pool when it blocks).
+    /// - Parameter ask: the question, awaited in the reading task.
     init(_ ask: @escaping @Sendable () async -> Result<Int, StoreError>) {
         self.ask = ask
     }

@@ -49,6 +49,9 @@ final class SnapshotGate: Sendable {
         return try await body()
     }
 
+    /// How many backups wait to close it, and operations to pass it, now.
+    var waitingCount: (closers: Int, passers: Int) { state.withLock { ($0.closers.count, $0.passers.count) } }
+
     private func enter() async {
         let entered = state.withLock { state in
             guard !state.closed, state.closers.isEmpty else { return false }

@@ -36,6 +36,9 @@ final class ChangeLock: Sendable {
         }
     }
 
+    /// How many wait for it now.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Lets the lock go: to the first waiting, if any (it stays held for them).
     func unlock() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import Synchronization
 import UtensilCatalogModel
@@ -236,10 +237,17 @@ public final class UtensilStore: Sendable {
     /// (a bucket).
     public var keepsRenditionsInStateFolder: Bool { storage is LocalFolderStorage }
 
-    /// Whether the storage answers, changing nothing: it is asked for the size of a rendition
+    /// Whether the storage answers, changing nothing. The local folder answers while its
+    /// `originals/` can be written. Any other (a bucket) is asked for the size of a rendition
     /// no utensil has, and its absence is an answer; a server that does not answer, refuses
     /// the keys or lacks the bucket is not (``StoreError/fileSystem(_:)`` saying which).
     public func askStorage() async -> Result<Int, StoreError> {
+        if keepsRenditionsInStateFolder {
+            let originals = settings.originals.description
+            return access(originals, W_OK) == 0
+                ? .success(0)
+                : .failure(.fileSystem("\(originals) cannot be written (\(String(cString: strerror(errno))))"))
+        }
         let nobody = RenditionKey(.thumbnail, of: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), originalExtension: "jpeg")
         do throws(StorageError) {
             _ = try await storage.forProbes().size(of: nobody)
