@@ -5,7 +5,7 @@ import UtensilWatch
 
 /// Decides when each drop is ingested: once it has settled, at most once at a time, again
 /// after a back-off when it was left for a retry (at once, for a drop left because the catalog
-/// could not answer, when ``catalogAnswers()`` says the catalog is back), and as
+/// or the storage did not answer, when ``answers(_:)`` says it is back), and as
 /// `never-settled` when it kept changing for an hour. A settled drop that a writer still holds open (as `OpenWriters` tells) waits
 /// for the close, up to the same hour. Owns the counters that status reports read.
 ///
@@ -40,16 +40,15 @@ actor DropScheduler {
         var firstSeen: ContinuousClock.Instant
         var attempts = 0
         var neverSettled = false
-        /// Its last try was left because the catalog could not answer: it is retried at once
-        /// when the catalog answers again, whatever remains of its back-off.
-        var waitsForCatalog = false
-        /// It was retried early because the catalog answered again. Should that try fail for
-        /// the catalog too, the drop waits out its back-off instead of being woken again: at most
-        /// one early try per back-off, however often the catalog seems to come back.
+        /// What its last try was left for, when that was the catalog or the storage not
+        /// answering: it is retried at once when that answers again, whatever remains of its
+        /// back-off.
+        var waitsFor: WaitCause?
+        /// It was retried early because what it waited for answered again. Should that try fail
+        /// for the same reason (or the other), the drop waits out its back-off instead of being
+        /// woken again: at most one early try per back-off, however often the catalog or the
+        /// storage seems to come back.
         var wokenEarly = false
-        /// Its last try was left because the storage (a bucket) did not answer: it is retried at
-        /// once when the storage answers again (once per back-off, as for the catalog).
-        var waitsForStorage = false
         /// Submitted again once this entry's ingest is finished: drops seen while it was in
         /// flight (after the ingest removed the file, its inode may already belong to a new
         /// drop, which must not be forgotten with this entry), and other names of the same
@@ -73,10 +72,8 @@ actor DropScheduler {
     /// Feeders of ``rethumbQueue`` waiting for it to shrink below their backlog.
     private var rethumbFeeders: [(backlog: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     private var timerWaiter: CheckedContinuation<Void, Never>?
-    /// The one waiting in ``waitForCatalogWaiters()``.
-    private var catalogWatcher: CheckedContinuation<Bool, Never>?
-    /// The one waiting in ``waitForStorageWaiters()``.
-    private var storageWatcher: CheckedContinuation<Bool, Never>?
+    /// The one waiting in ``waitForWaiters(_:)``, for each cause.
+    private var watchers: [WaitCause: CheckedContinuation<Bool, Never>] = [:]
     private var changeObservers: [UUID: AsyncStream<DaemonCounters>.Continuation] = [:]
     private var stopping = false
     private(set) var counters = DaemonCounters()
@@ -336,14 +333,12 @@ actor DropScheduler {
             if var entry = entries[id], !stopping {
                 entry.attempts += 1
                 entry.phase = .waiting(due: clock.now + retryDelay(entry.attempts))
-                // A drop woken early that fails for the catalog again waits out this back-off.
-                entry.waitsForCatalog = failure.kind == .catalogUnavailable && !entry.wokenEarly
-                entry.waitsForStorage = failure.kind == .storageUnavailable && !entry.wokenEarly
+                // A drop woken early that fails for the catalog or the storage again waits out this back-off.
+                entry.waitsFor = entry.wokenEarly ? nil : WaitCause(failure.kind)
                 entry.wokenEarly = false
                 entries[id] = entry
                 wakeTimer()
-                if entry.waitsForCatalog { wakeCatalogWatcher(true) }
-                if entry.waitsForStorage { wakeStorageWatcher(true) }
+                if let cause = entry.waitsFor { wakeWatcher(cause, true) }
             } else {
                 entries[id] = nil
             }
@@ -351,82 +346,43 @@ actor DropScheduler {
         publish()
     }
 
-    // MARK: The catalog's return
+    // MARK: The return of the catalog or the storage
 
-    /// Whether a drop waits because the catalog could not answer at its last try.
-    var dropsWaitForCatalog: Bool {
+    /// Whether a drop waits because `cause` (the catalog, the storage) did not answer at its last try.
+    func dropsWait(for cause: WaitCause) -> Bool {
         entries.values.contains { entry in
-            guard entry.waitsForCatalog, case .waiting = entry.phase else { return false }
+            guard entry.waitsFor == cause, case .waiting = entry.phase else { return false }
             return true
         }
     }
 
-    /// Suspends until a drop waits because the catalog could not answer (true), or the
-    /// scheduler stops (false). One caller at a time: the one that watches for the catalog's return.
-    func waitForCatalogWaiters() async -> Bool {
+    /// Suspends until a drop waits because `cause` did not answer (true), or the scheduler
+    /// stops (false). One caller at a time for each cause: the one that watches for its return.
+    func waitForWaiters(_ cause: WaitCause) async -> Bool {
         if stopping { return false }
-        if dropsWaitForCatalog { return true }
+        if dropsWait(for: cause) { return true }
         return await withCheckedContinuation { continuation in
-            catalogWatcher?.resume(returning: false)
-            catalogWatcher = continuation
+            watchers[cause]?.resume(returning: false)
+            watchers[cause] = continuation
         }
     }
 
-    private func wakeCatalogWatcher(_ value: Bool) {
-        catalogWatcher?.resume(returning: value)
-        catalogWatcher = nil
+    private func wakeWatcher(_ cause: WaitCause, _ value: Bool) {
+        watchers.removeValue(forKey: cause)?.resume(returning: value)
     }
 
-    /// The catalog answers again: every drop waiting because it could not answer is looked at
-    /// now, not when its back-off runs out (once per back-off: see `Entry.wokenEarly`). Drops waiting for another reason (settling, held
-    /// open, a full disk) keep their time. Returns how many drops were moved forward.
+    /// `cause` answers again: every drop waiting because it did not answer is looked at now,
+    /// not when its back-off runs out (once per back-off: see `Entry.wokenEarly`). Drops waiting
+    /// for another reason (settling, held open, a full disk, the other cause) keep their time.
+    /// Returns how many drops were moved forward.
     @discardableResult
-    func catalogAnswers() -> Int {
+    func answers(_ cause: WaitCause) -> Int {
         let now = clock.now
         var moved = 0
-        for (id, entry) in entries where entry.waitsForCatalog {
+        for (id, entry) in entries where entry.waitsFor == cause {
             guard case .waiting = entry.phase else { continue }
             entries[id]?.phase = .waiting(due: now)
-            entries[id]?.waitsForCatalog = false
-            entries[id]?.wokenEarly = true
-            moved += 1
-        }
-        if moved > 0 { promoteDue() }
-        return moved
-    }
-
-    // MARK: The storage's return
-
-    /// Suspends until a drop waits because the storage did not answer (true), or the scheduler
-    /// stops (false). One caller at a time: the one that watches for the storage's return.
-    func waitForStorageWaiters() async -> Bool {
-        if stopping { return false }
-        let waiting = entries.values.contains { entry in
-            guard entry.waitsForStorage, case .waiting = entry.phase else { return false }
-            return true
-        }
-        if waiting { return true }
-        return await withCheckedContinuation { continuation in
-            storageWatcher?.resume(returning: false)
-            storageWatcher = continuation
-        }
-    }
-
-    private func wakeStorageWatcher(_ value: Bool) {
-        storageWatcher?.resume(returning: value)
-        storageWatcher = nil
-    }
-
-    /// The storage answers again: every drop waiting because it did not is looked at now, not
-    /// when its back-off runs out. Returns how many drops were moved forward.
-    @discardableResult
-    func storageAnswers() -> Int {
-        let now = clock.now
-        var moved = 0
-        for (id, entry) in entries where entry.waitsForStorage {
-            guard case .waiting = entry.phase else { continue }
-            entries[id]?.phase = .waiting(due: now)
-            entries[id]?.waitsForStorage = false
+            entries[id]?.waitsFor = nil
             entries[id]?.wokenEarly = true
             moved += 1
         }
@@ -499,8 +455,7 @@ actor DropScheduler {
         rethumbQueue.removeAll()
         rethumbHead = 0
         wakeTimer()
-        wakeCatalogWatcher(false)
-        wakeStorageWatcher(false)
+        for cause in WaitCause.allCases { wakeWatcher(cause, false) }
         for observer in changeObservers.values { observer.finish() }
         changeObservers.removeAll()
     }

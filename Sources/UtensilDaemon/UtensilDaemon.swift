@@ -202,12 +202,12 @@ public struct UtensilDaemon: Sendable {
         services.append(.init(service: IngestHooksService(hooks: hooks), serviceName: "ingest hooks"))
         // 3a. The drops that waited for the catalog, retried as soon as it answers again.
         services.append(.init(
-            service: CatalogReturnService(scheduler: scheduler, engine: engine, heart: heart),
+            service: ReturnService.catalog(scheduler: scheduler, engine: engine, heart: heart),
             serviceName: "catalog return"))
         // 3a½. The drops that waited for the storage (a bucket), likewise.
         if !store.keepsRenditionsInStateFolder {
             services.append(.init(
-                service: StorageReturnService(scheduler: scheduler, engine: engine, pulse: storagePulse),
+                service: ReturnService.storage(scheduler: scheduler, engine: engine, pulse: storagePulse),
                 serviceName: "storage return"))
         }
         // 3. The ingest workers: no drop is handed out any more, those in flight finish.

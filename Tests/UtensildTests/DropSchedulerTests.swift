@@ -203,21 +203,21 @@ struct DropSchedulerTests {
         let jobs = [try await nextJob(scheduler), try await nextJob(scheduler)]
         let spoon = try #require(jobs.first { $0.drop.inboxPath == Array("Spoon.jpg".utf8) })
         let ladle = try #require(jobs.first { $0.drop.inboxPath == Array("Ladle.jpg".utf8) })
-        #expect(!(await scheduler.dropsWaitForCatalog))
+        #expect(!(await scheduler.dropsWait(for: .catalog)))
 
         await scheduler.finish(spoon, .retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable")))
         await scheduler.finish(ladle, .retryLater(TransientFailure(.diskFull, "no space left on the device")))
-        #expect(await scheduler.dropsWaitForCatalog)
-        #expect(await scheduler.waitForCatalogWaiters())
+        #expect(await scheduler.dropsWait(for: .catalog))
+        #expect(await scheduler.waitForWaiters(.catalog))
         await scheduler.promoteDue()
         #expect(await scheduler.counters.waitingForRetry == 2, "both wait out their back-off")
 
-        #expect(await scheduler.catalogAnswers() == 1)
+        #expect(await scheduler.answers(.catalog) == 1)
         let retried = try await nextJob(scheduler)
         #expect(retried.drop.inboxPath == Array("Spoon.jpg".utf8))
         #expect(await scheduler.counters.waitingForRetry == 1, "the drop left for a full disk still waits")
-        #expect(!(await scheduler.dropsWaitForCatalog))
-        #expect(await scheduler.catalogAnswers() == 0, "nothing else waited for the catalog")
+        #expect(!(await scheduler.dropsWait(for: .catalog)))
+        #expect(await scheduler.answers(.catalog) == 0, "nothing else waited for the catalog")
         await scheduler.stop()
     }
 
@@ -229,12 +229,31 @@ struct DropSchedulerTests {
         try write("Spoon.jpg")
         await scheduler.submit(try drop("Spoon.jpg"))
         let job = try await nextJob(scheduler)
-        async let woken = scheduler.waitForCatalogWaiters()
+        async let woken = scheduler.waitForWaiters(.catalog)
         await scheduler.finish(job, .retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable")))
         #expect(await woken)
 
         await scheduler.stop()
-        #expect(!(await scheduler.waitForCatalogWaiters()))
+        #expect(!(await scheduler.waitForWaiters(.catalog)))
+    }
+
+    /// Each cause wakes only its own drops: the catalog's return leaves a drop that waits for
+    /// the storage alone, and the storage's watcher is the one woken for it.
+    @Test func dropsWaitingForTheStorageAreRetriedWhenItAnswersNotWhenTheCatalogDoes() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        try write("Spoon.jpg")
+        await scheduler.submit(try drop("Spoon.jpg"))
+        let job = try await nextJob(scheduler)
+        async let woken = scheduler.waitForWaiters(.storage)
+        await scheduler.finish(job, .retryLater(TransientFailure(.storageUnavailable, "the bucket does not answer")))
+        #expect(await woken)
+        #expect(!(await scheduler.dropsWait(for: .catalog)))
+        #expect(await scheduler.answers(.catalog) == 0)
+        #expect(await scheduler.answers(.storage) == 1)
+        #expect(try await nextJob(scheduler).drop.inboxPath == Array("Spoon.jpg".utf8))
+        await scheduler.stop()
+        #expect(!(await scheduler.waitForWaiters(.storage)))
     }
 
     /// A drop woken early that fails for the catalog again waits out its back-off: a catalog
@@ -246,10 +265,10 @@ struct DropSchedulerTests {
         await scheduler.submit(try drop("Spoon.jpg"))
         let unavailable = IngestOutcome.retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable"))
         await scheduler.finish(try await nextJob(scheduler), unavailable)
-        #expect(await scheduler.catalogAnswers() == 1)
+        #expect(await scheduler.answers(.catalog) == 1)
         await scheduler.finish(try await nextJob(scheduler), unavailable)
-        #expect(!(await scheduler.dropsWaitForCatalog), "it waits out its back-off")
-        #expect(await scheduler.catalogAnswers() == 0)
+        #expect(!(await scheduler.dropsWait(for: .catalog)), "it waits out its back-off")
+        #expect(await scheduler.answers(.catalog) == 0)
         #expect(await scheduler.counters.waitingForRetry == 1)
         await scheduler.stop()
     }
