@@ -163,7 +163,8 @@ extension UtensilStore {
             do throws(StorageError) {
                 if operation.renditions.contains(.original) {
                     let original = try await storage.readStaged(.original, of: operation)
-                    if record.fileExtension == operation.originalExtension, ContentHash.sha256(of: original) == record.sha256 {
+                    if record.fileExtension == operation.originalExtension, ContentHash.sha256(of: original) == record.sha256,
+                       try await !liveOriginalIsRows(record, in: storage) {
                         publishing = operation.renditions
                     }
                 } else {
@@ -203,6 +204,19 @@ extension UtensilStore {
                 sentence: "Cannot \(publishing.isEmpty ? "remove" : "put into place") the staged files of utensil \(operation.utensil.uuidString) (\(error))")
         }
         return !publishing.isEmpty
+    }
+
+    /// Whether `record`'s live original already is its photo: then its operation was published
+    /// (the original goes last), and a staged copy beside it — a publish cut between its two
+    /// requests, or a file planted under a staged name — is discarded, never put over the live
+    /// thumbnail, preview and grid square.
+    private func liveOriginalIsRows(_ record: UtensilRecord, in storage: any RenditionStorage) async throws(StorageError) -> Bool {
+        let key = RenditionKey(.original, of: record.id, originalExtension: record.fileExtension)
+        do throws(StorageError) {
+            return ContentHash.sha256(of: try await storage.read(key, range: nil)) == record.sha256
+        } catch .notFound {
+            return false
+        }
     }
 
     /// Of these live originals of rows, those of a type other than their row's (a replacement
