@@ -221,39 +221,28 @@ struct DropSchedulerTests {
         await scheduler.stop()
     }
 
-    /// The watcher of the catalog's return sleeps until a drop waits for the catalog, and is
-    /// let go when the scheduler stops.
-    @Test func theCatalogWatcherWakesForACatalogFailureAndEndsWithTheScheduler() async throws {
+    /// The watcher of a cause's return (the catalog's, the storage's) sleeps until a drop waits
+    /// for that cause, and is let go when the scheduler stops; the other cause's return leaves
+    /// that drop alone, its own has it retried.
+    @Test(arguments: WaitCause.allCases)
+    func aWatcherWakesForItsCauseAloneAndEndsWithTheScheduler(_ cause: WaitCause) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
+        let other = try #require(WaitCause.allCases.first { $0 != cause })
+        let kind: TransientFailure.Kind = cause == .catalog ? .catalogUnavailable : .storageUnavailable
         try write("Spoon.jpg")
         await scheduler.submit(try drop("Spoon.jpg"))
         let job = try await nextJob(scheduler)
-        async let woken = scheduler.waitForWaiters(.catalog)
-        await scheduler.finish(job, .retryLater(TransientFailure(.catalogUnavailable, "the catalog is unavailable")))
+        async let woken = scheduler.waitForWaiters(cause)
+        await scheduler.finish(job, .retryLater(TransientFailure(kind, "it does not answer")))
         #expect(await woken)
-
-        await scheduler.stop()
-        #expect(!(await scheduler.waitForWaiters(.catalog)))
-    }
-
-    /// Each cause wakes only its own drops: the catalog's return leaves a drop that waits for
-    /// the storage alone, and the storage's watcher is the one woken for it.
-    @Test func dropsWaitingForTheStorageAreRetriedWhenItAnswersNotWhenTheCatalogDoes() async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let scheduler = DropScheduler(settleSeconds: 0, retryDelay: { _ in .seconds(3600) })
-        try write("Spoon.jpg")
-        await scheduler.submit(try drop("Spoon.jpg"))
-        let job = try await nextJob(scheduler)
-        async let woken = scheduler.waitForWaiters(.storage)
-        await scheduler.finish(job, .retryLater(TransientFailure(.storageUnavailable, "the bucket does not answer")))
-        #expect(await woken)
-        #expect(!(await scheduler.dropsWait(for: .catalog)))
-        #expect(await scheduler.answers(.catalog) == 0)
-        #expect(await scheduler.answers(.storage) == 1)
+        #expect(!(await scheduler.dropsWait(for: other)))
+        #expect(await scheduler.answers(other) == 0)
+        #expect(await scheduler.answers(cause) == 1)
         #expect(try await nextJob(scheduler).drop.inboxPath == Array("Spoon.jpg".utf8))
+
         await scheduler.stop()
-        #expect(!(await scheduler.waitForWaiters(.storage)))
+        #expect(!(await scheduler.waitForWaiters(cause)))
     }
 
     /// A drop woken early that fails for the catalog again waits out its back-off: a catalog
