@@ -102,7 +102,8 @@ extension UtensilStore {
     /// (a PostgreSQL connection cut under it): each row is then looked up, and only a row known
     /// to be absent loses its files. A row found is finished as if the reply had come; one that
     /// cannot be looked up keeps its files in `staging/`, where the next start finishes or
-    /// undoes it, and its drop is retried; ``settleUncertainCommits()`` looks again before the next
+    /// undoes it (a new utensil's in a bucket stay under their live keys: its row's if the commit
+    /// happened, else the sweeper's once an hour old), and its drop is retried; ``settleUncertainCommits()`` looks again before the next
     /// commit and before that drop is taken as already ingested. `fresh` are the indices of the rows whose commit was
     /// tried (a replacement's row counts as committed once it has the new photo); the files
     /// of the others go.
@@ -119,7 +120,7 @@ extension UtensilStore {
             case .unknown(let lookupError):
                 uncertainCommits.withLock { $0.append(pending) }
                 logger.warning(
-                    "Whether \(pending.record.name) was committed is not known (\(error); then \(lookupError)); its files wait in staging/ until the catalog answers, and its drop is retried",
+                    "Whether \(pending.record.name) was committed is not known (\(error); then \(lookupError)); its files wait until the catalog answers, and its drop is retried",
                     metadata: .journal([.utensilID: .string(pending.record.id.uuidString)]))
                 return .failed(TransientFailure(lookupError))
             }

@@ -18,7 +18,8 @@ import UtensilStorage
 ///
 /// Never anything younger than the grace (an upload in flight on another host, a commit
 /// waiting for its catalog), and never a rendition a row points at: the rows are read after
-/// the listing, and a live rendition only appears after its row's commit.
+/// the listing, and a live rendition appears only after its row's commit — or, a new
+/// utensil's in a bucket, just before it, far less than the grace before.
 extension UtensilStore {
     /// The duty of sweeping the storage, which one host sharing the catalog does at a time.
     public static let storageSweepDuty = "storage-sweep"
@@ -104,8 +105,9 @@ extension UtensilStore {
         for rendition in Rendition.allCases {
             live += try await listedByStorage { storage async throws(StorageError) in try await storage.listDated(rendition) }
         }
-        // Read after the listing: a rendition is published only after its row's commit, so a
-        // rendition listed without a row here has none.
+        // Read after the listing: a rendition is published only after its row's commit (a new
+        // utensil's in a bucket just before it, far less than the grace), so an old rendition
+        // listed without a row here has none.
         let ids: Set<UUID>
         do throws(CatalogError) {
             ids = try await catalog.allIDs()
