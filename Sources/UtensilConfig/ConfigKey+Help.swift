@@ -7,7 +7,7 @@ extension ConfigKey {
         case .rejected:
             "Where failed drops go, each beside a .error.json sidecar (absolute path; default: the folder \"rejected\" beside inbox)."
         case .stateDir:
-            "Holds utensils.sqlite, originals/ and thumbnails/ (absolute path)."
+            "Holds the lock and recovery's files, utensils.sqlite with catalog = \"sqlite\", and with storage = \"local\" originals/, thumbnails/, previews/ and squares/ (absolute path)."
         case .controlSocket:
             "The Unix socket utensilctl talks to (absolute path, at most \(Limits.socketPathBytes) bytes)."
         case .socketMode:
@@ -57,7 +57,7 @@ extension ConfigKey {
         case .catalog:
             "Where the catalog lives: \"sqlite\" (utensils.sqlite in state_dir) or a PostgreSQL URL without a password, \"postgresql://USER@HOST:PORT/DB\" or \"postgresql://USER@/DB?host=/run/postgresql\" (a Unix socket)."
         case .storage:
-            "Where originals, thumbnails and previews live: \"local\" (under state_dir) or \"s3://BUCKET/PREFIX\", an S3-compatible bucket (the prefix may be empty). With s3://, storage_endpoint is required and --check-config asks the server."
+            "Where originals, thumbnails, previews and grid squares live: \"local\" (under state_dir) or \"s3://BUCKET/PREFIX\", an S3-compatible bucket (the prefix may be empty). With s3://, storage_endpoint is required and --check-config asks the server."
         case .storageEndpoint:
             "The S3 API's base URL (\"https://s3.example.org\", \"http://127.0.0.1:8333\"); required with an s3:// storage; requests are path-style."
         case .storageRegion:

@@ -45,7 +45,7 @@ public struct UtensilConfiguration: Sendable, Equatable {
     public var catalog: CatalogLocation
     /// The file holding the PostgreSQL password (`""`: none; see ``catalogPasswordSource(environment:)``).
     public var catalogPasswordFile: String
-    /// Where originals, thumbnails and previews live (not used by the daemon yet beyond `local`).
+    /// Where originals, thumbnails, previews and grid squares live.
     public var storage: StorageLocation
     /// The S3 API's base URL (`""`: none; required with an `s3://` storage).
     public var storageEndpoint: String

@@ -5,7 +5,7 @@ import UtensilConfig
 struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("inbox"), help: "The watched folder people drop photos into.") var inbox: String?
     @Option(name: .customLong("rejected"), help: "Where failed drops go, each with a sidecar.") var rejected: String?
-    @Option(name: .customLong("state-dir"), help: "Holds utensils.sqlite, originals/ and thumbnails/.") var stateDir: String?
+    @Option(name: .customLong("state-dir"), help: "Holds the lock, the SQLite catalog and, with local storage, the photos.") var stateDir: String?
     @Option(name: .customLong("control-socket"), help: "The control socket.") var controlSocket: String?
     @Option(name: .customLong("socket-mode"), help: "Permission bits of the control socket (octal).") var socketMode: String?
     @Option(name: .customLong("workers"), help: "Parallel ingests (0 = one per CPU core).") var workers: String?
