@@ -190,11 +190,58 @@ enum StaticAssets {
       if (order && order.form) order.addEventListener("change", function () { order.form.requestSubmit ? order.form.requestSubmit() : order.form.submit(); });
     })();
 
+    // Which list a page of the gallery, or a utensil's page opened from it, belongs to: its
+    // query without the page's cursors and empty fields, in one order (the key the list and
+    // the viewer share).
+    function listKeyOf(search) {
+      const query = new URLSearchParams();
+      new URLSearchParams(search).forEach(function (value, name) {
+        if (value && name !== "after" && name !== "prior") query.append(name, value);
+      });
+      query.sort();
+      return query.toString();
+    }
+
+    // A query string (`?…`) without the page's cursors, as written otherwise ("" if nothing is left).
+    function withoutCursors(search) {
+      const kept = search.slice(1).split("&").filter(function (pair) { return pair && !/^(after|prior)=/.test(pair); });
+      return kept.length ? "?" + kept.join("&") : "";
+    }
+
     // A utensil's page: the arrow keys go to the previous and next utensil of the list it was
     // opened from (its rel=prev and rel=next links), unless a form field has the keyboard.
+    // Going through the list replaces the page in the history (as the swipes do), so the
+    // browser's back leaves the viewer for the list; the links stay links without this script.
+    // "Back to the list" goes to the whole list from its first page, at this utensil's card
+    // (the list loads its pages up to it): the history's own step back when the list is right
+    // behind, so the list comes back as it was left.
     (function () {
       const pager = document.querySelector(".pager");
       if (!pager) return;
+      const here = location.pathname.split("/").pop();
+      try { sessionStorage.setItem("utensild-viewed:" + listKeyOf(location.search), here); } catch (ignored) {}
+      const back = pager.querySelector("a.back");
+      if (back) {
+        const whole = new URL(back.href);
+        whole.search = withoutCursors(whole.search);
+        back.href = whole.href;
+        back.addEventListener("click", function (event) {
+          if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+          const entries = window.navigation && navigation.currentEntry ? navigation.entries() : [];
+          const behind = entries[navigation.currentEntry ? navigation.currentEntry.index - 1 : -1];
+          if (!behind || !behind.url) return;
+          const list = new URL(behind.url);
+          if (list.origin !== location.origin || list.pathname !== "/" || listKeyOf(list.search) !== listKeyOf(whole.search)) return;
+          event.preventDefault();
+          history.back();
+        });
+      }
+      pager.addEventListener("click", function (event) {
+        const link = event.target.closest && event.target.closest("a[rel=prev], a[rel=next]");
+        if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();
+        location.replace(link.href);
+      });
       document.addEventListener("keydown", function (event) {
         if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
         const target = event.target;
@@ -203,12 +250,12 @@ enum StaticAssets {
         const link = rel && pager.querySelector('a[rel="' + rel + '"]');
         if (!link) return;
         event.preventDefault();
-        location.href = link.href;
+        location.replace(link.href);
       });
     })();
 
     // The viewer on a utensil's page: swipe (one finger) to the previous or next utensil of the
-    // list, pinch or double-tap (a double click with a mouse) to zoom up to the original's own
+    // list (in place of this page in the history), pinch or double-tap (a double click with a mouse) to zoom up to the original's own
     // pixels (the original replaces the preview once the preview's pixels run out, when every
     // browser shows its format), drag to look around a zoomed picture, and full screen.
     (function () {
@@ -254,7 +301,7 @@ enum StaticAssets {
 
       function follow(rel) {
         const link = document.querySelector('.pager a[rel="' + rel + '"]');
-        if (link) location.href = link.href;
+        if (link) location.replace(link.href);
       }
 
       function distance(touches) { return Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY); }
@@ -658,10 +705,19 @@ enum StaticAssets {
     // Infinite scroll: as the "More" link nears the screen, the next page's cards are fetched
     // (the same page the link opens, so every card keeps its links and star) and appended, and
     // the link moves to the page after. Going to a photo and back brings the same pages and the
-    // same scroll position again (kept for this tab). Without this script "More" is a link.
+    // same scroll position again (kept for this tab), and then the card of the photo last seen
+    // there (swiped to, maybe) into view. A utensil's card named by the address (`#u-{id}`, as
+    // "Back to the list" does) is found by loading the list's pages up to it (at most 20); a
+    // later page so named opens the whole list instead, from its first page. Without this
+    // script "More" is a link and a cursor names one page.
     (function () {
       const grid = document.getElementById("grid");
       if (!grid || !window.fetch || !window.DOMParser) return;
+      const named = /^#u-[0-9A-Za-z-]+$/.test(location.hash) ? location.hash.slice(3) : null;
+      if (named && /[?&]after=/.test(location.search)) {
+        location.replace(location.pathname + withoutCursors(location.search) + location.hash);
+        return;
+      }
       const stored = "utensild-scroll:" + location.pathname + location.search;
       let pages = [];
       let loading = null;
@@ -725,24 +781,56 @@ enum StaticAssets {
         total.textContent = count.toLocaleString("en") + (count === 1 ? " utensil" : " utensils");
       });
 
-      // Back from a photo (or a reload): the pages seen, then the place on them.
+      // The photo last seen from this list (a utensil's page keeps it), taken once.
+      function viewed() {
+        const key = "utensild-viewed:" + listKeyOf(location.search);
+        let id = null;
+        try { id = sessionStorage.getItem(key); sessionStorage.removeItem(key); } catch (ignored) { id = null; }
+        return id;
+      }
+
+      // Loads the next pages until the card of the utensil `id` is there (at most 20), then
+      // brings it into view unless it already is.
+      function reveal(id) {
+        let pagesLeft = 20;
+        function step() {
+          const card = id && document.getElementById("u-" + id);
+          if (card) {
+            const box = card.getBoundingClientRect();
+            if (box.top < 0 || box.bottom > window.innerHeight) card.scrollIntoView({ block: "center" });
+            grid.dataset.revealed = id;
+          }
+          if (card || !id || !more() || pagesLeft-- <= 0) { watch(); return null; }
+          return (loading || append(more().href)).then(step);
+        }
+        return step();
+      }
+
+      // Back from a photo (or a reload): the pages seen, the place on them, then the photo
+      // last seen. Back to a page the browser kept whole: that photo only.
       let saved = null;
       try { saved = JSON.parse(sessionStorage.getItem(stored) || "null"); } catch (ignored) { saved = null; }
       const navigation = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
       const returning = navigation && (navigation.type === "back_forward" || navigation.type === "reload");
-      if (saved && returning && !location.hash) {
+      const target = (returning && viewed()) || named;
+      if (named || (saved && returning)) {
         if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+      }
+      if (saved && returning) {
         const again = (saved.pages || []).filter(function (p) { return typeof p === "string"; });
         again.reduce(function (done, href) {
           return done.then(function () { return more() ? append(href) : null; });
         }, Promise.resolve()).then(function () {
           window.scrollTo(0, saved.y || 0);
           grid.dataset.restored = "true";
-          watch();
+          return reveal(target);
         });
       } else {
-        watch();
+        reveal(target);
       }
+      window.addEventListener("pageshow", function (event) {
+        if (event.persisted) reveal(viewed());
+      });
     })();
 
     // Changes without leaving the page: the star, rename, category, delete (with its Undo) and

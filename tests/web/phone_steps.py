@@ -146,7 +146,8 @@ def viewer(daemon, desktop, check):
     check("desktop: the right arrow key goes to the next", moved, desktop.current_url)
     desktop.find_element(By.CSS_SELECTOR, "a.back").click()
     third = cards[2].split("/utensils/")[1].split("?")[0]
-    back = WebDriverWait(desktop, 30).until(lambda d: "sort=name" in d.current_url and d.current_url.endswith("#u-" + third))
+    back = WebDriverWait(desktop, 30).until(lambda d: "sort=name" in d.current_url and "/utensils/" not in d.current_url
+                                            and d.execute_script("return document.getElementById('grid').dataset.revealed;") == third)
     check("desktop: back returns to the same list, at that utensil", back, desktop.current_url)
 
 

@@ -1,7 +1,8 @@
 """Browser steps of the viewer on a utensil's page, run by phone_steps.py: on the phone (touch
 events through the DevTools protocol, 3×) a swipe goes to the next utensil of the list, a
 pinch and a double-tap zoom up to the original's own pixels (the original then replaces the
-preview) and back, nothing sticks out sideways, and "back" returns to the list at the card;
+preview) and back, nothing sticks out sideways, the swipes add no history entry, and "back"
+returns to the list at the card;
 on the desktop a double click zooms and the page goes full screen and back.
 """
 from selenium.webdriver.common.action_chains import ActionChains
@@ -41,6 +42,7 @@ def phone_viewer(daemon, phone, wait, check, shots):
     index = next(n for n, u in enumerate(listed) if 0 < n < len(listed) - 1 and u["extension"] == "jpg" and u["width"] > 1200)
     phone.get(daemon.base + "/?sort=name")
     hrefs = [a.get_attribute("href") for a in phone.find_elements(By.CSS_SELECTOR, "#grid .card > a")]
+    at_list = phone.execute_script("return navigation.currentEntry.index;")
     phone.get(hrefs[index])
     wait.until(lambda d: d.execute_script("const i = document.querySelector('#viewer img'); return i.complete && i.naturalWidth > 0;"))
     x, y = phone.execute_script(CENTRE)
@@ -89,10 +91,13 @@ def phone_viewer(daemon, phone, wait, check, shots):
     wait.until(rests)
     check("phone: a vertical drag scrolls the page, it is not a swipe",
           phone.current_url == hrefs[index] and resting[0] > top, f"{phone.current_url}, scrollY {top} -> {resting[0]}")
+    check("phone: the swipes replaced the page in the history, adding no entry",
+          phone.execute_script("return navigation.currentEntry.index;") == at_list + 1)
     phone.execute_script("window.scrollTo(0, 0);")
     phone.find_element(By.CSS_SELECTOR, "a.back").click()
     own = hrefs[index].split("/utensils/")[1].split("?")[0]
-    returned = wait.until(lambda d: "sort=name" in d.current_url and d.current_url.endswith("#u-" + own))
+    returned = wait.until(lambda d: "sort=name" in d.current_url and "/utensils/" not in d.current_url
+                          and d.execute_script("return document.getElementById('grid').dataset.revealed;") == own)
     check("phone: back returns to the list, at that utensil's card", returned, phone.current_url)
 
 
