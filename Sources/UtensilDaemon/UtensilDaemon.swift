@@ -65,7 +65,13 @@ public struct UtensilDaemon: Sendable {
         // replaces its settings.
         let backends = try openBackends(settings, logger)
         let changeFeed = backends.changeFeed
-        let store = try StartUp.prepare(settings: settings, catalog: backends.catalog, storage: backends.storage, logger: logger)
+        let pool = IngestThreads()  // The ingest engine's threads, for its callers alone.
+        // Start-up recovery blocks (it reaches the catalog and the storage through the engine's
+        // bridge), so it runs on the engine's threads, as `--oneshot` runs it on its own.
+        let (logger, catalog, storage) = (logger, backends.catalog, backends.storage)
+        let store = try await pool.run { () -> Result<UtensilStore, any Error> in
+            Result { try StartUp.prepare(settings: settings, catalog: catalog, storage: storage, logger: logger) }
+        }.get()
         MemoryBudget.returnFreeMemoryToTheSystem()
 
         let scanner = InboxScanner(settings: settings)
@@ -79,7 +85,6 @@ public struct UtensilDaemon: Sendable {
         let metrics = DaemonMetrics(host: configuration.effectiveHostName)
         let memory = MemoryBudget(bytes: configuration.memoryBudget)
         let engine = IngestEngine(store: store, memory: memory)
-        let pool = IngestThreads()  // The ingest engine's threads, for its callers alone.
         let committer = GroupCommitter(engine: engine, pool: pool, metrics: metrics)
         let feeder = InboxFeeder(
             settings: settings, watch: configuration.watch, rescanSeconds: configuration.rescanSeconds,

@@ -9,9 +9,10 @@ import Foundation
 /// the watcher, the control socket or the watchdog, and so that a drop's duplicate look-up
 /// overlaps its decode (``start(_:)``). Everything else — the control handler, the web routes,
 /// the heartbeat, the trash purger, `check`, `retry`, backup — awaits the store in its own
-/// task and never comes here. The store's operations that the engine drives (admission, the
-/// commit, `rethumb`) and start-up recovery call their seams, and take the store's locks and
-/// gate (``ChangeLock``, ``SnapshotGate``), through it.
+/// task and never comes here. Only the engine's threads do (the daemon's ingest threads,
+/// `--oneshot`'s own): the store's operations that the engine drives (admission, the commit,
+/// `rethumb`) and start-up recovery, which runs there before any ingest, call their seams, and
+/// take the store's locks and gate (``ChangeLock``, ``SnapshotGate``), through it.
 ///
 /// A call runs as a task whose executor is the calling thread itself: the thread blocks
 /// until the call is done, running every piece of it that becomes ready (the first, and each
