@@ -287,7 +287,7 @@ let package = Package(
             name: "UtensilIngestTests",
             dependencies: [
                 "UtensilIngest", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
-                "UtensilTestSupport", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
+                "UtensilTestSupport", "UtensilStorage", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The gallery's routes and middleware driven in-process (HummingbirdTesting's router
