@@ -27,6 +27,22 @@ public struct S3Client: Sendable {
     private let scheme: String
     private let hostHeader: String
     private let http: HTTPClient
+    /// The client of reads handed on as they arrive to a reader that may stall (``stream(_:range:forSlowReader:)``).
+    private let streamingHTTP: HTTPClient
+
+    /// The shared client's pool is 8 connections per server: a GET handed to a reader that
+    /// stopped reading holds its connection until the reader's stall limit, so eight stalled
+    /// gallery clients would hold them all and the store's requests (an ingest's PUT, a readiness
+    /// probe) would wait behind them. Those GETs go through this client of their own instead,
+    /// with a pool as large as the gallery's connections may be (``streamingConnections``).
+    static let streamingHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: streamingConnections)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// How many streamed GETs to one server may be open at once: the gallery's most connections.
+    public static let streamingConnections = 512
 
     /// The default ``multipartThreshold``: 64 MiB (docs: bodies above it go up in 16 MiB parts).
     public static let defaultMultipartThreshold = 64 << 20
@@ -51,6 +67,7 @@ public struct S3Client: Sendable {
         self.scheme = scheme
         self.hostHeader = url.port.map { "\(host):\($0)" } ?? host
         self.http = httpClient
+        self.streamingHTTP = httpClient === HTTPClient.shared ? Self.streamingHTTPClient : httpClient
     }
 
     // MARK: Objects
@@ -104,10 +121,12 @@ public struct S3Client: Sendable {
     }
 
     /// The bytes of `key` as they arrive, all or those in `range`; nil when there is no such
-    /// object. A range that starts at or past the end gives an empty body.
-    public func stream(_ key: String, range: ClosedRange<Int64>? = nil) async throws(S3Error) -> ObjectStream? {
+    /// object. A range that starts at or past the end gives an empty body. `forSlowReader`: the
+    /// body goes to a reader that may stall (a gallery client), so the GET goes through a pool
+    /// of its own and never holds a connection the store's requests need.
+    public func stream(_ key: String, range: ClosedRange<Int64>? = nil, forSlowReader: Bool = false) async throws(S3Error) -> ObjectStream? {
         let headers = range.map { [("Range", "bytes=\($0.lowerBound)-\($0.upperBound)")] } ?? []
-        let response = try await open("GET", key: key, headers: headers)
+        let response = try await open("GET", key: key, headers: headers, through: forSlowReader ? streamingHTTP : http)
         let status = Int(response.status.code)
         let etag = response.headers.first(name: "ETag").map(Self.unquoted) ?? ""
         switch status {
@@ -367,7 +386,7 @@ public struct S3Client: Sendable {
     /// Sends one signed request for `key` (nil: the bucket itself); its body still to come.
     func open(
         _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-        body: ArraySlice<UInt8>? = nil
+        body: ArraySlice<UInt8>? = nil, through client: HTTPClient? = nil
     ) async throws(S3Error) -> HTTPClientResponse {
         let path = "/" + bucket + (key.map { "/" + $0 } ?? "")
         let payloadHash = SigV4Signer.hex(SHA256.hash(data: body ?? []))
@@ -383,7 +402,7 @@ public struct S3Client: Sendable {
         request.headers.add(name: "Authorization", value: signature.authorization)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            return try await http.execute(request, timeout: timeout)
+            return try await (client ?? http).execute(request, timeout: timeout)
         } catch {
             throw .unreachable(endpoint: endpoint, reason: "\(method) \(path): \(error)")
         }

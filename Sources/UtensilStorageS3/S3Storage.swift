@@ -222,7 +222,7 @@ public struct S3Storage: RenditionStorage {
         }
         let object: S3Client.ObjectStream?
         do throws(S3Error) {
-            object = try await client.stream(objectKey(key), range: range.map { $0.lowerBound...($0.upperBound - 1) })
+            object = try await client.stream(objectKey(key), range: range.map { $0.lowerBound...($0.upperBound - 1) }, forSlowReader: true)
         } catch {
             throw Self.storageError(error)
         }
