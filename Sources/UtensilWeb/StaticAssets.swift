@@ -219,7 +219,10 @@ enum StaticAssets {
       const pager = document.querySelector(".pager");
       if (!pager) return;
       const here = location.pathname.split("/").pop();
-      try { sessionStorage.setItem("utensild-viewed:" + listKeyOf(location.search), here); } catch (ignored) {}
+      // Shown (also again, from the browser's cache of whole pages): the photo last seen.
+      window.addEventListener("pageshow", function () {
+        try { sessionStorage.setItem("utensild-viewed:" + listKeyOf(location.search), here); } catch (ignored) {}
+      });
       const back = pager.querySelector("a.back");
       if (back) {
         const whole = new URL(back.href);
