@@ -76,6 +76,11 @@ enum StaticAssets {
     .tray { position: relative; margin: 0 0 .75rem; }
     .undo { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; min-height: 2.75rem; margin: 0 0 .75rem; padding-left: .6rem; \
     border-left: 4px solid var(--good); background: var(--tint); }
+    /* An Undo offered by the page's script stays in sight wherever the page is scrolled. */
+    .undo.floating { position: fixed; z-index: 20; left: 50%; transform: translateX(-50%); bottom: max(1rem, env(safe-area-inset-bottom)); \
+    width: min(36rem, calc(100% - 2rem)); box-sizing: border-box; margin: 0; background: linear-gradient(var(--tint), var(--tint)), var(--bg); \
+    box-shadow: 0 2px 10px #0005; }
+    .undo .dismiss { margin-left: auto; }
     .tray-bar { display: flex; align-items: center; gap: .5rem; min-height: 2.75rem; padding-left: .6rem; border-left: 4px solid var(--good); background: var(--tint); }
     .tray.bad .tray-bar { border-color: var(--bad); }
     .tray-latest { flex: 1 1 auto; display: flex; gap: 1.5rem; min-width: 0; margin: 0; white-space: nowrap; overflow: hidden; }
@@ -936,7 +941,7 @@ enum StaticAssets {
       function offerUndo(trashed, undone) {
         document.querySelectorAll(".undo").forEach(function (old) { old.remove(); });
         const bar = document.createElement("div");
-        bar.className = "undo";
+        bar.className = "undo floating";
         bar.setAttribute("role", "status");
         const text = document.createElement("span");
         text.textContent = trashed.length === 1 ? trashed[0].name + " is in the trash." : trashed.length + " utensils are in the trash.";
@@ -954,7 +959,13 @@ enum StaticAssets {
             say(error.message, true);
           });
         });
-        bar.append(text, " ", button);
+        const dismiss = document.createElement("button");
+        dismiss.type = "button";
+        dismiss.className = "dismiss";
+        dismiss.textContent = "×";
+        dismiss.setAttribute("aria-label", "Dismiss");
+        dismiss.addEventListener("click", function () { bar.remove(); });
+        bar.append(text, " ", button, dismiss);
         const main = document.querySelector("main");
         const tray = document.getElementById("tray");
         if (tray && tray.parentNode === main) tray.before(bar); else main.prepend(bar);

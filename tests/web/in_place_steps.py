@@ -9,6 +9,12 @@ from selenium.webdriver.common.keys import Keys
 
 MARK = "window.stillThisPage = true;"
 SAME_PAGE = "return window.stillThisPage === true;"
+# Where an element is against the viewport (an Undo must be in sight, wherever the page is).
+IN_VIEW = """
+const b = arguments[0].getBoundingClientRect();
+return {top: Math.round(b.top), bottom: Math.round(b.bottom), height: window.innerHeight, scrollY: Math.round(window.scrollY),
+        inView: b.top >= 0 && b.bottom <= window.innerHeight && b.height > 0};
+"""
 # The utensil's JSON as the signed-in browser sees it (its favorite included).
 FETCH_UTENSIL = """
 const done = arguments[arguments.length - 1];
@@ -124,6 +130,9 @@ def page_in_place(daemon, desktop, wait, check):
 
     desktop.find_element(By.CSS_SELECTOR, 'form[action$="/delete"] button').click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".undo button"))
+    box = desktop.execute_script(IN_VIEW, desktop.find_element(By.CLASS_NAME, "undo"))
+    check("desktop: the Undo shows in the viewport, where the Delete pressed far down the page was",
+          box["inView"] and box["scrollY"] > 0, f"{box}")
     trashed = daemon.wait_for("the delete", lambda: "Renamed in place" not in daemon.names())
     check("desktop: delete keeps the page, saying it is in the trash, with an Undo",
           trashed and "Renamed in place is in the trash." in desktop.find_element(By.CLASS_NAME, "undo").text
