@@ -6,6 +6,11 @@ import UtensilConfig
 ///
 ///     utensil-bench cpu --work DIR [--rounds N] NAME=FOLDER ...
 ///         decode floor, codec, SHA-256 and engine CPU ms per image for each set of photos
+///     utensil-bench square --work DIR [--rounds N] NAME=FOLDER ...
+///         the grid square's share of the engine's CPU alone (`gridSquare` of cpu)
+///     utensil-bench renditions --out DIR FOLDER ...
+///         each photo's thumbnail, grid square and preview as the ingest makes them, written
+///         to DIR, and its look-alike fingerprint on standard output (to compare two builds)
 ///     utensil-bench search --catalog DIR [--rows N] [--repeats N]
 ///         `list --search` latency through the real catalog code (the catalog is built once)
 ///     utensil-bench scale --state DIR --rows N --original JPEG --thumbnail JPEG
@@ -54,6 +59,19 @@ func main() async throws {
             return (parts[0], parts[1])
         }
         try printJSON(try EngineCPU(work: work, rounds: Int(options["rounds"] ?? "3") ?? 3).run(sets: sets))
+    case "square":
+        guard let work = options["work"] else { throw BenchError("square needs --work DIR") }
+        var results: [String: Any] = [:]
+        for argument in positional {
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw BenchError("a set is NAME=FOLDER, not \(argument)") }
+            results[parts[0]] = try GridSquareShare(work: work, rounds: Int(options["rounds"] ?? "3") ?? 3)
+                .measure(try readFiles([parts[1]]), set: parts[0])
+        }
+        try printJSON(results)
+    case "renditions":
+        guard let out = options["out"] else { throw BenchError("renditions needs --out DIR") }
+        try RenditionDump.write(try readFiles(positional), to: out)
     case "search":
         guard let folder = options["catalog"] else { throw BenchError("search needs --catalog DIR") }
         try printJSON(try SearchLatency(
