@@ -9,9 +9,6 @@ struct DecodedSquare {
     var orientation: Orientation
     /// The whole image at preview size, stored pixel order; nil when none was asked for.
     var preview: DecodedPreview? = nil
-    /// The grid square (`squareSide` × `squareSide` RGB8, stored pixel order) when the decoder
-    /// made it from the thumbnail's own rows; nil when it is to be made from the preview.
-    var gridSquare: [UInt8]? = nil
 }
 
 /// The whole image scaled to the preview's size, in the stored (not yet oriented) pixel order.

@@ -4,8 +4,9 @@
 /// encode, never a second decode.
 extension DecodedPreview {
     /// The centre square of this preview (stored pixel order) scaled to `side` × `side`, RGB8.
-    /// A JPEG's planes are read at half resolution when that still covers `side` (as the
-    /// thumbnail reads them), at full resolution otherwise. The reduction is at most 3 (a
+    /// A JPEG's planes (here only for an odd `side`, which 4:2:0 planes cannot hold; an even
+    /// one is made in them, ``YUV420Planes/centreSquare(side:)``) are read at half resolution
+    /// when that still covers `side`, at full resolution otherwise. The reduction is at most 3 (a
     /// preview's short side to 540 pixels; a 12 MP photo's half-resolution square is 567), so
     /// it uses the area filter: two or three taps a pixel rather than Lanczos' seven to
     /// nineteen, a difference below what a 3× screen shows, where the resampling is most of
@@ -81,12 +82,16 @@ extension ThumbnailMaker {
     var squareSide: Int { min(max(request.squareSide, 0), 4096) }
 
     /// The grid square of `square`'s preview, stood upright and encoded; nil when none was
-    /// asked for or there is no preview to make it from.
+    /// asked for or there is no preview to make it from. A JPEG's planes (an even side) give
+    /// it in planes: resampled, turned and encoded without ever being RGB.
     func encodeGridSquare(of square: DecodedSquare) throws(ImageCodecError) -> [UInt8]? {
         let side = squareSide
         guard side > 0, let preview = square.preview else { return nil }
-        let pixels = square.gridSquare ?? preview.centreSquare(side: side)
-        let upright = square.orientation.apply(toSquare: pixels, side: side)
+        if case .planes(let planes) = preview.storage, side % 2 == 0 {
+            let upright = planes.centreSquare(side: side).oriented(square.orientation)
+            return try JPEGEncoder.encode(planes: upright, quality: request.squareQuality, fastDCT: true)
+        }
+        let upright = square.orientation.apply(toSquare: preview.centreSquare(side: side), side: side)
         return try JPEGEncoder.encode(rgb: upright, width: side, height: side, quality: request.squareQuality, fastDCT: true)
     }
 }

@@ -11,9 +11,6 @@ struct JPEGDecoder {
     let maxPixels: Int
     /// The preview's long side; 0 for none.
     var previewSide = 0
-    /// The grid square's edge; 0 for none. Made here only where its rows are the thumbnail's
-    /// (``decodePlanes``); elsewhere from the preview (``DecodedPreview/centreSquare(side:)``).
-    var squareSide = 0
 
     /// What the segments before the first scan say, checked (nothing is decoded yet).
     private struct Header {
@@ -218,45 +215,19 @@ struct JPEGDecoder {
         let region = CenterSquare(width: header.width, height: header.height).scaled(by: scale.factor / 2)
         var resampler = RenditionResamplers(
             sourceWidth: planes.chromaWidth, sourceHeight: planes.chromaHeight, square: region, size: size, preview: nil)
-        // The grid square from the same half-resolution rows, when they cover it.
-        var grid = squareSide > 0 && region.side >= Double(squareSide)
-            ? ThumbnailResampler(
-                sourceWidth: planes.chromaWidth, sourceHeight: planes.chromaHeight, region: region, size: squareSide,
-                areaOnly: true)
-            : nil
-        let columns = grid.map {
-            min(resampler.sourceColumns.lowerBound, $0.sourceColumns.lowerBound)
-                ..< max(resampler.sourceColumns.upperBound, $0.sourceColumns.upperBound)
-        } ?? resampler.sourceColumns
+        let columns = resampler.sourceColumns
         var row = [UInt8](repeating: 0, count: columns.count * 3)
         planes.withView { view in
             row.withUnsafeMutableBufferPointer { row in
-                for y in 0..<view.halfHeight where resampler.needs(row: y) || grid?.needs(row: y) == true {
+                for y in 0..<view.halfHeight where resampler.needs(row: y) {
                     view.halfResolutionRow(y, columns: columns, into: row)
-                    Self.add(row, columns: columns, y: y, to: &resampler)
-                    if var square = grid {
-                        grid = nil  // keep its buffers uniquely referenced while it is mutated
-                        let start = (square.sourceColumns.lowerBound - columns.lowerBound) * 3
-                        square.add(
-                            row: UnsafeBufferPointer(rebasing: row[start..<(start + square.sourceColumns.count * 3)]), y: y)
-                        grid = square
-                    }
+                    resampler.add(row: UnsafeBufferPointer(row), y: y)
                 }
             }
         }
-        var decoded = DecodedSquare(
+        return DecodedSquare(
             pixels: resampler.finish().square, storedWidth: header.width, storedHeight: header.height,
             orientation: Orientation(exifValue: header.markers.exifOrientation), preview: DecodedPreview(planes: planes))
-        decoded.gridSquare = grid?.finish()
-        return decoded
-    }
-
-    /// Passes the part of `row` (RGB8 of `columns`) that `resampler` reads.
-    private static func add(
-        _ row: UnsafeMutableBufferPointer<UInt8>, columns: Range<Int>, y: Int, to resampler: inout RenditionResamplers
-    ) {
-        let start = (resampler.sourceColumns.lowerBound - columns.lowerBound) * 3
-        resampler.add(row: UnsafeBufferPointer(rebasing: row[start..<(start + resampler.sourceColumns.count * 3)]), y: y)
     }
 
     /// A JPEG of `maxPixels` pixels may have this many scans; smaller ones proportionally more

@@ -30,8 +30,9 @@ enum JPEGEncoder {
     }
 
     /// Encodes 4:2:0 planes as they are (no colour conversion, no chroma downsampling): the
-    /// same baseline 4:2:0 JPEG ``encode(rgb:width:height:quality:)`` makes of their pixels.
-    static func encode(planes: YUV420Planes, quality: Int) throws(ImageCodecError) -> [UInt8] {
+    /// same baseline 4:2:0 JPEG ``encode(rgb:width:height:quality:fastDCT:)`` makes of their
+    /// pixels.
+    static func encode(planes: YUV420Planes, quality: Int, fastDCT: Bool = false) throws(ImageCodecError) -> [UInt8] {
         guard let handle = tjInitCompress() else {
             throw .corrupt(detail: "libturbojpeg could not start an encoder: \(JPEGDecoder.message(nil))")
         }
@@ -46,7 +47,8 @@ enum JPEGEncoder {
                     var sources: [UnsafePointer<UInt8>?] = [luma.baseAddress, blue.baseAddress, red.baseAddress]
                     return tjCompressFromYUVPlanes(
                         handle, &sources, Int32(planes.width), &strides, Int32(planes.height),
-                        Int32(TJSAMP_420.rawValue), &output, &outputSize, Int32(min(max(quality, 1), 100)), 0)
+                        Int32(TJSAMP_420.rawValue), &output, &outputSize, Int32(min(max(quality, 1), 100)),
+                        fastDCT ? TJFLAG_FASTDCT : 0)
                 }
             }
         }

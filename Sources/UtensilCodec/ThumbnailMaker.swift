@@ -82,7 +82,7 @@ extension ThumbnailMaker {
     func decoder(for format: SniffedFormat) throws(ImageCodecError) -> any ImageDecoder {
         switch format {
         case .jpeg:
-            JPEGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide, squareSide: previewSide > 0 ? squareSide : 0)
+            JPEGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
         case .png:
             PNGDecoder(size: edge, maxPixels: request.maxPixels, previewSide: previewSide)
         case .heic, .avif:

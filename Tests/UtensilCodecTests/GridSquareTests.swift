@@ -108,6 +108,19 @@ run('/usr/bin/cwebp', '-q', '95', 'landscape.png', '-o', 'landscape.webp')
         }
     }
 
+    @Test("A JPEG's square of an odd side, which 4:2:0 planes cannot hold, is made at that side")
+    func oddSide() throws {
+        var request = Self.request
+        request.squareSide = 541
+        let square = try DecodedThumbnail(try #require(try made("landscape.jpg", request: request).square))
+        #expect((square.width, square.height) == (541, 541))
+        for (px, py) in [(135, 135), (405, 405)] {
+            let expected = Self.gradient(width: 2000, height: 1500, x: 250 + 1500 * Double(px) / 541, y: 1500 * Double(py) / 541)
+            let seen = square.mean(atX: px, y: py)
+            #expect(seen.isClose(to: expected, tolerance: 8), "at (\(px), \(py)): \(seen), not \(expected)")
+        }
+    }
+
     @Test("None is made without a square side or without a preview to make it from")
     func onlyWhenAsked() throws {
         #expect(try made("landscape.jpg", request: ThumbnailRequest(previewLongSide: 1600)).square == nil)
