@@ -35,9 +35,10 @@ public protocol RenditionStorage: Sendable {
     /// operation, so no row and no live rendition has it. A storage may put the renditions
     /// straight under their live keys (each a create that refuses to overwrite), where no
     /// reader looks before the row's commit: the operation is then
-    /// ``StagedRenditions/isPlacedLive``, ``publish(_:)`` has nothing left to do, ``discard(_:)``
-    /// deletes them, and a crash before the commit leaves live renditions of no row (not in
-    /// ``listStaged()``) for the sweeper. Any other storage stages them as for any operation.
+    /// ``StagedRenditions/isPlacedLive``, ``publish(_:)`` only forgets it, ``discard(_:)``
+    /// deletes them, and until one of the two it is in ``listStaged()`` (with every rendition it
+    /// may have put), so that a crash before the commit leaves it for recovery: published if
+    /// its row was committed, else discarded. Any other storage stages them as for any operation.
     func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions
@@ -302,7 +303,8 @@ public struct StagedRenditions: Hashable, Sendable {
     /// What it staged.
     public let renditions: Set<Rendition>
     /// Whether its renditions were put straight under their live keys
-    /// (``RenditionStorage/stageNew(_:of:originalExtension:)``): nothing is staged to publish.
+    /// (``RenditionStorage/stageNew(_:of:originalExtension:)``): its publish only forgets it,
+    /// and whether its row was committed is all recovery needs to know (its id is new).
     public let isPlacedLive: Bool
 
     public init(utensil: UUID, operation: UUID, originalExtension: String, renditions: Set<Rendition>, isPlacedLive: Bool = false) {

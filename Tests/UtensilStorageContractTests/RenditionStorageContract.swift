@@ -217,10 +217,13 @@ enum RenditionStorageContract {
         #expect(kept.renditions == Set(Rendition.allCases))
         try await storage.makeDurable([kept])
         // Before the commit: staged, or (a storage that puts a new utensil straight under its
-        // live keys) there already, and not staged: a crash leaves it for the sweeper.
+        // live keys) there already: either way a crash leaves it listed for recovery.
         let afterCrash = try await opened.reopened()
         if kept.isPlacedLive {
-            #expect(try await afterCrash.listStaged().isEmpty)
+            let listed = try await afterCrash.listStaged()
+            #expect(listed.map(\.operation) == [kept.operation])
+            #expect(listed.allSatisfy { $0.isPlacedLive && $0.utensil == kept.utensil && $0.originalExtension == "png" })
+            #expect(listed.allSatisfy { $0.renditions.isSuperset(of: kept.renditions) })
             #expect(try await afterCrash.list(.original) == [kept.key(.original)])
         } else {
             #expect(try await afterCrash.listStaged() == [kept])
@@ -233,11 +236,15 @@ enum RenditionStorageContract {
             #expect(try await storage.list(rendition) == [kept.key(rendition)])
         }
 
-        // Not committed: discarded, twice, nothing of it is left, live or staged.
+        // Not committed: discarded, twice, nothing of it is left, live or staged; so too when
+        // the discard is of the operation as a crash leaves it listed.
         let refused = try await storage.stageNew(Self.renditions(5), of: UUID(), originalExtension: "jpeg")
         try await storage.makeDurable([refused])
         try await storage.discard(refused)
         try await storage.discard(refused)
+        #expect(try await storage.listStaged().isEmpty)
+        _ = try await storage.stageNew(Self.renditions(6), of: UUID(), originalExtension: "jpeg")
+        for leftover in try await opened.reopened().listStaged() { try await storage.discard(leftover) }
         #expect(try await storage.listStaged().isEmpty)
         for rendition in Rendition.allCases {
             #expect(try await storage.list(rendition) == [kept.key(rendition)], "only the published utensil's")

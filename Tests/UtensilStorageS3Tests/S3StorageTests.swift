@@ -38,7 +38,7 @@ struct S3StorageTests {
         #expect(storage.url(of: staged.key(.original)) == "s3://utensils/site/originals/\(id.uuidString).png")
     }
 
-    @Test("a new utensil's objects go straight under their live keys, create-only; a discard deletes them")
+    @Test("a new utensil's objects go straight under their live keys, create-only, beside a marker its publish deletes; a discard deletes them")
     func newUtensilPlacedLive() async throws {
         let server = try await SeaweedServer()
         defer { server.remove() }
@@ -48,9 +48,13 @@ struct S3StorageTests {
         let placed = try await storage.stageNew([.original: [1, 2, 3], .thumbnail: [4]], of: id, originalExtension: "png")
         #expect(placed.isPlacedLive)
         let live = ["site/originals/\(id.uuidString).png", "site/thumbnails/\(id.uuidString).jpeg"]
-        #expect(try await client.list(prefix: "site/").sorted() == live, "nothing staged")
+        let marker = "site/staging/kitchen-1/\(id.uuidString).\(placed.operation.uuidString).new.png"
+        #expect(try await client.list(prefix: "site/").sorted() == (live + [marker]).sorted(), "no rendition staged, only the marker")
+        #expect(try await storage.listStaged().map(\.operation) == [placed.operation])
+        #expect(try await storage.asHost("kitchen-2").listStaged().isEmpty)
         try await storage.publish(placed)
         #expect(try await client.list(prefix: "site/").sorted() == live)
+        #expect(try await storage.listStaged().isEmpty)
         #expect(try await storage.readStaged(.original, of: placed) == [1, 2, 3])
 
         // A live object with other bytes under a key it would take: refused, nothing of it left.
@@ -59,7 +63,7 @@ struct S3StorageTests {
         await #expect(throws: StorageError.alreadyLive(RenditionKey(.thumbnail, of: other, originalExtension: "jpeg"))) {
             _ = try await storage.stageNew([.original: [5], .thumbnail: [6], .preview: [7]], of: other, originalExtension: "jpeg")
         }
-        #expect(try await client.list(prefix: "site/").sorted() == (live + ["site/thumbnails/\(other.uuidString).jpeg"]).sorted())
+        #expect(try await client.list(prefix: "site/").sorted() == (live + ["site/thumbnails/\(other.uuidString).jpeg"]).sorted(), "nor its marker")
 
         try await storage.discard(placed)
         try await storage.discard(placed)

@@ -101,12 +101,12 @@ extension UtensilStore {
     /// nothing was committed, but "unavailable" may be a reply lost after the commit happened
     /// (a PostgreSQL connection cut under it): each row is then looked up, and only a row known
     /// to be absent loses its files. A row found is finished as if the reply had come; one that
-    /// cannot be looked up keeps its files in `staging/`, where the next start finishes or
-    /// undoes it (a new utensil's in a bucket stay under their live keys: its row's if the commit
-    /// happened, else the sweeper's once an hour old), and its drop is retried; ``settleUncertainCommits()`` looks again before the next
-    /// commit and before that drop is taken as already ingested. `fresh` are the indices of the rows whose commit was
-    /// tried (a replacement's row counts as committed once it has the new photo); the files
-    /// of the others go.
+    /// cannot be looked up keeps its files in `staging/` (a new utensil's in a bucket under their
+    /// live keys, with its marker there), where the next start finishes or undoes it, and its
+    /// drop is retried; ``settleUncertainCommits()`` looks again before the next commit and
+    /// before that drop is taken as already ingested. `fresh` are the indices of the rows whose
+    /// commit was tried (a replacement's row counts as committed once it has the new photo);
+    /// the files of the others go.
     private func settleUncertainCommit(of batch: [PendingUtensil], fresh: Set<Int>, _ error: CatalogError) -> [CommitResult] {
         batch.indices.map { index in
             let pending = batch[index]

@@ -23,9 +23,9 @@ import UtensilStorage
 ///
 /// A new utensil in a bucket is the exception (``RenditionStorage/stageNew(_:of:originalExtension:)``):
 /// its id is new, so its renditions are put straight under their live keys before its row's
-/// commit, and no reader asks for them until then. A crash between the two leaves live
-/// renditions of no row, not staged ones: start-up recovery does not see them, and the
-/// sweeper (`UtensilStore+Sweep`) removes them once they are older than its grace.
+/// commit, and no reader asks for them until then. A crash between the two leaves the
+/// operation listed as ``StagedRenditions/isPlacedLive``: its row there, it is published (the
+/// storage forgets it); no row, it is discarded, the live renditions with it.
 ///
 /// In the local folder: `staging/<host_name>/<utensil id>.<operation id>.<rendition>.<ext>`
 /// (``StagedName``; an operation id keeps a delete and a replacement of the same utensil apart).
@@ -229,7 +229,9 @@ extension UtensilStore {
     /// absence; an original that cannot be read or a catalog that cannot answer is thrown.
     private func recovery(of operation: StagedRenditions) throws(RecoveryProblem) -> Recovery {
         let original: [UInt8]?
-        if operation.renditions.contains(.original) {
+        if operation.isPlacedLive {
+            original = nil  // A new utensil's: its row there is all that tells it was committed.
+        } else if operation.renditions.contains(.original) {
             do throws(StorageError) {
                 original = try storageCall { storage async throws(StorageError) in try await storage.readStaged(.original, of: operation) }
             } catch .notStaged {
@@ -248,6 +250,7 @@ extension UtensilStore {
             throw RecoveryProblem(sentence: "Cannot ask the catalog about the staged files (\(error))")
         }
         guard let record else { return .discard }
+        if operation.isPlacedLive { return .publish(record, operation.renditions) }
         guard let original else {
             let missing: Set<Rendition>
             do throws(StorageError) {
@@ -277,6 +280,9 @@ extension UtensilStore {
     /// and discards the rest; a published original removes the utensil's originals of other
     /// types (a replacement by a photo of another type).
     private func rollForward(_ operation: StagedRenditions, publishing renditions: Set<Rendition>) throws(StorageError) {
+        if operation.isPlacedLive {
+            return try storageCall { storage async throws(StorageError) in try await storage.publish(operation) }
+        }
         let publishing = StagedRenditions(
             utensil: operation.utensil, operation: operation.operation, originalExtension: operation.originalExtension,
             renditions: renditions)

@@ -8,10 +8,10 @@ import UtensilStorage
 ///
 /// What it finds, and what it does:
 /// - an operation staged by any host (its `staging/<host_name>/`): finished or undone as start-up
-///   recovery would (`UtensilStore+Staging`): one whose staged original is its row's photo is
-///   published, the rest discarded. A host that died and never started again has nobody else
-///   to recover its staging; one that did start may have looked before an upload cut off by
-///   its `kill -9` landed;
+///   recovery would (`UtensilStore+Staging`): one whose staged original is its row's photo (or
+///   a new utensil's placed live whose row is there) is published, the rest discarded. A host
+///   that died and never started again has nobody else to recover its staging; one that did
+///   start may have looked before an upload cut off by its `kill -9` landed;
 /// - a live rendition whose utensil has no row (in the trash counts as a row), and an original
 ///   beside its row's own of another type (a replacement interrupted): deleted;
 /// - an unfinished upload (a bucket's multipart upload) begun before the grace: aborted.
@@ -159,6 +159,15 @@ extension UtensilStore {
             record = try await catalog.utensil(id: operation.utensil)
         } catch {
             throw SweepProblem(sentence: "Cannot ask the catalog about utensil \(operation.utensil.uuidString) (\(error))")
+        }
+        if operation.isPlacedLive {  // A new utensil's, its renditions live: its row decides.
+            do throws(StorageError) {
+                if record != nil { try await storage.publish(operation) } else { try await storage.discard(operation) }
+            } catch {
+                throw SweepProblem(
+                    sentence: "Cannot \(record == nil ? "remove" : "put into place") the files of utensil \(operation.utensil.uuidString) (\(error))")
+            }
+            return record != nil
         }
         var publishing = Set<Rendition>()
         if let record {
