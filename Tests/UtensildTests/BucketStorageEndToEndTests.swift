@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Testing
+import UtensilIngest
 import UtensilTestSupport
 
 /// utensild (the real binary) with `storage = "s3://…"` on a real SeaweedFS: `--check-config`
@@ -218,8 +220,9 @@ struct BucketStorageEndToEndTests {
             ["site/originals/\(row.id.uuidString).png", "site/thumbnails/\(row.id.uuidString).jpeg", "site/previews/\(row.id.uuidString).jpeg",
              "site/squares/\(row.id.uuidString).jpeg"]
         })
-        // Besides one of each rendition per utensil, at most the objects of new utensils the kill
-        // cut off before their commit: of no row, for the sweeper once older than its grace.
+        // Besides one of each rendition per utensil, at most an object of a new utensil whose PUT
+        // the kill cut off and the server finished after the restart's recovery looked: of no
+        // row, for the sweeper once older than its grace.
         let live = Set(objects.filter { !$0.hasPrefix("site/staging/") })
         let ofNoRow = { (key: String) in !rows.contains { key.contains($0.id.uuidString) } }
         let cutOff = live.subtracting(expected)
@@ -240,6 +243,41 @@ struct BucketStorageEndToEndTests {
         #expect(staged.isEmpty, "nothing staged is left after a clean start: \(staged)")
         let after = Set(try await client.list(prefix: "site/"))
         #expect(after.isSuperset(of: expected) && after.subtracting(expected).allSatisfy(ofNoRow), "\(after.subtracting(expected))")
+    }
+
+    /// Killed between a new utensil's puts under its live keys and its row's commit, or between
+    /// the commit and the delete of its marker: the next start undoes or finishes it at once,
+    /// and the bucket holds the row's four objects and nothing else (not the killed drop's of
+    /// no row, nor its marker).
+    @Test(arguments: [FaultInjection.Step.filesDurable, .committed])
+    func aKillAroundANewUtensilsCommitLeavesNothingAfterTheRestart(step: FaultInjection.Step) async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let world = try TestWorld()
+        defer { world.remove() }
+        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let image = try TestImages.make([TestImages.png(world.root.path + "/l", width: 120, height: 90, seed: 610)])[0]
+        try world.drop("Ladle.png", image)
+        let flags = Self.bucketFlags(server, keys: keys)
+        let killed = try RunningDaemon(world: world, extra: flags, environment: ["UTENSIL_FAULT_KILL_AT": step.rawValue])
+        try killed.waitUntil("utensild to kill itself at \(step.rawValue)") { !killed.process.isRunning }
+        killed.process.waitUntilExit()
+        #expect(killed.process.terminationReason == .uncaughtSignal && killed.process.terminationStatus == SIGKILL, "\(killed.log)")
+        let client = try server.client()
+        let marker = try await client.list(prefix: "site/staging/")
+        #expect(marker.count == 1 && marker.allSatisfy { $0.hasSuffix(".new.png") }, "the operation's marker: \(marker)")
+        #expect(try await client.list(prefix: "site/originals/").count == 1, "the original under its live key")
+
+        let restarted = try RunningDaemon(world: world, extra: flags)
+        let rows = try restarted.waitForCatalog("the drop") { $0.count == 1 }
+        try restarted.waitUntil("the inbox to be empty") { world.files(in: world.inbox).isEmpty }
+        let id = rows[0].id.uuidString
+        let expected = ["site/originals/\(id).png", "site/previews/\(id).jpeg", "site/squares/\(id).jpeg", "site/thumbnails/\(id).jpeg"]
+        #expect(try await client.list(prefix: "site/").sorted() == expected)
+        let socket = world.root.appendingPathComponent("control.sock").path
+        let check = try #require(try Utensilctl.run(["check", "--json"], socket: socket).json)
+        #expect(check["ok"] as? Bool == true, "\(check)")
+        #expect(try restarted.terminate() == 0)
     }
 
     @Test func aStorageOutageDelaysDropsAndReadyzSaysSo() async throws {
