@@ -226,13 +226,9 @@ public struct LocalFolderStorage: RenditionStorage {
 
     public func list(_ rendition: Rendition) async throws(StorageError) -> [RenditionKey] {
         try local { () throws(SystemError) in
+            // Only names as the daemon spells them (a temporary, a stray are none).
             try HeldFolder.open(layout.folder(of: rendition)).list().compactMap { name in
-                guard !name.starts(with: Array(FileOps.temporaryPrefix.utf8)),
-                      let dot = name.firstIndex(of: UInt8(ascii: ".")),
-                      let id = UUID(uuidString: String(decoding: name[..<dot], as: UTF8.self)),
-                      dot + 1 < name.endIndex
-                else { return nil }
-                return RenditionKey(utensil: id, rendition: rendition, fileExtension: String(decoding: name[(dot + 1)...], as: UTF8.self))
+                RenditionKey(liveName: String(decoding: name, as: UTF8.self), of: rendition)
             }
         }
     }

@@ -127,6 +127,16 @@ struct StorageSweepPlantedTests {
                 "staging/b/\(spoon.id.uuidString).\(UUID().uuidString).thumbnail.jpeg",
             ]
             for path in removed { try await planter.put(path, junk) }
+            // Beside the live files: names the daemon never spells (left alone, never said to be
+            // removed), and a grid square of no row (removed).
+            let stray = UUID().uuidString
+            let strays = [
+                "originals/\(stray.lowercased()).jpg", "thumbnails/\(stray).png", "squares/\(stray).jpeg.bak", "previews/\(stray).",
+                "originals/\(stray).jpg.part", "originals/\(stray).JPG",
+            ]
+            for path in strays { try await planter.put(path, junk) }
+            let orphan = RenditionKey(.square, of: try #require(UUID(uuidString: stray)), originalExtension: "jpg")
+            try await planter.put("squares/\(orphan.fileName)", junk)
             let copyOperation = UUID().uuidString
             let copy = ["staging/b/\(spoon.id.uuidString).\(copyOperation).original.jpg", "staging/b/\(spoon.id.uuidString).\(copyOperation).thumbnail.jpeg"]
             try await planter.put(copy[0], spoonBytes)
@@ -158,11 +168,12 @@ struct StorageSweepPlantedTests {
             let everything = try await planter.everything()
             #expect(sweep.rolledForward.isEmpty, "nothing planted is published: \(sweep)")
             #expect(sweep.problems.isEmpty, "\(sweep.problems)")
-            #expect(sweep.orphansRemoved.isEmpty, "no live rendition of no row was planted: \(sweep)")
+            #expect(sweep.orphansRemoved == [storage.url(of: orphan)], "\(sweep)")
+            #expect(try await !planter.exists("squares/\(orphan.fileName)"))
             for path in removed + copy {
                 #expect(try await !planter.exists(path), "\(path) is left\n\(everything)")
             }
-            for path in almost + kept {
+            for path in almost + strays + kept {
                 #expect(try await planter.exists(path), "\(path) was removed\n\(everything)")
             }
             for path in live {
