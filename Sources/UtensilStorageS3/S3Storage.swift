@@ -27,9 +27,11 @@ import UtensilStorage
 /// - a new utensil's renditions (``stageNew(_:of:originalExtension:)``: an id no row and no
 ///   live object has) are put straight under their live keys, create-only, in the publishing
 ///   order: one PUT each, where a staged one costs a PUT, a GET, a PUT and a DELETE. No reader
-///   asks for them before their row commits; ``publish(_:)`` then does nothing, ``discard(_:)``
-///   deletes them, and what a crash before the commit leaves is live objects of no row, which
-///   the sweeper removes after its grace;
+///   asks for them before their row commits. An empty marker (``PlacedLiveMarker``,
+///   `staging/<host_name>/<UUID>.<operation>.new.<ext>`) is put before them and deleted by
+///   ``publish(_:)`` after the commit, or by ``discard(_:)`` after them: what a crash in between
+///   leaves is in ``listStaged()`` as an ``StagedRenditions/isPlacedLive`` operation, which the
+///   host's next start (or the sweeper, for a host that never starts again) finishes or undoes;
 /// - deletes of what is gone are fine (S3's DELETE is idempotent).
 ///
 /// Failures of the server are ``StorageError/objectStorage(_:)``: unreachable or failing
@@ -64,6 +66,10 @@ public struct S3Storage: RenditionStorage {
     }
 
     private var stagingPrefix: String { location.prefix + StateLayout.stagingFolderName + "/" + hostName + "/" }
+
+    private func markerKey(_ operation: StagedRenditions) -> String {
+        stagingPrefix + PlacedLiveMarker(of: operation).name
+    }
 
     private func stagedKey(_ operation: StagedRenditions, _ rendition: Rendition) -> String {
         let name = StagedName(
@@ -100,15 +106,17 @@ public struct S3Storage: RenditionStorage {
         return operation
     }
 
-    /// Puts each rendition under its live key, create-only (see above); what it put is deleted
-    /// again when one fails. An object already there is taken as this operation's own only if it
-    /// holds the very bytes (a PUT answered too late and sent again).
+    /// Puts the operation's marker, then each rendition under its live key, create-only (see
+    /// above); what it put is deleted again when one fails, the marker last. An object already
+    /// there is taken as this operation's own only if it holds the very bytes (a PUT answered
+    /// too late and sent again).
     public func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions {
         let operation = StagedRenditions(
             utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys),
             isPlacedLive: true)
+        try await mapped { () throws(S3Error) in try await client.put(markerKey(operation), []) }
         var put: [RenditionKey] = []
         do throws(StorageError) {
             for rendition in operation.publishingOrder {
@@ -125,6 +133,7 @@ public struct S3Storage: RenditionStorage {
             }
         } catch {
             for key in put { try? await delete(key) }
+            try? await client.delete(markerKey(operation))
             throw error
         }
         return operation
@@ -133,9 +142,12 @@ public struct S3Storage: RenditionStorage {
     /// Nothing to do: staged objects are durable once put.
     public func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError) {}
 
-    /// Nothing to do for renditions put under their live keys (``stageNew(_:of:originalExtension:)``).
+    /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are live
+    /// already: only their marker is deleted.
     public func publish(_ operation: StagedRenditions) async throws(StorageError) {
-        guard !operation.isPlacedLive else { return }
+        guard !operation.isPlacedLive else {
+            return try await mapped { () throws(S3Error) in try await client.delete(markerKey(operation)) }
+        }
         for rendition in operation.publishingOrder {
             let live = operation.key(rendition)
             let staged = stagedKey(operation, rendition)
@@ -159,11 +171,12 @@ public struct S3Storage: RenditionStorage {
         }
     }
 
-    /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are deleted there.
+    /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are deleted
+    /// there, then their marker.
     public func discard(_ operation: StagedRenditions) async throws(StorageError) {
         if operation.isPlacedLive {
             for rendition in operation.renditions { try await delete(operation.key(rendition)) }
-            return
+            return try await mapped { () throws(S3Error) in try await client.delete(markerKey(operation)) }
         }
         for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
             let key = stagedKey(operation, rendition)
@@ -322,10 +335,16 @@ public struct S3Storage: RenditionStorage {
         }
         return found.flatMap { host, objects in
             let hostPrefix = root + host + "/"
+            let markers = objects.compactMap { object -> HostStagedOperation? in
+                guard let marker = PlacedLiveMarker(parsing: String(object.key.dropFirst(hostPrefix.count))) else { return nil }
+                return HostStagedOperation(
+                    host: host, operation: marker.operationPlacedLive, written: object.lastModified ?? now,
+                    locations: [location.url(of: object.key)])
+            }
             let staged = objects.compactMap { object -> (StagedName, S3Client.ListedObject)? in
                 StagedName(parsing: Array(object.key.utf8.dropFirst(hostPrefix.utf8.count))).map { ($0, object) }
             }
-            return Dictionary(grouping: staged, by: \.0.operation).map { operation, parts in
+            return markers + Dictionary(grouping: staged, by: \.0.operation).map { operation, parts in
                 let names = parts.map(\.0)
                 let original = names.first { $0.rendition == .original }
                 return HostStagedOperation(
@@ -349,18 +368,25 @@ public struct S3Storage: RenditionStorage {
         S3Storage(client: client, location: location, hostName: hostName, cache: cache)
     }
 
+    /// This host's staged operations, and each new utensil's whose marker is left
+    /// (``PlacedLiveMarker``): placed live, with every rendition it may have put.
     public func listStaged() async throws(StorageError) -> [StagedRenditions] {
         let prefix = stagingPrefix
         let keys = try await mapped { () throws(S3Error) in try await client.list(prefix: prefix) }
         var found: [UUID: (utensil: UUID, originalExtension: String?, renditions: Set<Rendition>)] = [:]
+        var placedLive: [StagedRenditions] = []
         for key in keys {
+            if let marker = PlacedLiveMarker(parsing: String(key.dropFirst(prefix.count))) {
+                placedLive.append(marker.operationPlacedLive)
+                continue
+            }
             guard let name = StagedName(parsing: Array(key.utf8.dropFirst(prefix.utf8.count))) else { continue }
             var entry = found[name.operation] ?? (name.utensil, nil, [])
             entry.renditions.insert(name.rendition)
             if name.rendition == .original { entry.originalExtension = name.fileExtension }
             found[name.operation] = entry
         }
-        return found.map { operation, entry in
+        return placedLive + found.map { operation, entry in
             StagedRenditions(
                 utensil: entry.utensil, operation: operation, originalExtension: entry.originalExtension ?? "jpeg",
                 renditions: entry.renditions)
