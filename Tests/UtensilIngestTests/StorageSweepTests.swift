@@ -147,6 +147,45 @@ struct StorageSweepTests {
         }
     }
 
+    /// A host that died between a new utensil's puts under their live keys and the delete of
+    /// its marker, and never started again: past the grace, the sweeper drops the marker of one
+    /// whose row was committed (its objects stay) and removes the objects and marker of one with
+    /// no row; `check` then finds nothing.
+    @Test func finishesOrUndoesADeadHostsNewUtensils() async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings()
+        settings.hostName = "a"
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let storage = S3Storage(client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: "a")
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(
+            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let dead = storage.asHost("b")
+        let bytes: [Rendition: [UInt8]] = [.original: [1, 2, 3], .thumbnail: [4], .preview: [5], .square: [6]]
+        let committed = try await dead.stageNew(bytes, of: UUID(), originalExtension: "png")
+        let uncommitted = try await dead.stageNew(bytes, of: UUID(), originalExtension: "png")
+        let refusals = try catalog.insert(batch: [UtensilRecord(
+            id: committed.utensil, name: "Ladle", nameKey: "ladle", searchKey: "ladle", fileExtension: "png", createdAt: Date(),
+            width: 1, height: 1, bytes: 3, sha256: ContentHash.sha256(of: [1, 2, 3]), sourceKey: nil, nameClaim: nil, contentClaim: nil)])
+        #expect(refusals == [nil])
+
+        let later = Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace)
+        let before = try await store.check(now: later)
+        #expect(before.stagedLeftovers.count == 2 && before.filesWithoutRows.count == 4, "the two markers, the four of no row: \(before)")
+        let sweep = try await store.sweepStorage(now: later)
+        #expect(sweep.rolledForward.map(\.operation.operation) == [committed.operation], "\(sweep)")
+        #expect(sweep.discarded.map(\.operation.operation) == [uncommitted.operation], "\(sweep)")
+        #expect(sweep.orphansRemoved.isEmpty && sweep.problems.isEmpty, "removed with its marker: \(sweep)")
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition) == [committed.key(rendition)])
+        }
+        #expect(try await storage.listEveryHostsStaged().isEmpty)
+        let after = try await store.check(now: later)
+        #expect(after.stagedLeftovers.isEmpty && after.filesWithoutRows.isEmpty && after.rowsWithoutFiles.isEmpty, "\(after)")
+    }
+
     /// Runs blocking store calls (the ingest) on a thread of their own, as the daemon does.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in

@@ -88,6 +88,46 @@ struct StoreOverStorageTests {
         #expect(try await store.storage.listStaged().isEmpty)
     }
 
+    /// A new utensil's renditions kept before its row's commit (in a bucket, under their live
+    /// keys), then a crash: the next start discards those of no row and keeps those whose row
+    /// was committed, so nothing is left, live or staged, and `check` finds nothing.
+    @Test(arguments: Kind.allCases)
+    func recoveryFinishesOrUndoesNewUtensils(_ kind: Kind) async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        let settings = world.settings()
+        let server: SeaweedServer? = kind == .s3 ? try await SeaweedServer() : nil
+        defer { server?.remove() }
+        let storage: any RenditionStorage = if let server {
+            S3Storage(
+                client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"),
+                hostName: settings.hostName)
+        } else {
+            UtensilStore.localStorage(settings, faults: FaultInjection())
+        }
+        try await storage.prepare()
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(
+            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let bytes: [Rendition: [UInt8]] = [.original: [1, 2, 3], .thumbnail: [4], .preview: [5], .square: [6]]
+        let committed = try await storage.stageNew(bytes, of: UUID(), originalExtension: "png")
+        let uncommitted = try await storage.stageNew(bytes, of: UUID(), originalExtension: "png")
+        try await storage.makeDurable([committed, uncommitted])
+        let refusals = try catalog.insert(batch: [UtensilRecord(
+            id: committed.utensil, name: "Ladle", nameKey: "ladle", searchKey: "ladle", fileExtension: "png", createdAt: Date(),
+            width: 1, height: 1, bytes: 3, sha256: ContentHash.sha256(of: [1, 2, 3]), sourceKey: nil, nameClaim: nil, contentClaim: nil)])
+        #expect(refusals == [nil])
+
+        let report = try await Self.onThread { try store.reconcile() }
+        #expect(report.rolledForward == 1 && report.rolledBack == 1 && report.leftForNextStart == 0, "\(report)")
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition) == [committed.key(rendition)], "\(rendition)")
+        }
+        #expect(try await storage.listStaged().isEmpty)
+        let found = try await store.check(now: Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace))
+        #expect(found.stagedLeftovers.isEmpty && found.filesWithoutRows.isEmpty && found.rowsWithoutFiles.isEmpty, "\(found)")
+    }
+
     /// Runs blocking store calls on a thread of their own, as the daemon's doors do.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
