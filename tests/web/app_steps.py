@@ -26,6 +26,15 @@ if (!navigator.serviceWorker) { done(false); return; }
 navigator.serviceWorker.ready.then(() => done(!!navigator.serviceWorker.controller));
 """
 
+# Run in every new document while a shared photo goes through: notes whether a progress bar
+# was ever put on the page (an upload of a small photo may end before anyone could look).
+WATCH_PROGRESS = """
+new MutationObserver(function (changes) {
+  for (const change of changes) for (const node of change.addedNodes)
+    if (node.nodeType === 1 && (node.matches('progress') || node.querySelector('progress'))) window.sawProgress = true;
+}).observe(document, {childList: true, subtree: true});
+"""
+
 KEPT = """
 const done = arguments[arguments.length - 1];
 const thumbnail = document.querySelector('#grid img').currentSrc;
@@ -107,13 +116,14 @@ def through_the_worker(daemon, phone, wait, check, photo):
         "form.enctype = 'multipart/form-data'; const input = document.createElement('input'); input.type = 'file';"
         "input.name = 'files'; input.id = 'share-file'; form.append(input); document.body.append(form);")
     phone.find_element(By.ID, "share-file").send_keys(photo)
+    watching = phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_PROGRESS})
     phone.execute_script("document.getElementById('share-sheet').submit();")
-    row = wait.until(lambda d: d.current_url.endswith("/") and d.find_elements(By.CSS_SELECTOR, "#uploads li"))
-    shown = row and row[0].find_elements(By.TAG_NAME, "progress")
+    wait.until(lambda d: d.current_url.endswith("/") and d.find_elements(By.CSS_SELECTOR, "#uploads li"))
     added = wait.until(lambda d: "added as Shared whisk" in d.find_element(By.ID, "uploads").text)
-    check("phone: installed, a shared photo goes through the worker to the page's upload (progress, then outcome)",
-          added and "Shared whisk" in daemon.names(), phone.find_element(By.ID, "uploads").text)
-    print(f"browser test: the shared photo's row showed a progress bar while uploading: {bool(shown)}", flush=True)
+    shown = phone.execute_script("return window.sawProgress === true;")
+    phone.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": watching["identifier"]})
+    check("phone: installed, a shared photo goes through the worker to the page's upload, a progress bar, then its outcome",
+          added and shown and "Shared whisk" in daemon.names(), f"progress bar shown: {shown}; " + phone.find_element(By.ID, "uploads").text)
 
 
 def _unused_photo(index):
