@@ -38,8 +38,26 @@ public struct S3Client: Sendable {
     static let streamingHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: streamingConnections)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = connectTimeout
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
+
+    /// The client of every other request. A server that refuses the connection, or does not
+    /// take it within ``connectTimeout``, fails the request at once as
+    /// ``S3Error/unreachable(endpoint:reason:)``, where async-http-client would try to connect
+    /// again until the request's whole time limit ran out: the store has its own way to wait for
+    /// a bucket (drops retried once it answers), and an ingest's PUT left waiting out a minute
+    /// kept a short outage from being told at all.
+    static let storeHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = connectTimeout
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// How long a connection to the server may take to be made.
+    public static let connectTimeout: TimeAmount = .seconds(5)
 
     /// How many streamed GETs to one server may be open at once: the gallery's most connections.
     public static let streamingConnections = 512
@@ -66,7 +84,7 @@ public struct S3Client: Sendable {
         self.timeout = timeout
         self.scheme = scheme
         self.hostHeader = url.port.map { "\(host):\($0)" } ?? host
-        self.http = httpClient
+        self.http = httpClient === HTTPClient.shared ? Self.storeHTTPClient : httpClient
         self.streamingHTTP = httpClient === HTTPClient.shared ? Self.streamingHTTPClient : httpClient
     }
 

@@ -154,6 +154,35 @@ struct S3ClientTests {
         }
     }
 
+    /// The store waits for a bucket in its own way (drops retried once it answers): a request
+    /// must not sit out its whole time limit trying to connect to a server that is down.
+    @Test("a refused connection fails a request at once, not at the end of its time limit")
+    func refusedConnectionFailsAtOnce() async throws {
+        let closed = try S3Client(
+            endpoint: "http://127.0.0.1:\(try LoopbackSocket.freePort())", bucket: "b", region: "us-east-1",
+            credentials: S3Credentials(accessKeyID: "id", secretAccessKey: "secret"), timeout: .seconds(600))
+        let outcome = await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                do throws(S3Error) {
+                    try await closed.put("k", [1, 2, 3], createOnly: true)
+                    return "stored"
+                } catch {
+                    if case .unreachable = error { return "unreachable" }
+                    return "\(error)"
+                }
+            }
+            group.addTask {
+                // A deadline, far shorter than the request's limit, not a synchronisation.
+                try? await Task.sleep(for: .seconds(30))
+                return "still trying after 30 s"
+            }
+            let first = await group.next() ?? "nothing"
+            group.cancelAll()
+            return first
+        }
+        #expect(outcome == "unreachable")
+    }
+
     @Test("a stopped server is unreachable, and answers again once started")
     func outage() async throws {
         let server = try await SeaweedServer()
