@@ -108,7 +108,10 @@ import UtensilTestSupport
         }, "\(sweep)")
         let rowIDs = try Self.rowIDs(kitchens)
         #expect(sweep.orphansRemoved.allSatisfy { url in !rowIDs.contains { url.contains($0) } }, "no utensil's object is an orphan: \(sweep.orphansRemoved)")
-        #expect(sweep.rolledForward.allSatisfy { $0.host == hostNames[2] } && sweep.discarded.allSatisfy { $0.host == hostNames[2] }, "\(sweep)")
+        // Another host's undone operation can only be one of no row: a new utensil's marker
+        // whose removal the storage's outage cut off (the sweep runs as an hour later would).
+        #expect(sweep.rolledForward.allSatisfy { $0.host == hostNames[2] }, "\(sweep)")
+        #expect(sweep.discarded.allSatisfy { $0.host == hostNames[2] || !rowIDs.contains($0.operation.utensil.uuidString) }, "\(sweep)")
         let stagedAfterSweep = try await client.list(prefix: KitchenLab.bucketPrefix + "staging/")
         #expect(stagedAfterSweep.isEmpty, "the sweep left \(stagedAfterSweep)")
         try kitchens.restart(2)
