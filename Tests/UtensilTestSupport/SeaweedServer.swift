@@ -74,7 +74,7 @@ public final class SeaweedServer: @unchecked Sendable {
                 do {
                     try await start()
                     break
-                } catch where attempt < 3 && log.contains("Port allocation failed") {
+                } catch where attempt < 3 && (log.contains("Port allocation failed") || log.contains("address already in use")) {
                     attempt += 1
                     ports = try Self.freePorts()
                     try? FileManager.default.removeItem(atPath: logFile)
