@@ -113,7 +113,8 @@ struct RestoreCommand: AsyncParsableCommand {
             switch error {
             case let error as RestoreError: throw Self.failure(error.description, code: 1)
             case let error as CatalogPasswordError: throw Self.failure("\(error)", code: 78)
-            case let problem as PostgresCatalogProblem: throw Self.failure("catalog: \(problem)", code: 1)
+            case let problem as PostgresCatalogProblem:
+                throw Self.failure("catalog: \(problem)", code: StartFailure.exitCode(for: problem))
             case let error as StorageChoiceError: throw Self.failure("\(error)", code: 78)
             default: throw Self.failure("\(error)", code: 1)
             }

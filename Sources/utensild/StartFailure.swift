@@ -2,7 +2,7 @@ import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilIngest
 
-/// The exit status of a daemon (or `--oneshot`) that could not start: 78 (`EX_CONFIG`) when a
+/// The exit status of a daemon (or `--oneshot`, or `restore`) that could not start: 78 (`EX_CONFIG`) when a
 /// person must change something first, so that the unit's `RestartPreventExitStatus=78`
 /// stops systemd from starting it again and again; 1 for what may mend itself.
 enum StartFailure {

@@ -95,8 +95,9 @@ struct UtensildCommand: AsyncParsableCommand {
             throw error
         } catch {
             logger.critical("utensild cannot run: \(error)")
-            // `--oneshot` keeps its exit codes (0, or 1); the daemon's tell systemd whether to restart.
-            throw ExitCode(oneshot ? StartFailure.other : StartFailure.exitCode(for: error))
+            // 78 when a person must change something first (for the daemon, systemd then stops
+            // restarting it); 1 for what may mend itself, as `--oneshot`'s drops left for a retry.
+            throw ExitCode(StartFailure.exitCode(for: error))
         }
     }
 

@@ -80,6 +80,13 @@ import UtensilTestSupport
             world, extra: ["--catalog", server.tcpURL, "--catalog-password-file", wrong, "--host-name", "kitchen-1"])
         #expect(result.status == 78, "\(result.log)")
         #expect(result.log.contains("refused the password of role utensil"), "\(result.log)")
+        // `--oneshot` and `restore` say the same, with the same exit code: no retry mends it.
+        let refused = ["--catalog", server.tcpURL, "--catalog-password-file", wrong, "--host-name", "kitchen-1"]
+        let oneshot = try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: refused + ["--oneshot"]))
+        #expect(oneshot.status == 78 && oneshot.errors.contains("refused the password of role utensil"), "\(oneshot.errors)")
+        let backup = world.root.appendingPathComponent("backup").path
+        let restore = try UtensildProcess.run(["restore", backup] + UtensildProcess.arguments(for: world, extra: refused))
+        #expect(restore.status == 78 && restore.errors.contains("refused the password of role utensil"), "\(restore.errors)")
     }
 
     /// `utensild --version`: the version this build says it is.
