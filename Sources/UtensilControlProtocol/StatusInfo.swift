@@ -18,6 +18,18 @@ public struct StatusInfo: Codable, Sendable, Equatable {
     public var queued: Int
     /// Drops being ingested now.
     public var inFlight: Int
+    /// How long the longest-running ingest has been running, in seconds; nil (left out) when
+    /// none runs, or from a daemon that does not say.
+    public var oldestInFlightSeconds: Double?
+    /// Drops waiting out a back-off after a failure that was not their fault; nil (left out)
+    /// from a daemon that does not say.
+    public var waitingForRetry: Int?
+    /// Of those, the drops whose last try found the catalog unavailable (tried again as soon as
+    /// it answers); nil (left out) from a daemon that does not say.
+    public var waitingForCatalog: Int?
+    /// Of those, the drops whose last try found the storage (a bucket) not answering; nil (left
+    /// out) from a daemon that does not say.
+    public var waitingForStorage: Int?
     /// Utensils ingested since the daemon started.
     public var ingested: Int
     /// Drops rejected since the daemon started.
@@ -65,6 +77,7 @@ public struct StatusInfo: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case version, pid, uptimeSeconds, inbox, rejectedDir, stateDir, utensils, queued, inFlight
+        case oldestInFlightSeconds, waitingForRetry, waitingForCatalog, waitingForStorage
         case ingested, rejected, lastError, lastErrorAt, lastErrorPassed, watching, inboxMissing, rethumb, storage
     }
 }

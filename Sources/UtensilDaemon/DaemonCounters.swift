@@ -12,6 +12,11 @@ public struct DaemonCounters: Sendable, Equatable {
     public var retries = 0
     /// Drops waiting out a back-off after a failure that was not their fault, right now.
     public var waitingForRetry = 0
+    /// Of those, the drops whose last try found the catalog unavailable: they are tried again
+    /// as soon as it answers.
+    public var waitingForCatalog = 0
+    /// Of those, the drops whose last try found the storage (a bucket) not answering.
+    public var waitingForStorage = 0
     /// Drops that have settled but that their writer still holds open, right now.
     public var heldOpen = 0
     /// The last failure that was not a drop's fault, for people.

@@ -431,14 +431,20 @@ actor DropScheduler {
         var inFlight = 0
         var waitingForRetry = 0
         var heldOpen = 0
+        var waitingFor: [WaitCause: Int] = [:]
         for entry in entries.values {
             if case .inFlight = entry.phase { inFlight += 1 } else { queued += 1 }
-            if entry.attempts > 0, case .waiting = entry.phase { waitingForRetry += 1 }
+            if entry.attempts > 0, case .waiting = entry.phase {
+                waitingForRetry += 1
+                if let cause = entry.waitsFor { waitingFor[cause, default: 0] += 1 }
+            }
             if case .heldOpen = entry.phase { heldOpen += 1 }
         }
         counters.queued = queued
         counters.inFlight = inFlight
         counters.waitingForRetry = waitingForRetry
+        counters.waitingForCatalog = waitingFor[.catalog] ?? 0
+        counters.waitingForStorage = waitingFor[.storage] ?? 0
         counters.heldOpen = heldOpen
         for observer in changeObservers.values { observer.yield(counters) }
     }

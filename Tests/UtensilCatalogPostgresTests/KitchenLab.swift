@@ -79,6 +79,36 @@ final class KitchenLab {
             .joined(separator: "\n")
     }
 
+    /// What each host says of its drops, for a failure message: its `status --json` (queued,
+    /// in flight and for how long, waiting for a retry and for what), the drops still in its
+    /// inbox with every line of its log naming them (none: it never tried them), and the end
+    /// of its log.
+    var story: String {
+        // What the server is doing for the hosts: a call waiting on a lock shows here, one the
+        // server has answered (or never received) does not.
+        let sessions = (try? server.superuserSQL(
+            "SELECT client_addr, pid, state, wait_event_type, wait_event, now() - xact_start, now() - state_change, "
+                + "pg_blocking_pids(pid), left(query, 120) FROM pg_stat_activity WHERE datname = '\(server.database)' ORDER BY client_addr",
+            database: server.database)) ?? "(the server did not answer)"
+        return "--- the server's sessions (address|pid|state|wait|since the transaction began|since the state began|blocked by|query) ---\n"
+            + sessions + "\n" + hostStories
+    }
+
+    private var hostStories: String {
+        daemons.indices.map { host in
+            let status = (try? Utensilctl.run(["status", "--json"], socket: socket(host), timeout: 10))
+                .map { $0.status == 0 ? $0.output : "exited \($0.status): \($0.errors)" } ?? "(utensilctl did not run)"
+            let log = daemons[host].log
+            let left = worlds[host].files(in: worlds[host].inbox).map { name in
+                let lines = log.split(separator: "\n").filter { $0.contains(name) }
+                return "\(name): " + (lines.isEmpty ? "no line of the log names it" : "\n  " + lines.joined(separator: "\n  "))
+            }
+            return "--- \(hostName(host)) (pid \(daemons[host].process.processIdentifier)): status ---\n\(status)\n"
+                + "--- \(hostName(host)): still in its inbox ---\n\(left.isEmpty ? "nothing" : left.joined(separator: "\n"))\n"
+                + "--- \(hostName(host)): its log ends ---\n\(daemons[host].logTail(80))"
+        }.joined(separator: "\n")
+    }
+
     /// `kill -9` of host `index`'s daemon, then a new one with the same name and folders (READY=1).
     func killAndRestart(_ index: Int) throws {
         kill(index)
@@ -121,10 +151,11 @@ final class KitchenLab {
     }
 
     /// Waits until every inbox is empty and the catalog and the `rejected/` folders hold at
-    /// least as many utensils and rejections as `ledger` calls for (more is for the ledger to report).
+    /// least as many utensils and rejections as `ledger` calls for (more is for the ledger to
+    /// report). On a time-out it tells each host's side (``story``).
     func waitUntilSettled(_ ledger: DropLedger) throws {
         var seen = ""
-        try Poll.until(seconds: 150, "every drop ingested or rejected", detail: { "\(seen)\n\(self.logs)" }) {
+        try Poll.until(seconds: 150, "every drop ingested or rejected", detail: { "\(seen)\n\(self.story)" }) {
             let rows = (try? server.superuserSQL("SELECT count(*) FROM utensils", database: server.database)).flatMap { Int($0) } ?? -1
             let rejections = worlds.map { DropLedger.rejections(in: $0).count }.reduce(0, +)
             seen = "inboxes \(inboxCounts), \(rows) utensils, \(rejections) rejections; "
@@ -141,9 +172,15 @@ final class KitchenLab {
         })
     }
 
-    /// SIGTERM to every daemon; their exit statuses.
+    /// SIGTERM to every daemon; their exit statuses. One that does not exit is named.
     func terminate() throws -> [Int32] {
-        try daemons.map { try $0.terminate() }
+        try daemons.indices.map { host in
+            do {
+                return try daemons[host].terminate()
+            } catch {
+                throw TestFailure("\(hostName(host)) (pid \(daemons[host].process.processIdentifier)): \(error)")
+            }
+        }
     }
 
     /// Stops every daemon at once and removes the namespaces, the servers and the folders.

@@ -58,6 +58,11 @@ public final class RunningDaemon: @unchecked Sendable {
         }
     }
 
+    /// The last `count` lines the daemon wrote to stderr so far.
+    public func logTail(_ count: Int = 60) -> String {
+        log.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
+    }
+
     /// Appends what the pipe holds now to `logData` (under `logLock`); true at end of file.
     private func drainLocked() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -121,7 +126,7 @@ public final class RunningDaemon: @unchecked Sendable {
     /// leaves its log's last lines on standard error, so the failing run says why.
     func reportDeathBySignal() {
         guard process.terminationReason == .uncaughtSignal, process.terminationStatus != SIGTERM else { return }
-        let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(60).joined(separator: "\n")
+        let tail = logTail(60)
         FileHandle.standardError.write(Data(
             "utensild (pid \(process.processIdentifier)) died of signal \(process.terminationStatus); its log ends:\n\(tail)\n".utf8))
     }

@@ -185,6 +185,13 @@ struct ControlRequestHandler: Sendable {
             status.lastErrorAt = lastErrorAt
             status.lastErrorPassed = passed
         }
+        if let started = await scheduler.oldestInFlightStart() {
+            let running = ContinuousClock.now - started
+            status.oldestInFlightSeconds = Double(running.components.seconds) + Double(running.components.attoseconds) / 1e18
+        }
+        status.waitingForRetry = counters.waitingForRetry
+        status.waitingForCatalog = counters.waitingForCatalog
+        status.waitingForStorage = counters.waitingForStorage
         status.rethumb = await rethumbing.latest
         status.storage = switch await storageReading {
         case .success(.answered): .ok
