@@ -206,8 +206,17 @@ struct DocumentedExamplesTests {
         output.fileHandleForReading.readabilityHandler = { handle in printed.append(handle.availableData) }
         try process.run()
         defer {
-            // SIGKILL: the test's threads block SIGTERM and SIGINT, and its children inherit that.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            // SIGTERM, as a person's `kill` would: the test's threads block it and its children
+            // inherit that mask, which utensilctl unblocks. SIGKILL only after a deadline.
+            if process.isRunning {
+                kill(process.processIdentifier, SIGTERM)
+                let ended = Date().addingTimeInterval(30)
+                while process.isRunning && Date() < ended { usleep(20_000) }  // Polling with a deadline.
+                if process.isRunning {
+                    kill(process.processIdentifier, SIGKILL)
+                    Issue.record("utensilctl \(arguments.joined(separator: " ")) did not end on SIGTERM within 30 s")
+                }
+            }
             process.waitUntilExit()
             output.fileHandleForReading.readabilityHandler = nil
         }

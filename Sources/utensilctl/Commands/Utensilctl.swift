@@ -28,6 +28,12 @@ struct Utensilctl: ParsableCommand {
 
     @OptionGroup var globals: GlobalOptions
 
+    /// Unblocks the signals that end it before parsing the command line.
+    static func main() {
+        TerminationSignals.unblock()
+        main(nil)
+    }
+
     /// No subcommand is a usage error: the help goes to stderr, and the exit code is 64.
     func run() throws {
         StandardStreams.error(Self.helpMessage())
