@@ -31,7 +31,15 @@ struct WebProblem: Error, HTTPResponseError {
         case .busy: .serviceUnavailable
         case .internal: .internalServerError
         }
-        self.init(status, error.code, error.message)
+        self.init(status, error.code, Self.forTheGallery(error.message))
+    }
+
+    /// A control error's sentence as the gallery's users read it: the control socket's hints
+    /// ("; `utensilctl list` shows them.") name a command they may not have, so the clause
+    /// from the first quoted `utensilctl` on gives way to where the gallery shows the same.
+    static func forTheGallery(_ message: String) -> String {
+        guard let hint = message.range(of: "; `utensilctl") ?? message.range(of: ", `utensilctl") else { return message }
+        return message[..<hint.lowerBound] + "; the gallery at / shows what there is."
     }
 
     /// For the API, files and a request asking for JSON (a form gallery.js sends) a JSON body,

@@ -258,6 +258,9 @@ import Testing
             try await client.execute(uri: "/api/v1/utensils/\(UUID().uuidString)", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(response.errorCode == "not-found")
+                // Worded for the gallery's users, who may have no `utensilctl`.
+                #expect(response.text.contains("No utensil has that id; the gallery at / shows what there is."), "\(response.text)")
+                #expect(!response.text.contains("utensilctl"))
             }
             try await client.execute(uri: "/api/v1/utensils/..%2F..%2Fetc%2Fpasswd", method: .get) { response in
                 #expect(response.status == .notFound)
