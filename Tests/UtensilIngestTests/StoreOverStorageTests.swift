@@ -4,6 +4,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilStorageS3
 import UtensilTestSupport
 
@@ -23,15 +24,8 @@ struct StoreOverStorageTests {
         let world = try TestWorld()
         defer { world.remove() }
         let settings = world.settings()
-        let server: SeaweedServer? = kind == .s3 ? try await SeaweedServer() : nil
+        let (storage, server) = try await Self.storage(for: kind, settings: settings)
         defer { server?.remove() }
-        let storage: any RenditionStorage = if let server {
-            S3Storage(
-                client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"),
-                hostName: settings.hostName)
-        } else {
-            UtensilStore.localStorage(settings, faults: FaultInjection())
-        }
         let root = world.root.path
         let images = try TestImages.make([
             TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 71), TestImages.png(root + "/whisk", seed: 72),
@@ -96,15 +90,8 @@ struct StoreOverStorageTests {
         let world = try TestWorld()
         defer { world.remove() }
         let settings = world.settings()
-        let server: SeaweedServer? = kind == .s3 ? try await SeaweedServer() : nil
+        let (storage, server) = try await Self.storage(for: kind, settings: settings)
         defer { server?.remove() }
-        let storage: any RenditionStorage = if let server {
-            S3Storage(
-                client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"),
-                hostName: settings.hostName)
-        } else {
-            UtensilStore.localStorage(settings, faults: FaultInjection())
-        }
         try await storage.prepare()
         let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let store = UtensilStore(
@@ -126,6 +113,20 @@ struct StoreOverStorageTests {
         #expect(try await storage.listStaged().isEmpty)
         let found = try await store.check(now: Date().addingTimeInterval(2 * UtensilStore.storageSweepGrace))
         #expect(found.stagedLeftovers.isEmpty && found.filesWithoutRows.isEmpty && found.rowsWithoutFiles.isEmpty, "\(found)")
+    }
+
+    /// The storage of `kind` for a store with `settings`, as host `settings.hostName`: the
+    /// local folders, or a bucket of a SeaweedFS of its own under `photos/` (to remove after).
+    static func storage(for kind: Kind, settings: IngestSettings) async throws -> (storage: any RenditionStorage, server: SeaweedServer?) {
+        switch kind {
+        case .localFolder:
+            return (UtensilStore.localStorage(settings, faults: FaultInjection()), nil)
+        case .s3:
+            let server = try await SeaweedServer()
+            let storage = S3Storage(
+                client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: settings.hostName)
+            return (storage, server)
+        }
     }
 
     /// Runs blocking store calls on a thread of their own, as the daemon's doors do.
