@@ -19,7 +19,7 @@ import UtensilTestSupport
 @Suite("The storage sweeper against planted files", .serialized, .tags(.spawnsProcesses))
 struct StorageSweepPlantedTests {
     typealias CatalogKind = StorageSweepTests.CatalogKind
-    typealias StorageKind = StorageSweepTests.StorageKind
+    typealias StorageKind = StoreOverStorageTests.Kind
 
     /// Where a test plants: a local state folder's paths or a bucket's keys, under the same
     /// relative names (`staging/b/…`, `originals/…`).
@@ -62,13 +62,8 @@ struct StorageSweepPlantedTests {
         defer { world.remove() }
         var settings = world.settings()
         settings.hostName = "a"
-        let server: SeaweedServer? = storageKind == .s3 ? try await SeaweedServer() : nil
+        let (storage, server) = try await StoreOverStorageTests.storage(for: storageKind, settings: settings)
         defer { server?.remove() }
-        let storage: any RenditionStorage = if let server {
-            S3Storage(client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: "a")
-        } else {
-            UtensilStore.localStorage(settings, faults: FaultInjection())
-        }
         let planter = Planter(world: world, server: server)
         let spoonBytes = [UInt8](try TestImages.make([TestImages.jpeg(world.root.path + "/spoon", width: 640, height: 480, seed: 91)])[0])
         try world.drop("Spoon.jpg", Data(spoonBytes))
@@ -82,7 +77,7 @@ struct StorageSweepPlantedTests {
         try await StorageSweepTests.withCatalogs(catalogKind, path: settings.catalogPath) { [settings] catalog, _ in
             let store = UtensilStore(
                 settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
-            try await StorageSweepTests.onThread {
+            try await StoreOverStorageTests.onThread {
                 _ = try store.reconcile()
                 guard case .ingested = try world.ingest("Spoon.jpg", with: IngestEngine(store: store, memory: .shared)) else {
                     throw TestFailure("Spoon.jpg was not ingested")

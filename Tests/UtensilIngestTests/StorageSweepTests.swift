@@ -24,12 +24,7 @@ struct StorageSweepTests {
         var description: String { rawValue }
     }
 
-    enum StorageKind: String, CaseIterable, Sendable, CustomStringConvertible {
-        case localFolder = "local folder"
-        case s3 = "S3 (SeaweedFS)"
-
-        var description: String { rawValue }
-    }
+    typealias StorageKind = StoreOverStorageTests.Kind
 
     @Test(arguments: CatalogKind.allCases, StorageKind.allCases)
     func sweepsWhatIsOldAndUnreferenced(_ catalogKind: CatalogKind, _ storageKind: StorageKind) async throws {
@@ -39,13 +34,8 @@ struct StorageSweepTests {
         settingsA.hostName = "a"
         var settingsB = settingsA
         settingsB.hostName = "b"
-        let server: SeaweedServer? = storageKind == .s3 ? try await SeaweedServer() : nil
+        let (storage, server) = try await StoreOverStorageTests.storage(for: storageKind, settings: settingsA)
         defer { server?.remove() }
-        let storage: any RenditionStorage = if let server {
-            S3Storage(client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: "a")
-        } else {
-            UtensilStore.localStorage(settingsA, faults: FaultInjection())
-        }
         let root = world.root.path
         let images = try TestImages.make([
             TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 81), TestImages.png(root + "/whisk", seed: 82),
@@ -59,7 +49,7 @@ struct StorageSweepTests {
             let storeB = UtensilStore(
                 settings: settingsB, catalog: catalogB, storage: storage.asHost("b"), logger: TestWorld.quietLogger,
                 faults: FaultInjection())
-            try await Self.onThread {
+            try await StoreOverStorageTests.onThread {
                 _ = try storeA.reconcile()
                 let engine = IngestEngine(store: storeA, memory: .shared)
                 for name in ["Spoon.jpg", "Whisk.png"] {
@@ -156,9 +146,8 @@ struct StorageSweepTests {
         defer { world.remove() }
         var settings = world.settings()
         settings.hostName = "a"
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let storage = S3Storage(client: try server.client(), location: S3Location(bucket: server.bucket, prefix: "photos"), hostName: "a")
+        let (storage, server) = try await StoreOverStorageTests.storage(for: .s3, settings: settings)
+        defer { server?.remove() }
         let catalog = try SQLiteCatalog(path: settings.catalogPath)
         let store = UtensilStore(
             settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
@@ -184,13 +173,6 @@ struct StorageSweepTests {
         #expect(try await storage.listEveryHostsStaged().isEmpty)
         let after = try await store.check(now: later)
         #expect(after.stagedLeftovers.isEmpty && after.filesWithoutRows.isEmpty && after.rowsWithoutFiles.isEmpty, "\(after)")
-    }
-
-    /// Runs blocking store calls (the ingest) on a thread of their own, as the daemon does.
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
     }
 
     /// Two handles on one new catalog of `kind` (as two hosts hold): SQLite's file at `path`, or
