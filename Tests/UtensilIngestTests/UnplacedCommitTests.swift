@@ -10,20 +10,35 @@ import UtensilTestSupport
 /// left without its files until the next start, nor its drop taken as ingested meanwhile.
 @Suite("A commit whose files the storage does not take")
 struct UnplacedCommitTests {
+    /// Whether the storage answers: until ``answer()``, the publishes fail.
+    final class StorageSwitch: Sendable {
+        private let answers = Mutex(false)
+        var answering: Bool { answers.withLock { $0 } }
+        func answer() { answers.withLock { $0 = true } }
+    }
+
+    /// Drops `name` into `world` and tries it with an engine whose publishes fail as an
+    /// unreachable storage's would (only `failing`'s, when named) until the switch answers:
+    /// the drop is left for a retry.
+    static func dropUnplaced(
+        _ name: String, _ photo: Data, in world: TestWorld, failing: String? = nil
+    ) throws -> (engine: IngestEngine, storage: StorageSwitch) {
+        try world.drop(name, photo)
+        let storage = StorageSwitch()
+        var faults = FaultInjection()
+        faults.publishFails = { utensil in (failing == nil || utensil == failing) && !storage.answering }
+        let engine = try world.engine(faults: faults)
+        guard case .retryLater = engine.ingest(try world.found(name)) else {
+            throw TestFailure("expected \(name) left for a retry")
+        }
+        return (engine, storage)
+    }
+
     @Test func theDropWaitsUntilTheStorageTakesItsFiles() throws {
         let world = try TestWorld()
         defer { world.remove() }
         let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/a", width: 400, height: 300, seed: 91)])[0]
-        try world.drop("Colander.jpg", photo)
-        let storageAnswers = Mutex(false)
-        var faults = FaultInjection()
-        faults.publishFails = { name in name == "Colander" && !storageAnswers.withLock { $0 } }
-        let engine = try world.engine(faults: faults)
-
-        guard case .retryLater = engine.ingest(try world.found("Colander.jpg")) else {
-            Issue.record("expected the drop left for a retry")
-            return
-        }
+        let (engine, storage) = try Self.dropUnplaced("Colander.jpg", photo, in: world, failing: "Colander")
         #expect(world.stagedFiles().contains { $0.contains(".original.") }, "its renditions wait: \(world.stagedFiles())")
         // Its retry while the storage still does not answer: the row is committed, but the drop
         // is not taken as ingested while its files are not in place.
@@ -34,7 +49,7 @@ struct UnplacedCommitTests {
         #expect(world.files(in: world.inbox) == ["Colander.jpg"])
         #expect(world.files(in: world.originals).isEmpty)
 
-        storageAnswers.withLock { $0 = true }
+        storage.answer()
         guard case .alreadyIngested(let record) = engine.ingest(try world.found("Colander.jpg")) else {
             Issue.record("expected the retry to find the drop committed")
             return
@@ -52,19 +67,11 @@ struct UnplacedCommitTests {
         let world = try TestWorld()
         defer { world.remove() }
         let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/a", width: 400, height: 300, seed: 93)])[0]
-        try world.drop("Ladle.jpg", photo)
-        let storageAnswers = Mutex(false)
-        var faults = FaultInjection()
-        faults.publishFails = { _ in !storageAnswers.withLock { $0 } }
-        let engine = try world.engine(faults: faults)
-        guard case .retryLater = engine.ingest(try world.found("Ladle.jpg")) else {
-            Issue.record("expected the drop left for a retry")
-            return
-        }
+        let (engine, storage) = try Self.dropUnplaced("Ladle.jpg", photo, in: world)
         let preview = try #require(world.stagedFiles().first { $0.contains(".preview.") })
         let hidden = world.root.appendingPathComponent("hidden-preview")
         try FileManager.default.moveItem(at: world.stagingRoot.appendingPathComponent(preview), to: hidden)
-        storageAnswers.withLock { $0 = true }
+        storage.answer()
         guard case .retryLater = engine.ingest(try world.found("Ladle.jpg")) else {
             Issue.record("expected the drop to wait for its preview")
             return
@@ -88,16 +95,8 @@ struct UnplacedCommitTests {
         let world = try TestWorld()
         defer { world.remove() }
         let photos = try TestImages.make((0..<2).map { TestImages.jpeg(world.root.path + "/p\($0)", width: 400, height: 300, seed: 92 + $0) })
-        try world.drop("Sieve.jpg", photos[0])
-        let storageAnswers = Mutex(false)
-        var faults = FaultInjection()
-        faults.publishFails = { _ in !storageAnswers.withLock { $0 } }
-        let engine = try world.engine(faults: faults)
-        guard case .retryLater = engine.ingest(try world.found("Sieve.jpg")) else {
-            Issue.record("expected the drop left for a retry")
-            return
-        }
-        storageAnswers.withLock { $0 = true }
+        let (engine, storage) = try Self.dropUnplaced("Sieve.jpg", photos[0], in: world)
+        storage.answer()
         try world.drop("Strainer.jpg", photos[1])
         guard case .ingested = engine.ingest(try world.found("Strainer.jpg")) else {
             Issue.record("expected Strainer ingested")
