@@ -8,6 +8,7 @@ import PackageDescription
 ///   and its refusals, with no database dependency.
 /// - `UtensilCatalog` is the SQLite backend behind it, the only code that touches GRDB / SQLite.
 /// - `UtensilCore` is the shared vocabulary (names, rejection reasons) with no dependencies.
+/// - `UtensilStore` is the store: the one owner of a utensil's row and renditions, and backup.
 /// - `UtensilIngest` is the engine: where a drop becomes a utensil.
 /// - `UtensilConfig` reads the layered configuration (TOML file, environment, flags).
 let package = Package(
@@ -166,21 +167,31 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
+        // The store: the one owner of the catalog and the storage (UtensilStore), the settings,
+        // the drop's vocabulary and the fault injection it shares with the engine, and backup.
         .target(
-            name: "UtensilIngest",
+            name: "UtensilStore",
             dependencies: [
                 "UtensilCore", "UtensilCodec", "UtensilCatalogModel", "UtensilStorage", "UtensilLookalike",
                 "CUtensilSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .target(
+            name: "UtensilIngest",
+            dependencies: [
+                "UtensilStore", "UtensilCore", "UtensilCodec", "UtensilCatalogModel", "UtensilStorage",
+                "CUtensilSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // `utensild restore`: a backup into an empty catalog and state folder. Its own target, as
         // it alone needs both the state folder's layout and the SQLite backend (a backup's
-        // catalog is a SQLite file), so that the ingest target depends on no backend.
+        // catalog is a SQLite file), so that the store target depends on no backend.
         .target(
             name: "UtensilRestore",
             dependencies: [
-                "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorage",
+                "UtensilStore", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
@@ -286,7 +297,7 @@ let package = Package(
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
-                "UtensilIngest", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
+                "UtensilIngest", "UtensilStore", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
                 "UtensilTestSupport", "UtensilStorage", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
             ]),

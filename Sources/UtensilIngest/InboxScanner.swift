@@ -1,5 +1,6 @@
 import UtensilCore
 import UtensilStorage
+import UtensilStore
 /// Walks the inbox and every folder below it, and lists the drops in it.
 ///
 /// Every folder is opened beneath the held inbox, never through a symbolic link, and at any

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import UtensilCore
 import UtensilStorage
+import UtensilStore
 
 /// The web gallery's way into the inbox, through the same confined operations as every other
 /// file operation of the daemon. A category's folder is opened beneath the held inbox (made
@@ -13,8 +14,8 @@ import UtensilStorage
 /// held folder, never as a path.
 public struct InboxUploads: Sendable {
     /// Uploads being written are `.upload-<UUID>.part`: invisible to the watcher.
-    static let temporaryPrefix = ".upload-"
-    static let temporarySuffix = ".part"
+    static let temporaryPrefix = UploadTemporaryName.prefix
+    static let temporarySuffix = UploadTemporaryName.suffix
     /// The group (the folder's, `utensil`) may read an upload, as it reads `rejected/`;
     /// nobody but utensild may write it, so nobody can swap its photo before the ingest.
     static let fileMode: mode_t = 0o640
@@ -104,8 +105,7 @@ public struct InboxUploads: Sendable {
 
     /// Whether `name` is an upload's temporary file.
     static func isTemporary(_ name: [UInt8]) -> Bool {
-        name.starts(with: Array(temporaryPrefix.utf8)) && name.count > temporaryPrefix.utf8.count + temporarySuffix.utf8.count
-            && name.suffix(temporarySuffix.utf8.count).elementsEqual(temporarySuffix.utf8)
+        UploadTemporaryName.isTemporary(name)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import UtensilCore
+import UtensilStore
 
 extension IngestEngine {
     /// One log entry per drop, with the journal fields of the contract as metadata.

@@ -7,6 +7,7 @@ import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore
 import UtensilStorage
+import UtensilStore
 
 /// Where a drop becomes a utensil — atomically — or a rejection a person understands.
 ///
@@ -200,7 +201,7 @@ public final class IngestEngine: Sendable {
         // 4. Read and hash the bytes: what we store is exactly what we hashed and decoded. They,
         //    and what decoding them allocates (known from the header, read first), count against
         //    the memory budget shared by all workers until both files are written.
-        let header = try FileOps.readPrefix(fd, count: min(status.size, Self.headerBytes), path: drop.path)
+        let header = try FileOps.readPrefix(fd, count: min(status.size, PhotoFormats.headerBytes), path: drop.path)
         let headerCost = header.withUnsafeBytes { try? maker.decodeCost(of: $0) }
         var held = status.size + (headerCost ?? 0)
         try checkMemory(held, read: status)
@@ -388,10 +389,6 @@ public final class IngestEngine: Sendable {
                 "The file is a \(format.displayName) image, which utensild does not take; convert it to JPEG, PNG, HEIC or WebP and drop it again."
             ), bytes: read.size, read: read)
     }
-
-    /// Drops whose header is not within this many first bytes are read whole before their
-    /// decoding cost is known.
-    static let headerBytes = 1 << 20
 
     /// A drop that needs more memory than the whole budget is refused before it is decoded.
     private func checkMemory(_ needed: Int, read: FileStatus) throws {

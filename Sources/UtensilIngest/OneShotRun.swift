@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import UtensilCore
+import UtensilStore
 
 /// `utensild --oneshot`: ingest everything in the inbox now, on `workers` threads, and report.
 public struct OneShotRun: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import UtensilStore
 
 /// One resource's outage as the journal tells it (``WaitCause``: the catalog, the storage):
 /// once when it starts, with the failure, and once when it ends, with how long it lasted.

@@ -1,6 +1,7 @@
 import Foundation
 import UtensilCore
 import UtensilStorage
+import UtensilStore
 
 /// A drop is taken only once its size and modification time have been unchanged for
 /// `settle_seconds`; one that is still changing after an hour is `never-settled`. (The daemon

@@ -1,6 +1,7 @@
 import Logging
 import UtensilCatalogModel
 import UtensilStorage
+import UtensilStore
 
 /// The start-up sequence shared by the daemon and `utensild --oneshot`, in its one order:
 /// make the state folder private, open the catalog (migrating it), arm the decoder crash guard

@@ -1,5 +1,6 @@
 import Glibc
 import UtensilCore
+import UtensilStore
 
 /// An exclusive lock on the state folder, held for the life of the process, so that two
 /// utensild processes (a daemon and a `--oneshot`, say) never ingest into one catalog at once.

@@ -1,3 +1,5 @@
+import UtensilStore
+
 /// What a drop left for a retry can wait for besides its back-off: a resource whose return has
 /// every drop that waited for it retried at once, and whose outage the journal tells once.
 public enum WaitCause: Sendable, Hashable, CaseIterable {

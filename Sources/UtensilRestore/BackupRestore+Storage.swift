@@ -3,8 +3,8 @@ import Glibc
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-import UtensilIngest
 import UtensilStorage
+import UtensilStore
 
 /// A restore whose renditions go into a storage other than the state folder's own folders (a
 /// bucket), through the storage seam (``RenditionStorage``) in the order every operation keeps:

@@ -4,11 +4,11 @@ import Logging
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-import UtensilIngest
 import UtensilStorage
+import UtensilStore
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into an empty catalog
-/// and state folder. The caller holds the ``StateLock`` (no daemon runs on the state folder).
+/// and state folder. The caller holds the state lock (no daemon runs on the state folder).
 ///
 /// Nothing is installed until everything is verified: `backup.json` must be one this version
 /// reads; the catalog's bytes must match its checksum, and the file is then read without

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCatalogModel
-@testable import UtensilIngest
+@testable import UtensilStore
 
 /// ``CatalogAwait``: how the store and the engine, on threads of their own, call the async
 /// catalog. Each test runs it on a thread of its own, as the store's callers do.

@@ -7,6 +7,7 @@ import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// The store's look-up of near duplicates through the fingerprints it holds: the catalog

@@ -5,6 +5,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 @Suite("Ingest engine")

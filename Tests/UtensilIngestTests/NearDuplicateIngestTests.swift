@@ -3,6 +3,7 @@ import Testing
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// `near_duplicates` in the engine, on real photographs (Debian's mate-backgrounds): a

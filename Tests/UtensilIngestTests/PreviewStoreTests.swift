@@ -3,6 +3,7 @@ import Testing
 import UtensilCatalogModel
 import UtensilCodec
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// Each utensil's display-size preview (`previews/<id>.jpeg`) lives and dies with it, as its

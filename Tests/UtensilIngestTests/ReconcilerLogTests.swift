@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import UtensilCatalog
 import UtensilCatalogModel
-@testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// Start-up reconciliation names rows whose files are gone, but a lost folder of thousands

@@ -6,6 +6,7 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// Start-up recovery, and rethumb's swap, never take an error for absence: a catalog that

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
-@testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// The store's lock per utensil and its snapshot gate are shared by the doors, whose tasks

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import UtensilCatalogModel
 @testable import UtensilIngest
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// The store's operations on a real state folder and a real catalog: each keeps rows and

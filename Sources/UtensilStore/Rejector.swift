@@ -9,14 +9,19 @@ import UtensilStorage
 /// two leaves the drop in the inbox and a sidecar without its file, which start-up
 /// reconciliation removes; so a drop always ends up rejected exactly once. Everything happens
 /// relative to the held folders: the drop's own folder and `rejected/`.
-struct Rejector: Sendable {
-    let folder: FolderAnchor
-    let faults: FaultInjection
+package struct Rejector: Sendable {
+    package let folder: FolderAnchor
+    package let faults: FaultInjection
+
+    package init(folder: FolderAnchor, faults: FaultInjection) {
+        self.folder = folder
+        self.faults = faults
+    }
 
     /// The longest file name Linux file systems take, in bytes.
     static let nameMax = 255
 
-    enum Result {
+    package enum Result {
         /// The drop is in `rejected/` under this name.
         case rejected(name: [UInt8])
         /// The drop is no longer what `expected` says (rewritten, replaced): it was left alone.
@@ -24,7 +29,7 @@ struct Rejector: Sendable {
     }
 
     /// Rejects the drop at `location` if it is still `expected`.
-    func reject(
+    package func reject(
         _ drop: Drop, at location: DropLocation, expected: DropExpectation, _ rejection: Rejection, bytes: Int
     ) throws(SystemError) -> Result {
         let rejected = try heldFolder()

@@ -22,7 +22,7 @@ public enum DecoderCrashGuard {
     }
 
     /// Runs `body` (synchronous decoding) marked as decoding the drop `key`.
-    static func decoding<T>(key: String, _ body: () throws -> T) rethrows -> T {
+    package static func decoding<T>(key: String, _ body: () throws -> T) rethrows -> T {
         key.withCString { utensil_crashguard_enter($0) }
         defer { utensil_crashguard_leave() }
         return try body()

@@ -10,7 +10,7 @@ public enum UserName {
     /// Who added the open drop `fd`: the web user named in ``uploaderAttribute`` when the file
     /// belongs to utensild's own user (only a file utensild wrote can speak for a web user),
     /// otherwise the owner's user name.
-    static func addedBy(fd: Int32, owner: UInt32) -> String {
+    package static func addedBy(fd: Int32, owner: UInt32) -> String {
         if owner == geteuid() {
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = utensil_get_xattr(fd, uploaderAttribute, &buffer, UInt(buffer.count))

@@ -37,11 +37,11 @@ public struct TransientFailure: Error, Sendable, Equatable, CustomStringConverti
         self.message = message
     }
 
-    init(_ error: SystemError) {
+    package init(_ error: SystemError) {
         self.init(error.isNoSpace ? .diskFull : .ioError, error.description)
     }
 
-    init(_ error: CatalogError) {
+    package init(_ error: CatalogError) {
         self.init(.catalogUnavailable, error.description)
     }
 

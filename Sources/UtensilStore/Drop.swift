@@ -21,16 +21,21 @@ public struct Drop: Sendable, Hashable, CustomStringConvertible {
 
 /// Where a drop is, held: the folder it is in (resolved beneath the inbox, never through a
 /// link) and its name there. Every look, move and removal of the drop goes through this.
-struct DropLocation: Sendable {
-    let folder: HeldFolder
-    let name: [UInt8]
+package struct DropLocation: Sendable {
+    package let folder: HeldFolder
+    package let name: [UInt8]
+
+    package init(folder: HeldFolder, name: [UInt8]) {
+        self.folder = folder
+        self.name = name
+    }
 
     /// What the entry is now (a link described, not followed).
-    func status() throws(SystemError) -> FileStatus { try folder.status(of: name) }
+    package func status() throws(SystemError) -> FileStatus { try folder.status(of: name) }
 }
 
 /// What a drop must still be for the daemon to move or remove it.
-enum DropExpectation: Sendable {
+package enum DropExpectation: Sendable {
     /// The same file (device and inode): for a drop that was never read (a link, a FIFO, one
     /// that never settled).
     case sameFile(FileIdentity)
@@ -38,7 +43,7 @@ enum DropExpectation: Sendable {
     /// A photo copied onto the same name meanwhile (`cp` rewrites the inode) fails this.
     case unchanged(FileStatus)
 
-    func isMet(by now: FileStatus) -> Bool {
+    package func isMet(by now: FileStatus) -> Bool {
         switch self {
         case .sameFile(let identity):
             now.identity == identity

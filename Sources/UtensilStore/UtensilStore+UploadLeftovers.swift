@@ -4,7 +4,7 @@ import Logging
 import UtensilCore
 import UtensilStorage
 
-/// Files of web uploads cut off by a kill (``InboxUploads``' hidden `.upload-<UUID>.part`):
+/// Files of web uploads cut off by a kill (``UploadTemporaryName``: `.upload-<UUID>.part`):
 /// start-up removes them, `check` reports any that stay. Only utensild's own regular files
 /// count, in the inbox and the folders directly in it (where uploads are written), each
 /// folder opened beneath the inbox, never through a link.
@@ -22,7 +22,7 @@ extension UtensilStore {
         }
         for folder in folders {
             guard let names = try? folder.list() else { continue }  // Gone meanwhile.
-            for name in names where InboxUploads.isTemporary(name) {
+            for name in names where UploadTemporaryName.isTemporary(name) {
                 guard let status = try? folder.status(of: name), status.kind == .regular, status.owner == geteuid() else { continue }
                 found.append((StateScan.Entry(folder: folder, name: name), status))
             }

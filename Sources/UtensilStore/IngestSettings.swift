@@ -103,7 +103,7 @@ public typealias UUIDString = String
 
 extension Thumbnail {
     /// The preview that ``IngestSettings/renditions`` always asks for.
-    var renderedPreview: Preview {
+    package var renderedPreview: Preview {
         guard let preview else { preconditionFailure("the store's renditions request always asks for a preview") }
         return preview
     }

@@ -31,7 +31,7 @@ extension UtensilStore {
     }
 
     /// Whether utensil `id` is committed but its renditions are not yet in place.
-    func awaitsItsFiles(_ id: UUID) -> Bool {
+    package func awaitsItsFiles(_ id: UUID) -> Bool {
         unplacedCommits.withLock { commits in commits.contains { $0.record.id == id } }
     }
 

@@ -7,7 +7,7 @@ import UtensilCore
 /// the file system.
 public enum CarriedName {
     /// The most bytes of one file or folder name (`NAME_MAX`).
-    static let fileNameBytes = 255
+    package static let fileNameBytes = 255
 
     /// A utensil's name: the stem of a visible photo file, `<name>.jpeg` at most.
     public static func utensilName(_ raw: String) throws(NameRefusal) -> UtensilName {

@@ -14,7 +14,7 @@ extension UtensilStore {
     /// (nil: `record`'s id was made for this drop, and no row or rendition has it),
     /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
     /// Nothing is left behind when this throws.
-    func write(
+    package func write(
         original: [UInt8], thumbnail: [UInt8], preview: [UInt8], square: [UInt8]? = nil, of record: UtensilRecord,
         replacing: UtensilRecord?, claims: Claims
     ) throws(StorageError) -> PendingUtensil
@@ -32,7 +32,7 @@ extension UtensilStore {
     }
 
     /// What became of one pending utensil at its commit.
-    enum CommitResult: Sendable {
+    package enum CommitResult: Sendable {
         case committed(UtensilRecord)
         /// SQLite refused the row (or the whole transaction failed); its files are removed.
         case refused(CatalogError)
@@ -47,7 +47,7 @@ extension UtensilStore {
     /// place. A row that SQLite refuses refuses only its own utensil.
     ///
     /// - Returns: one result per pending utensil, in the same order.
-    func commit(_ batch: [PendingUtensil]) -> [CommitResult] {
+    package func commit(_ batch: [PendingUtensil]) -> [CommitResult] {
         settleUncertainCommits()
         // Make the renditions durable, the whole group together.
         do throws(StorageError) {
@@ -130,7 +130,7 @@ extension UtensilStore {
     /// Looks again at each commit whose outcome was not known: a row found gets its files put in
     /// place, a row absent loses them, one still unknown waits for the next look (or the next
     /// start, which finishes or undoes what `staging/` holds).
-    func settleUncertainCommits() {
+    package func settleUncertainCommits() {
         placeUnplacedFiles()
         let uncertain = uncertainCommits.withLock { commits in
             defer { commits = [] }
@@ -226,17 +226,17 @@ extension UtensilStore {
 /// A utensil whose renditions are staged (not yet durable) and whose row is not yet
 /// committed: waiting for ``UtensilStore/commit(_:)``. If it is never committed (the process
 /// dies), start-up reconciliation discards them.
-struct PendingUtensil: Sendable {
-    let record: UtensilRecord
+package struct PendingUtensil: Sendable {
+    package let record: UtensilRecord
     /// The utensil whose photo this replaces (`duplicate_names = "replace"`), as it was.
-    let replacing: UtensilRecord?
-    let staged: StagedRenditions
+    package let replacing: UtensilRecord?
+    package let staged: StagedRenditions
 }
 
 extension TransientFailure {
     /// A storage operation that failed: a full disk as such, a bucket that does not answer (or
     /// fails for now) as the storage unavailable, anything else as an I/O error.
-    init(_ error: StorageError) {
+    package init(_ error: StorageError) {
         if case .objectStorage(let failure) = error, failure.kind == .unreachable || failure.isTransient {
             self.init(.storageUnavailable, error.description)
         } else {

@@ -90,7 +90,7 @@ struct ThumbnailRegenerator: Sendable {
         do throws(StorageError) {
             (size, header) = try store.storageCall { storage async throws(StorageError) in
                 let size = try await storage.size(of: key)
-                return (size, try await storage.read(key, range: 0..<min(size, Int64(IngestEngine.headerBytes))))
+                return (size, try await storage.read(key, range: 0..<min(size, Int64(PhotoFormats.headerBytes))))
             }
         } catch {
             throw .originalMissing(id, error)

@@ -47,7 +47,7 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
     }
 
     /// Blocks the calling (non-cooperative) thread until `count` bytes fit, then holds them.
-    func acquire(_ count: Int) {
+    package func acquire(_ count: Int) {
         changed.lock()
         defer { changed.unlock() }
         if held > 0 && held + count > bytes { waits += 1 }
@@ -59,7 +59,7 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
 
     /// Holding `holding` bytes, holds `more` as well: at once if they fit; otherwise it lets go
     /// of what it holds while it waits for the total, so that two workers never wait on each other.
-    func grow(holding: Int, by more: Int) {
+    package func grow(holding: Int, by more: Int) {
         changed.lock()
         defer { changed.unlock() }
         if held + more <= bytes {
@@ -75,7 +75,7 @@ public final class MemoryBudget: @unchecked Sendable {  // `held` is guarded by 
         held += holding + more
     }
 
-    func release(_ count: Int) {
+    package func release(_ count: Int) {
         changed.lock()
         held -= count
         changed.broadcast()

@@ -9,7 +9,7 @@ import UtensilCore
 extension UtensilStore {
     /// The utensil committed from exactly this inbox entry (`UtensilRecord.sourceKey`): a drop
     /// whose commit happened just before a crash.
-    func utensil(committedFrom sourceKey: String) throws(CatalogError) -> UtensilRecord? {
+    package func utensil(committedFrom sourceKey: String) throws(CatalogError) -> UtensilRecord? {
         try CatalogAwait.run { [catalog] () async throws(CatalogError) in try await catalog.utensil(sourceKey: sourceKey) }
     }
 
@@ -19,7 +19,7 @@ extension UtensilStore {
     /// may watch the same inbox), whether this host holds the drop: a lease of
     /// ``dropClaimLease`` in the catalog's duties (`drop:KEY`), renewed by each attempt of this
     /// host. Not claimed while another host holds it: that host is ingesting it.
-    func lookUp(drop sourceKey: String, fileIdentity: String, claim: Bool, now: Date = Date()) throws(CatalogError) -> DropLookup {
+    package func lookUp(drop sourceKey: String, fileIdentity: String, claim: Bool, now: Date = Date()) throws(CatalogError) -> DropLookup {
         let claim = claim
             ? DutyClaim(duty: "drop:" + sourceKey, host: settings.hostName, now: now, until: now.addingTimeInterval(Self.dropClaimLease))
             : nil
@@ -35,7 +35,7 @@ extension UtensilStore {
     /// The duplicate rules in force (`duplicate_names`, `duplicate_content`) applied to a new
     /// photo named `name` with content `sha256`. The catalog enforces them again at the commit,
     /// through the claims this returns.
-    func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
+    package func admission(name: UtensilName, sha256: String) throws(CatalogError) -> Admission {
         try beginAdmission(name: name, sha256: sha256).result()
     }
 
@@ -43,7 +43,7 @@ extension UtensilStore {
     /// answer taken in by ``PendingAdmission/result()``. A catalog on a server answers while
     /// the thread does other work (the drop's decode); one in the daemon's own process
     /// (SQLite) has answered by the time this returns.
-    func beginAdmission(name: UtensilName, sha256: String) -> PendingAdmission {
+    package func beginAdmission(name: UtensilName, sha256: String) -> PendingAdmission {
         let call = CatalogAwait.start { [catalog] () async throws(CatalogError) in
             try await catalog.duplicates(nameKey: name.uniquenessKey, sha256: sha256)
         }
@@ -52,7 +52,7 @@ extension UtensilStore {
 }
 
 /// An ``UtensilStore/admission(name:sha256:)`` under way (``UtensilStore/beginAdmission(name:sha256:)``).
-final class PendingAdmission {
+package final class PendingAdmission {
     private let call: CatalogCallInFlight<DuplicateCandidates, CatalogError>
     private let settings: IngestSettings
 
@@ -62,10 +62,10 @@ final class PendingAdmission {
     }
 
     /// Whether the catalog has answered already, so that ``result()`` will not wait.
-    var isAnswered: Bool { call.isAnswered }
+    package var isAnswered: Bool { call.isAnswered }
 
     /// What the duplicate rules make of the photo, once the catalog has answered.
-    func result() throws(CatalogError) -> Admission {
+    package func result() throws(CatalogError) -> Admission {
         let candidates = try call.result()
         if settings.rejectDuplicateNames, let existing = candidates.byName { return .nameTaken(by: existing) }
         if settings.rejectDuplicateContent, let existing = candidates.byContent { return .contentTaken(by: existing) }
@@ -76,7 +76,7 @@ final class PendingAdmission {
 }
 
 /// What the duplicate rules make of a new photo (see ``UtensilStore/admission(name:sha256:)``).
-enum Admission: Sendable {
+package enum Admission: Sendable {
     /// A new utensil.
     case new(Claims)
     /// `duplicate_names = "replace"`: it becomes the photo of this utensil.
@@ -89,12 +89,12 @@ enum Admission: Sendable {
 
 /// Which of a new row's UNIQUE claim columns the store fills (`nameClaim`, `contentClaim`),
 /// so that the catalog itself refuses a duplicate that slipped past ``Admission`` concurrently.
-struct Claims: Sendable, Equatable {
+package struct Claims: Sendable, Equatable {
     let name: Bool
     let content: Bool
 
     /// `record` with its claim columns set as these say.
-    func applied(to record: UtensilRecord) -> UtensilRecord {
+    package func applied(to record: UtensilRecord) -> UtensilRecord {
         var record = record
         record.nameClaim = name ? record.nameKey : nil
         record.contentClaim = content ? record.sha256 : nil

@@ -17,7 +17,7 @@ extension UtensilStore {
     /// nearest `fingerprint` within ``Fingerprint/copyThreshold``; nil when there is none.
     /// Through the held fingerprints once ``holdFingerprints()`` has loaded them; before, or
     /// when they cannot answer, through the catalog's look-up.
-    func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?) throws(CatalogError) -> NearDuplicate? {
+    package func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?) throws(CatalogError) -> NearDuplicate? {
         let catalog = catalog
         let held = heldFingerprints
         let matches = try CatalogAwait.run { () async throws(CatalogError) in

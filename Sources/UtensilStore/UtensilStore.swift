@@ -26,7 +26,7 @@ import UtensilStorage
 /// its files. Every name below the state folder and `rejected/` is resolved beneath a held
 /// folder (``HeldFolder``), never through a link.
 ///
-/// There is one store in a process: ``StartUp/prepare(settings:catalog:storage:logger:faults:)`` creates it and
+/// There is one store in a process: the ingest target's `StartUp.prepare` creates it and
 /// every front door (the ingest engine, the control handler, the web gallery, the trash purger,
 /// `rethumb`) is handed that same instance. The settings a reload may change
 /// (`duplicate_names`, `max_file_bytes`, the thumbnail quality, the log level …) are held inside
@@ -49,7 +49,7 @@ public final class UtensilStore: Sendable {
     let catalog: any CatalogBackend
     /// The logger in force (a reload may change its level).
     public var logger: Logger { current.withLock { $0.logger } }
-    let faults: FaultInjection
+    package let faults: FaultInjection
     private let current: Mutex<Reloadable>
     /// Striped by utensil id (see ``whileChanging(_:_:)-async``).
     private let changing = (0..<64).map { _ in ChangeLock() }

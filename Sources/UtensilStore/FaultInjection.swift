@@ -102,11 +102,11 @@ public struct FaultInjection: Sendable {
         try folder.sync()
     }
 
-    func reached(_ step: Step) {
+    package func reached(_ step: Step) {
         if killAt == step { kill(getpid(), SIGKILL) }
     }
 
-    func decoding(_ name: String) {
+    package func decoding(_ name: String) {
         if let needle = decoderCrashOn, !needle.isEmpty, name.contains(needle) {
             raise(SIGSEGV)  // On the decoding thread, as a decoder bug would.
         }
@@ -142,9 +142,9 @@ public struct FaultInjection: Sendable {
     /// Release builds keep every drop's own back-off.
     public var retryAfter: Duration? { nil }
 
-    @inline(__always) func reached(_ step: Step) {}
+    @inline(__always) package func reached(_ step: Step) {}
 
-    @inline(__always) func decoding(_ name: String) {}
+    @inline(__always) package func decoding(_ name: String) {}
 
     @inline(__always) func sync(_ folder: HeldFolder) throws(SystemError) { try folder.sync() }
 
