@@ -9,16 +9,14 @@ import UtensilTestSupport
 @Suite("Grid squares from a bucket", .serialized, .tags(.spawnsProcesses))
 struct BucketGridSquareTests {
     @Test func aSquareMissingFromTheBucketIsStoodInForAndNothingElseIsServed() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let photo = try TestImages.make([TestImages.jpeg(world.root.path + "/spoon", width: 800, height: 600, seed: 75)])[0]
         try world.drop("Spoon.jpg", photo)
         let socket = world.root.appendingPathComponent("web.sock").path
         let daemon = try RunningDaemon(
-            world: world, extra: BucketStorageEndToEndTests.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + socket])
+            world: world, extra: site.flags + ["--web-listen", "unix:" + socket])
         let row = try #require(try daemon.waitForCatalog("the utensil") { $0.count == 1 }.first)
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: socket) }
         let web = WebClient(socketPath: socket)

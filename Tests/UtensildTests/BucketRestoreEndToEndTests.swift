@@ -22,8 +22,8 @@ struct BucketRestoreEndToEndTests {
     }
 
     /// A site on local folders (a photo in a category, a PNG, one in the trash, a favorite),
-    /// backed up by the real daemon; its backup folder.
-    private static func localSiteBackup(in world: TestWorld) throws -> URL {
+    /// backed up by the real daemon; its backup folder and the backup's manifest.
+    private static func localSiteBackup(in world: TestWorld) throws -> (folder: URL, manifest: BackupManifest) {
         let root = world.root.path
         let photos = try TestImages.make([
             TestImages.jpeg(root + "/knife", width: 1400, height: 1000, seed: 810),
@@ -44,7 +44,7 @@ struct BucketRestoreEndToEndTests {
         let made = try Utensilctl.run(["backup", backup.path], socket: socket(world))
         #expect(made.status == 0, "\(made.errors)\n\(daemon.log)")
         #expect(try daemon.terminate() == 0, "\(daemon.log)")
-        return backup
+        return (backup, try manifest(backup))
     }
 
     /// Every object under the site's prefix, staged ones included.
@@ -53,14 +53,11 @@ struct BucketRestoreEndToEndTests {
     }
 
     @Test func aSiteMovesIntoABucketAndBackOntoLocalFolders() async throws {
-        let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
-        let flags = BucketStorageEndToEndTests.bucketFlags(server, keys: keys)
-        let backup = try Self.localSiteBackup(in: world)
-        let listed = try Self.manifest(backup)
+        let site = try await BucketSite(actions: ["Read", "List", "Write"])
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
+        let flags = site.flags
+        let (backup, listed) = try Self.localSiteBackup(in: world)
         let snapshot = try CatalogFile.inspect(path: backup.appendingPathComponent(BackupManifest.catalogFileName).path, rules: BackupRowRules())
         // Every rendition of four utensils (one in the trash).
         let files = listed.files.count
@@ -134,16 +131,13 @@ struct BucketRestoreEndToEndTests {
     }
 
     @Test func aSiteMovesIntoPostgreSQLAndABucketAtOnceAndAFailedLoadLeavesNothing() async throws {
-        let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
-        let backup = try Self.localSiteBackup(in: world)
-        let listed = try Self.manifest(backup)
+        let site = try await BucketSite(actions: ["Read", "List", "Write"])
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
+        let (backup, listed) = try Self.localSiteBackup(in: world)
         let postgres = try PostgresServer()
         defer { postgres.remove() }
-        let flags = BucketStorageEndToEndTests.bucketFlags(server, keys: keys)
+        let flags = site.flags
             + ["--catalog", postgres.tcpURL, "--catalog-password-file", postgres.passwordFile, "--host-name", "kitchen-2"]
         let fresh = try TestWorld()
         defer { fresh.remove() }
@@ -176,14 +170,11 @@ struct BucketRestoreEndToEndTests {
     }
 
     @Test func hostileAndDamagedBackupsWriteNothingToTheBucket() async throws {
-        let server = try await SeaweedServer(actions: ["Read", "List", "Write"])
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
-        let flags = BucketStorageEndToEndTests.bucketFlags(server, keys: keys)
-        let backup = try Self.localSiteBackup(in: world)
-        let listed = try Self.manifest(backup)
+        let site = try await BucketSite(actions: ["Read", "List", "Write"])
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
+        let flags = site.flags
+        let (backup, listed) = try Self.localSiteBackup(in: world)
         let originals = listed.files.filter { $0.path.hasPrefix("originals/") }
         let lastOriginal = try #require(originals.last)
         let thumbnail = try #require(listed.files.first { $0.path.hasPrefix("thumbnails/") })
@@ -253,11 +244,11 @@ struct BucketRestoreEndToEndTests {
         defer { fresh.remove() }
         let halfKeys = world.root.appendingPathComponent("half-keys")
         try Data("AWS_ACCESS_KEY_ID=\(server.credentials.accessKeyID)\n".utf8).write(to: halfKeys)
-        let unreadable = try Self.restore(backup, into: fresh, BucketStorageEndToEndTests.bucketFlags(server, keys: halfKeys.path))
+        let unreadable = try Self.restore(backup, into: fresh, site.flags(keys: halfKeys.path))
         #expect(unreadable.status == 78, "\(unreadable.output)\(unreadable.errors)")
         #expect(unreadable.errors.contains("has no AWS_SECRET_ACCESS_KEY=… line"), "\(unreadable.errors)")
-        let wrongKeys = try BucketStorageEndToEndTests.writeKeys(world, name: "wrong-keys", id: server.credentials.accessKeyID, secret: "not-the-secret")
-        let refused = try Self.restore(backup, into: fresh, BucketStorageEndToEndTests.bucketFlags(server, keys: wrongKeys))
+        let wrongKeys = try site.writeKeys(name: "wrong-keys", secret: "not-the-secret")
+        let refused = try Self.restore(backup, into: fresh, site.flags(keys: wrongKeys))
         #expect(refused.status == 1, "\(refused.output)\(refused.errors)")
         #expect(refused.errors.contains("could not be restored into the storage s3://\(server.bucket)/site")
             && refused.errors.contains("refused our credentials"), "\(refused.errors)")

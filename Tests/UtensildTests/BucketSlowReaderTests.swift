@@ -18,13 +18,11 @@ struct BucketSlowReaderTests {
     static let stalled = 10
 
     @Test func stalledReadersPushBackAndOthersAreServed() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let relay = try CountingRelay(upstreamPort: server.s3Port)
         defer { relay.stop() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
         let images = try TestImages.make([
             TestImages.jpeg(world.root.path + "/big", width: 320, height: 240, seed: 71),
             TestImages.jpeg(world.root.path + "/other", width: 320, height: 240, seed: 72),
@@ -35,7 +33,7 @@ struct BucketSlowReaderTests {
         let port = try LoopbackSocket.freePort()
         let daemon = try RunningDaemon(
             world: world,
-            extra: BucketStorageEndToEndTests.bucketFlags(server, endpoint: "http://127.0.0.1:\(relay.port)", keys: keys)
+            extra: site.flags(endpoint: "http://127.0.0.1:\(relay.port)", keys: site.keys)
                 + ["--web-listen", "127.0.0.1:\(port)"])
         let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
         let big = try #require(rows.first { $0.name == "Big" }), other = try #require(rows.first { $0.name == "Other" })

@@ -9,33 +9,17 @@ import UtensilTestSupport
 /// `state_dir`, and names them `s3://BUCKET/KEY`.
 @Suite("A bucket as utensild's storage", .serialized, .tags(.spawnsProcesses))
 struct BucketStorageEndToEndTests {
-    /// Writes a credentials file (private to the test's user) and returns its path.
-    static func writeKeys(_ world: TestWorld, name: String = "storage-keys", id: String, secret: String) throws -> String {
-        let path = world.root.appendingPathComponent(name).path
-        let text = "# test keys\nAWS_ACCESS_KEY_ID=\(id)\nAWS_SECRET_ACCESS_KEY=\(secret)\n"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
-        return path
-    }
-
-    /// The flags that put a test world's renditions under `site/` in the server's bucket.
-    static func bucketFlags(_ server: SeaweedServer, bucket: String? = nil, endpoint: String? = nil, keys: String?) -> [String] {
-        ["--storage", "s3://\(bucket ?? server.bucket)/site", "--storage-endpoint", endpoint ?? server.endpoint]
-            + (keys.map { ["--storage-credentials-file", $0] } ?? [])
-    }
-
     private func checkConfig(_ world: TestWorld, _ flags: [String], environment: [String: String] = [:]) throws -> UtensildProcess.Result {
         try UtensildProcess.run(UtensildProcess.arguments(for: world, extra: ["--check-config"] + flags), environment: environment)
     }
 
     @Test func checkConfigAsksTheServerAndSaysWhatIsWrong() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world, keys) = (site.server, site.world, site.keys)
         let secret = server.credentials.secretAccessKey
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: secret)
 
-        let good = try checkConfig(world, Self.bucketFlags(server, keys: keys))
+        let good = try checkConfig(world, site.flags)
         #expect(good.status == 0, "\(good.errors)")
         #expect(good.output.contains("\nstorage = \"s3://\(server.bucket)/site\"\n"), "\(good.output)")
         #expect(good.output.contains("# storage: s3://\(server.bucket)/site/ at \(server.endpoint) answers and takes the keys"), "\(good.output)")
@@ -46,24 +30,24 @@ struct BucketStorageEndToEndTests {
         let credentials = world.root.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: keys, toPath: credentials.appendingPathComponent("storage-credentials").path)
-        let systemd = try checkConfig(world, Self.bucketFlags(server, keys: nil), environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+        let systemd = try checkConfig(world, site.flags(keys: nil), environment: ["CREDENTIALS_DIRECTORY": credentials.path])
         #expect(systemd.status == 0, "\(systemd.errors)")
         #expect(systemd.output.contains("# storage: keys from the systemd credential storage-credentials"), "\(systemd.output)")
-        let environment = try checkConfig(world, Self.bucketFlags(server, keys: nil), environment: [
+        let environment = try checkConfig(world, site.flags(keys: nil), environment: [
             "AWS_ACCESS_KEY_ID": server.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": secret,
         ])
         #expect(environment.status == 0, "\(environment.errors)")
         #expect(environment.output.contains("# storage: keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"), "\(environment.output)")
 
-        let wrongKeys = try Self.writeKeys(world, name: "wrong-keys", id: server.credentials.accessKeyID, secret: "not-the-secret")
+        let wrongKeys = try site.writeKeys(name: "wrong-keys", secret: "not-the-secret")
         let halfKeys = world.root.appendingPathComponent("half-keys").path
         try Data("AWS_ACCESS_KEY_ID=\(server.credentials.accessKeyID)\n".utf8).write(to: URL(fileURLWithPath: halfKeys))
         let closedPort = try LoopbackSocket.freePort()
         let cases: [([String], String)] = [
-            (Self.bucketFlags(server, keys: wrongKeys), "refused our credentials"),
-            (Self.bucketFlags(server, bucket: "elsewhere", keys: keys), "There is no bucket elsewhere"),
-            (Self.bucketFlags(server, endpoint: "http://127.0.0.1:\(closedPort)", keys: keys), "does not answer"),
-            (Self.bucketFlags(server, keys: halfKeys), "has no AWS_SECRET_ACCESS_KEY=… line"),
+            (site.flags(keys: wrongKeys), "refused our credentials"),
+            (site.flags(bucket: "elsewhere", keys: keys), "There is no bucket elsewhere"),
+            (site.flags(endpoint: "http://127.0.0.1:\(closedPort)", keys: keys), "does not answer"),
+            (site.flags(keys: halfKeys), "has no AWS_SECRET_ACCESS_KEY=… line"),
         ]
         for (flags, sentence) in cases {
             let result = try checkConfig(world, flags)
@@ -77,11 +61,9 @@ struct BucketStorageEndToEndTests {
     }
 
     @Test func aDaemonKeepsItsPhotosInTheBucket() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let root = world.root.path
         let images = try TestImages.make([
             TestImages.jpeg(root + "/spoon", width: 1600, height: 1200, seed: 51),
@@ -89,7 +71,7 @@ struct BucketStorageEndToEndTests {
         ])
         try world.drop("Knives/Spoon.jpg", images[0])
         try world.drop("Fork.png", images[1])
-        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys))
+        let daemon = try RunningDaemon(world: world, extra: site.flags)
         let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
         // A drop leaves the inbox once its renditions are live (its row commits before that).
         let knives = world.inbox.appendingPathComponent("Knives")
@@ -135,11 +117,9 @@ struct BucketStorageEndToEndTests {
     }
 
     @Test func theGalleryServesFromTheBucketAndThePurgeEmptiesIt() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let images = try TestImages.make([
             TestImages.jpeg(world.root.path + "/ladle", width: 900, height: 700, seed: 61),
             TestImages.png(world.root.path + "/colander", width: 80, height: 60, seed: 62),
@@ -149,7 +129,7 @@ struct BucketStorageEndToEndTests {
         let web = world.root.appendingPathComponent("web.sock").path
         // 0.00003 days is about 2.6 seconds.
         let daemon = try RunningDaemon(
-            world: world, extra: Self.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web, "--trash-days", "0.00003"])
+            world: world, extra: site.flags + ["--web-listen", "unix:" + web, "--trash-days", "0.00003"])
         let rows = try daemon.waitForCatalog("two utensils") { $0.count == 2 }
         try daemon.waitUntil("the drops to leave the inbox, their files live") { world.files(in: world.inbox).isEmpty }
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
@@ -194,17 +174,15 @@ struct BucketStorageEndToEndTests {
     }
 
     @Test func aKillDuringABurstLosesAndDoublesNothing() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let count = 24
         let images = try TestImages.make((0..<count).map {
             TestImages.png(world.root.path + "/p\($0)", width: 120, height: 90, seed: 300 + $0)
         })
         for (index, image) in images.enumerated() { try world.drop("Whisk \(index).png", image) }
-        let flags = Self.bucketFlags(server, keys: keys)
+        let flags = site.flags
         let first = try RunningDaemon(world: world, extra: flags)
         try first.waitForCatalog("a few utensils, mid-burst") { $0.count >= 3 }
         first.kill()
@@ -251,14 +229,12 @@ struct BucketStorageEndToEndTests {
     /// no row, nor its marker).
     @Test(arguments: [FaultInjection.Step.filesDurable, .committed])
     func aKillAroundANewUtensilsCommitLeavesNothingAfterTheRestart(step: FaultInjection.Step) async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let image = try TestImages.make([TestImages.png(world.root.path + "/l", width: 120, height: 90, seed: 610)])[0]
         try world.drop("Ladle.png", image)
-        let flags = Self.bucketFlags(server, keys: keys)
+        let flags = site.flags
         let killed = try RunningDaemon(world: world, extra: flags, environment: ["UTENSIL_FAULT_KILL_AT": step.rawValue])
         try killed.waitUntil("utensild to kill itself at \(step.rawValue)") { !killed.process.isRunning }
         killed.process.waitUntilExit()
@@ -281,15 +257,13 @@ struct BucketStorageEndToEndTests {
     }
 
     @Test func aStorageOutageDelaysDropsAndReadyzSaysSo() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let images = try TestImages.make((0..<2).map { TestImages.png(world.root.path + "/o\($0)", width: 90, height: 60, seed: 400 + $0) })
         try world.drop("Before.png", images[0])
         let web = world.root.appendingPathComponent("web.sock").path
-        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web])
+        let daemon = try RunningDaemon(world: world, extra: site.flags + ["--web-listen", "unix:" + web])
         try daemon.waitForUtensils(1)
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: web) }
         let gallery = WebClient(socketPath: web)
@@ -322,14 +296,12 @@ struct BucketStorageEndToEndTests {
     }
 
     @Test func aBackupCarriesTheBucketsObjects() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try Self.writeKeys(world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let images = try TestImages.make((0..<3).map { TestImages.png(world.root.path + "/b\($0)", width: 100, height: 70, seed: 500 + $0) })
         for (index, image) in images.enumerated() { try world.drop("Grater \(index).png", image) }
-        let daemon = try RunningDaemon(world: world, extra: Self.bucketFlags(server, keys: keys))
+        let daemon = try RunningDaemon(world: world, extra: site.flags)
         let rows = try daemon.waitForCatalog("three utensils") { $0.count == 3 }
         let socket = world.root.appendingPathComponent("control.sock").path
         let backup = world.root.appendingPathComponent("backup")

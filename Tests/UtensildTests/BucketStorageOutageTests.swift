@@ -9,19 +9,16 @@ import UtensilTestSupport
 @Suite("A bucket that stops answering", .serialized, .tags(.spawnsProcesses))
 struct BucketStorageOutageTests {
     @Test func dropsWaitForTheBucketAndGoInOnceItAnswers() async throws {
-        let server = try await SeaweedServer()
-        defer { server.remove() }
-        let world = try TestWorld()
-        defer { world.remove() }
-        let keys = try BucketStorageEndToEndTests.writeKeys(
-            world, id: server.credentials.accessKeyID, secret: server.credentials.secretAccessKey)
+        let site = try await BucketSite()
+        defer { site.remove() }
+        let (server, world) = (site.server, site.world)
         let count = 10
         let images = try TestImages.make((0..<count).map {
             TestImages.png(world.root.path + "/b\($0)", width: 80, height: 60, seed: 600 + $0)
         })
         let web = world.root.appendingPathComponent("web.sock").path
         let daemon = try RunningDaemon(
-            world: world, extra: BucketStorageEndToEndTests.bucketFlags(server, keys: keys) + ["--web-listen", "unix:" + web])
+            world: world, extra: site.flags + ["--web-listen", "unix:" + web])
         let socket = world.root.appendingPathComponent("control.sock").path
         let storageOf = { () -> [String: Any] in
             (try? Utensilctl.run(["status", "--json"], socket: socket).json)?["storage"] as? [String: Any] ?? [:]
