@@ -270,9 +270,11 @@ public struct S3Storage: RenditionStorage {
         cache.drop(key)
     }
 
-    /// `key`'s size, version and bytes from the cache, or from one GET then kept.
+    /// `key`'s size, version and bytes from the cache, or from one GET then kept; its absence
+    /// too (``StorageError/notFound(_:)``, without a GET while the cache remembers it).
     private func cached(_ key: RenditionKey, askedAs version: String?) async throws(StorageError) -> (status: RenditionStatus, bytes: [UInt8]) {
         if let held = cache.entry(key, askedAs: version) { return held }
+        if cache.isAbsent(key, askedAs: version) { throw .notFound(key) }
         let generation = cache.generation()
         let object: S3Client.ObjectStream?
         do throws(S3Error) {
@@ -280,7 +282,10 @@ public struct S3Storage: RenditionStorage {
         } catch {
             throw Self.storageError(error)
         }
-        guard let object else { throw .notFound(key) }
+        guard let object else {
+            cache.keepAbsent(key, askedAs: version, since: generation)
+            throw .notFound(key)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(object.length))
         let pump = S3BodyPump(stallLimit: streamStallLimit, endpoint: client.endpoint, key: objectKey(key))

@@ -24,6 +24,8 @@ public final class SeaweedServer: @unchecked Sendable {
     public var s3Port: Int { ports["s3.port"]! }
     /// `http://ADDRESS:PORT`.
     public var endpoint: String { "http://\(address):\(s3Port)" }
+    /// The port of its Prometheus metrics on ``address`` (``requests(_:code:)``).
+    public var metricsPort: Int { ports["metricsPort"]! }
     public var logFile: String { folder.appendingPathComponent("weed.log").path }
     /// The server's log, for failure messages.
     public var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)).map { String($0.suffix(4000)) } ?? "(no log at \(logFile))" }
@@ -38,7 +40,7 @@ public final class SeaweedServer: @unchecked Sendable {
     /// Every port `weed mini` listens on: each set, or a second server would collide with the first.
     static let portFlags = [
         "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port", "filer.port.grpc",
-        "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc",
+        "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc", "metricsPort",
     ]
 
     /// The actions SeaweedFS grants an identity: everything.
@@ -98,6 +100,25 @@ public final class SeaweedServer: @unchecked Sendable {
         try S3Client(
             endpoint: endpoint, bucket: bucket ?? self.bucket, region: "us-east-1", credentials: credentials ?? self.credentials,
             multipartThreshold: multipartThreshold, partSize: partSize, timeout: .seconds(timeoutSeconds))
+    }
+
+    /// How many S3 requests of `type` (SeaweedFS's word: `GET`, `PUT`, `LIST`, …) for the
+    /// bucket the server has answered so far, of those with status `code` when given: what the
+    /// server saw, from its own counter (`SeaweedFS_s3_request_total` of its metrics).
+    public func requests(_ type: String, code: Int? = nil) throws -> Int {
+        let reply = try WebClient(port: metricsPort, to: address).get("/metrics")
+        guard reply.status == 200 else { throw TestFailure("SeaweedFS's metrics answered \(reply.status): \(reply.text.prefix(300))") }
+        var total = 0
+        for line in reply.text.split(separator: "\n") where line.hasPrefix("SeaweedFS_s3_request_total{") {
+            guard let close = line.firstIndex(of: "}"), let count = Double(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces))
+            else { continue }
+            let labels = line[line.index(after: line.firstIndex(of: "{")!)..<close].split(separator: ",")
+            guard labels.contains("bucket=\"\(bucket)\""), labels.contains("type=\"\(type)\""),
+                  code.map({ labels.contains("code=\"\($0)\"") }) ?? true
+            else { continue }
+            total += Int(count)
+        }
+        return total
     }
 
     /// Starts the server (again, after ``stop()``) and waits until its S3 gateway answers a
