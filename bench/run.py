@@ -92,9 +92,10 @@ def loadavg():
 
 
 class Daemon:
-    """The real utensild on a fresh world under `root`, ready (READY=1) when constructed."""
+    """The real utensild on a fresh world under `root`, ready (READY=1) when constructed; with
+    `cpus` (a set of CPU numbers), it runs on those CPUs alone, as `taskset` would start it."""
 
-    def __init__(self, binaries, root, workers=2, state=None, web_listen="", extra=()):
+    def __init__(self, binaries, root, workers=2, state=None, web_listen="", extra=(), cpus=None):
         self.binaries = binaries
         self.root = root
         for sub in ["inbox", "rejected", "run", "stage"]:
@@ -116,12 +117,21 @@ class Daemon:
         env.pop("JOURNAL_STREAM", None)
         self.stderr = open(os.path.join(root, "utensild.log"), "ab")
         started = time.monotonic()
-        self.process = subprocess.Popen(
-            [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
-             "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
-             "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
-             "--log-level", "warning", "--web-listen", web_listen, *extra],
-            stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
+        # A child inherits the affinity of the thread that starts it: this thread's, set for the
+        # moment of the start, so every thread of the daemon is on `cpus` from its first instruction.
+        bench_cpus = os.sched_getaffinity(0)
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        try:
+            self.process = subprocess.Popen(
+                [os.path.join(binaries, "utensild"), "--config", "/dev/null", "--inbox", self.inbox,
+                 "--rejected", os.path.join(root, "rejected"), "--state-dir", self.state,
+                 "--control-socket", self.socket_path, "--settle-seconds", "0", "--workers", str(workers),
+                 "--log-level", "warning", "--web-listen", web_listen, *extra],
+                stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr, env=env)
+        finally:
+            if cpus:
+                os.sched_setaffinity(0, bench_cpus)
         self.pid = self.process.pid
         deadline = started + 120
         while not self.ready.wait(0.2):
@@ -317,12 +327,12 @@ def vips_batch(files, out, preview=False):
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def utensild_burst(binaries, files, root, scrape_every=None, extra=()):
-    """A fresh daemon (with `extra` flags); every file moved into its inbox at once; returns
-    (wall s, daemon CPU s, VmHWM MB). With `scrape_every` (seconds), GET /metrics that often
-    during the burst, as a busy Prometheus would."""
+def utensild_burst(binaries, files, root, scrape_every=None, extra=(), cpus=None):
+    """A fresh daemon (with `extra` flags, on `cpus` if given); every file moved into its inbox
+    at once; returns (wall s, daemon CPU s, VmHWM MB). With `scrape_every` (seconds), GET
+    /metrics that often during the burst, as a busy Prometheus would."""
     port = free_port() if scrape_every else None
-    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "", extra=extra)
+    daemon = Daemon(binaries, root, web_listen=f"127.0.0.1:{port}" if port else "", extra=extra, cpus=cpus)
     scraping = threading.Event()
     scrapes = []
 

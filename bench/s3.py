@@ -9,7 +9,12 @@ temporary folder with keys it writes and one bucket, then, with that one server:
 - ingest: the 12 MP JPEG burst of `make bench` (bench/corpus/jpeg12) into a fresh utensild
   on local folders, then into one on the bucket (a prefix of its own each round),
   alternating, --rounds rounds: photos a second (the ratio of the medians; the goal at least
-  0.8), the daemon's CPU a photo, and the server's CPU a photo beside it;
+  0.8), the daemon's CPU a photo, and the server's CPU a photo beside it. In two placements,
+  alternating within each round (--placement picks one): co-located, the daemon and the
+  server sharing every CPU the bench may use (the server's CPU a photo then comes out of the
+  daemon's); and apart, the server's processes pinned to one CPU and the daemon, for the run
+  into local folders and the run into the bucket alike, to another (sched_setaffinity, as
+  `taskset` does), so that the ratio is what a site whose bucket is another machine sees;
 - gallery: one daemon on local folders and one on the bucket, each holding the burst's
   photos, serving `GET /thumbnails/…` (a first pass over every thumbnail, then --passes
   passes, warm) and `GET /originals/…` (every original, --passes passes) over one kept-alive
@@ -20,7 +25,7 @@ Prints the figures and writes them to bench/results/latest-s3.json, then stops t
 removes its folder. Ratios matter, not absolute times: the machine is shared.
 
 usage: bench/s3.py BIN_DIR WEED [--corpus DIR] [--rounds N] [--passes N] [--only objects]
-                   [--objects N] [--bytes N] [--parallel N]
+                   [--objects N] [--bytes N] [--parallel N] [--placement both|colocated|apart]
 """
 import argparse
 import glob
@@ -39,9 +44,17 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import Events, Daemon, TimedGet, free_port, log as note, percentile, photos, stage, utensild_burst  # noqa: E402
+from run import Events, Daemon, TimedGet, free_port, loadavg, log as note, percentile, photos, stage, utensild_burst  # noqa: E402
 
 GOALS = {"ingest_ratio": 0.8, "thumbnail_p99_ms": 20.0}
+
+# The ingest's placements of the server beside the daemon, and what each one's ratio says.
+PLACEMENTS = {
+    "colocated": "the server's CPU comes out of the daemon's: bound by CPU, the ratio cannot pass "
+                 "{cap:.2f} ({local:.1f} / ({bucket:.1f} + {server:.1f}) ms a photo)",
+    "apart": "the daemon on a CPU of its own in both runs, the server on another, as a bucket on "
+             "another machine; the daemon's CPU, folders / bucket: {own:.2f}",
+}
 
 PORT_FLAGS = ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
               "filer.port.grpc", "s3.port", "s3.port.grpc", "admin.port", "admin.port.grpc"]
@@ -69,6 +82,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--only", choices=["objects"], help="the object figures alone")
+    parser.add_argument("--placement", choices=["both", *PLACEMENTS], default="both",
+                        help="the ingest's placements: the server on the daemon's CPUs, on a CPU of its own, or both")
     args = parser.parse_args()
     if not os.access(args.weed, os.X_OK):
         raise SystemExit(f"bench: {args.weed} is missing: run `make s3-deps`")
@@ -129,8 +144,14 @@ def main():
 
             work = tempfile.mkdtemp(prefix="utensil-bench-s3.")
             try:
-                note(f"ingest: {len(files)} × 12 MP JPEG, local folders and the bucket in turn, {args.rounds} rounds")
-                figures["ingest"] = ingest(binaries, files, work, bucket, args.rounds, server.pid)
+                placements = list(PLACEMENTS) if args.placement == "both" else [args.placement]
+                cpus = sorted(os.sched_getaffinity(0))
+                if "apart" in placements and len(cpus) < 2:
+                    note(f"ingest: one CPU ({cpus[0]}) to run on, so no placement apart")
+                    placements.remove("apart")
+                note(f"ingest: {len(files)} × 12 MP JPEG, local folders and the bucket in turn, "
+                     f"{', '.join(placements)}, {args.rounds} rounds")
+                figures["ingest"] = ingest(binaries, files, work, bucket, args.rounds, server.pid, placements, cpus)
                 note(f"gallery: thumbnails and originals of {len(files)} utensils, local folders, then the bucket")
                 figures["gallery"] = {label: gallery(binaries, files, work, label, extra, args.passes)
                                       for label, extra in [("local", ()), ("bucket", bucket("gallery"))]}
@@ -164,36 +185,102 @@ def main():
         gallery_rows(figures["gallery"])
 
 
+def server_processes(pid):
+    """`pid` and every process descended from it."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, queue = [], [pid]
+    while queue:
+        found.append(queue.pop())
+        queue += children.get(found[-1], [])
+    return found
+
+
 def process_cpu(pid):
-    """CPU seconds (user and system) the process `pid` has used so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds (user and system) the process `pid` and its descendants have used so far."""
+    total = 0.0
+    for each in server_processes(pid):
+        try:
+            with open(f"/proc/{each}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
-def ingest(binaries, files, work, bucket, rounds, server_pid):
-    """The burst into local folders, then into the bucket, alternating; medians of each."""
-    local, remote = [], []
+def pin(pid, cpus):
+    """Every thread of `pid` and its descendants onto `cpus` (as `taskset -a -p` does); passes
+    again until one finds no thread it had not pinned, since a thread may start meanwhile (and
+    one started after that inherits its creator's CPUs)."""
+    pinned = set()
+    while True:
+        threads = set()
+        for each in server_processes(pid):
+            try:
+                threads |= {int(tid) for tid in os.listdir(f"/proc/{each}/task")}
+            except FileNotFoundError:
+                pass
+        fresh = threads - pinned
+        if not fresh:
+            return
+        for tid in fresh:
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except ProcessLookupError:
+                pass
+        pinned |= fresh
+
+
+def median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def ingest(binaries, files, work, bucket, rounds, server_pid, placements, cpus):
+    """The burst into local folders, then into the bucket, in each of `placements` in turn,
+    `rounds` times; the medians of each placement. `cpus`: those the bench may use; apart, the
+    server gets the first and the daemon the second."""
+    where = {"colocated": (set(cpus), None), "apart": ({cpus[0]}, {cpus[1]})}
+    runs = {placement: ([], []) for placement in placements}
+    loads = []
     for round_ in range(rounds):
-        wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"local-{round_}"))
-        local.append((len(files) / wall, cpu * 1000 / len(files)))
-        before = process_cpu(server_pid)
-        wall, cpu, _ = utensild_burst(binaries, files, os.path.join(work, f"bucket-{round_}"), extra=bucket(f"burst-{round_}"))
-        server = process_cpu(server_pid) - before
-        remote.append((len(files) / wall, cpu * 1000 / len(files), server * 1000 / len(files)))
-        note(f"  round {round_ + 1}: local {local[-1][0]:.2f}/s, bucket {remote[-1][0]:.2f}/s")
-
-    def median(values):
-        return sorted(values)[len(values) // 2]
-
-    local_rate, remote_rate = median([r[0] for r in local]), median([r[0] for r in remote])
-    return dict(images=len(files), rounds=rounds,
-                local_per_second=round(local_rate, 2), bucket_per_second=round(remote_rate, 2),
-                ratio=round(remote_rate / local_rate, 3),
-                local_cpu_ms_per_photo=round(median([r[1] for r in local]), 1),
-                bucket_cpu_ms_per_photo=round(median([r[1] for r in remote]), 1),
-                server_cpu_ms_per_photo=round(median([r[2] for r in remote]), 1),
-                local_rounds=[round(r[0], 2) for r in local], bucket_rounds=[round(r[0], 2) for r in remote])
+        loads.append(loadavg())
+        for placement in placements:
+            server_cpus, daemon_cpus = where[placement]
+            pin(server_pid, server_cpus)
+            local, remote = runs[placement]
+            root = os.path.join(work, f"{placement}-{round_}")
+            wall, cpu, _ = utensild_burst(binaries, files, root + "-local", cpus=daemon_cpus)
+            local.append((len(files) / wall, cpu * 1000 / len(files)))
+            before = process_cpu(server_pid)
+            wall, cpu, _ = utensild_burst(binaries, files, root + "-bucket", extra=bucket(f"burst-{placement}-{round_}"),
+                                          cpus=daemon_cpus)
+            server = process_cpu(server_pid) - before
+            remote.append((len(files) / wall, cpu * 1000 / len(files), server * 1000 / len(files)))
+            note(f"  round {round_ + 1}, {placement}: local {local[-1][0]:.2f}/s, bucket {remote[-1][0]:.2f}/s "
+                 f"({remote[-1][0] / local[-1][0]:.3f}), load {loadavg():.2f}")
+    pin(server_pid, set(cpus))
+    result = dict(images=len(files), rounds=rounds, load_rounds=loads)  # the load average as each round began
+    for placement, (local, remote) in runs.items():
+        server_cpus, daemon_cpus = where[placement]
+        local_rate, remote_rate = median([r[0] for r in local]), median([r[0] for r in remote])
+        result[placement] = dict(
+            daemon_cpus=sorted(daemon_cpus or cpus), server_cpus=sorted(server_cpus),
+            local_per_second=round(local_rate, 2), bucket_per_second=round(remote_rate, 2),
+            ratio=round(remote_rate / local_rate, 3),
+            local_cpu_ms_per_photo=round(median([r[1] for r in local]), 1),
+            bucket_cpu_ms_per_photo=round(median([r[1] for r in remote]), 1),
+            server_cpu_ms_per_photo=round(median([r[2] for r in remote]), 1),
+            local_rounds=[round(r[0], 2) for r in local], bucket_rounds=[round(r[0], 2) for r in remote],
+            round_ratios=[round(b[0] / a[0], 3) for a, b in zip(local, remote)])
+    return result
 
 
 def gallery(binaries, files, work, label, extra, passes):
@@ -234,12 +321,25 @@ def gallery(binaries, files, work, label, extra, passes):
 
 
 def ingest_rows(i):
-    ok = "✓" if i["ratio"] >= GOALS["ingest_ratio"] else "✗"
-    print(f"\ningest, {i['images']} × 12 MP JPEG burst, median of {i['rounds']} rounds (alternating)")
-    print(f"{'':10} {'photos/s':>9} {'CPU ms/photo':>13} {'server CPU ms/photo':>20}")
-    print(f"{'local':10} {i['local_per_second']:9.2f} {i['local_cpu_ms_per_photo']:13.1f} {'':>20}")
-    print(f"{'bucket':10} {i['bucket_per_second']:9.2f} {i['bucket_cpu_ms_per_photo']:13.1f} {i['server_cpu_ms_per_photo']:20.1f}")
-    print(f"bucket / local: {i['ratio']:.3f} (goal ≥ {GOALS['ingest_ratio']}) {ok}")
+    print(f"\ningest, {i['images']} × 12 MP JPEG burst, median of {i['rounds']} rounds (alternating), "
+          f"load average {min(i['load_rounds']):.1f}–{max(i['load_rounds']):.1f} as the rounds began")
+    print(f"{'':10} {'CPUs daemon/server':>18} {'photos/s local':>15} {'bucket':>7} "
+          f"{'CPU ms/photo local':>19} {'bucket':>7} {'server':>7} {'rounds bucket/local':>20}")
+    for placement in PLACEMENTS:
+        if placement in i:
+            r = i[placement]
+            where = f"{','.join(map(str, r['daemon_cpus']))}/{','.join(map(str, r['server_cpus']))}"
+            print(f"{placement:10} {where:>18} {r['local_per_second']:15.2f} {r['bucket_per_second']:7.2f} "
+                  f"{r['local_cpu_ms_per_photo']:19.1f} {r['bucket_cpu_ms_per_photo']:7.1f} "
+                  f"{r['server_cpu_ms_per_photo']:7.1f} {' '.join(f'{x:.2f}' for x in r['round_ratios']):>20}")
+    for placement, meaning in PLACEMENTS.items():
+        if placement in i:
+            r = i[placement]
+            local, bucket, server = r["local_cpu_ms_per_photo"], r["bucket_cpu_ms_per_photo"], r["server_cpu_ms_per_photo"]
+            why = meaning.format(local=local, bucket=bucket, server=server, cap=local / max(bucket + server, 0.1),
+                                 own=local / max(bucket, 0.1))
+            ok = "✓" if r["ratio"] >= GOALS["ingest_ratio"] else "✗"
+            print(f"bucket / local, {placement}: {r['ratio']:.3f} (goal ≥ {GOALS['ingest_ratio']}) {ok}: {why}")
 
 
 def gallery_rows(g):

@@ -33,7 +33,8 @@ s3-test: s3-deps
 
 ## Object storage against a SeaweedFS on loopback (bench/s3.py): PUT, GET, 64 KiB ranged GET
 ## and DELETE of 4 MB objects, one at a time and four at once; the 12 MP JPEG burst into local
-## folders and into the bucket in turn; the gallery's thumbnails and originals served from each.
+## folders and into the bucket in turn, the server on the daemon's CPUs and then on a CPU of its
+## own (the daemon on another); the gallery's thumbnails and originals served from each.
 ## The figures also go to bench/results/latest-s3.json. make bench runs it with its binaries
 ## (S3_BENCH_BIN); alone, it builds and uses `swift build -c release`'s.
 bench-s3: s3-deps bench-deps
