@@ -11,8 +11,7 @@ struct CategoryManagementTests {
     let catalog: SQLiteCatalog
 
     init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("categories-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("categories")
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 

@@ -11,8 +11,7 @@ struct FavoriteTests {
     let catalog: SQLiteCatalog
 
     init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("favorites-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("favorites")
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 

@@ -37,8 +37,7 @@ struct MigrationTests {
     }
 
     @Test func v2CatalogOpensWithEveryUtensilAndItsData() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("migration")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
         let written = try Self.makeV2Catalog(at: path)
@@ -73,8 +72,7 @@ struct MigrationTests {
     }
 
     @Test func reopeningAMigratedCatalogChangesNothing() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("migration")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
         _ = try Self.makeV2Catalog(at: path)

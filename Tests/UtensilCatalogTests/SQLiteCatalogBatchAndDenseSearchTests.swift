@@ -11,8 +11,7 @@ struct SQLiteCatalogBatchAndDenseSearchTests {
     let catalog: SQLiteCatalog
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try temporaryFolder("catalog")
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path, searchPlan: Self.plan)
     }
 

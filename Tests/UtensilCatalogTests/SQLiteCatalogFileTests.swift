@@ -24,14 +24,8 @@ struct SQLiteCatalogFileTests {
         func problem(with crash: CatalogDecoderCrash) -> String? { nil }
     }
 
-    private static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-file-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test func anOlderVersionsCatalogIsReadWholeAndWrittenWithThisSchema() throws {
-        let folder = try Self.folder()
+        let folder = try temporaryFolder("catalog-file")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
         let written = try MigrationTests.makeV2Catalog(at: path)
@@ -55,7 +49,7 @@ struct SQLiteCatalogFileTests {
     }
 
     @Test func aFileThatIsNotAsUtensildMakesItIsRefusedNamingWhat() throws {
-        let folder = try Self.folder()
+        let folder = try temporaryFolder("catalog-file")
         defer { try? FileManager.default.removeItem(at: folder) }
         func catalog(_ name: String, _ sql: String) throws -> String {
             let path = folder.appendingPathComponent(name).path

@@ -9,8 +9,7 @@ struct SQLiteCatalogTests {
     let catalog: SQLiteCatalog
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try temporaryFolder("catalog")
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
@@ -162,8 +161,7 @@ struct SQLiteCatalogMigrationTests {
     /// A catalog written before default-ignorable code points left the keys gets its keys
     /// recomputed on opening; two names that now clash both stay, one holding the claim.
     @Test func ignorableKeysAreRecomputedForOldCatalogs() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("catalog")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("utensils.sqlite").path
         func old(_ name: String) -> UtensilRecord {

@@ -10,8 +10,7 @@ struct TrashTests {
     let catalog: SQLiteCatalog
 
     init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolder("trash")
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
