@@ -5,15 +5,6 @@ import Testing
 
 /// `log_format = "json"`: each entry one line holding one JSON object, journald's fields as keys.
 @Suite struct JSONLineTests {
-    static func event(
-        _ message: Logger.Message = "Ingested", level: Logger.Level = .info, metadata: Logger.Metadata? = nil,
-        error: (any Error)? = nil
-    ) -> LogEvent {
-        LogEvent(
-            level: level, message: message, error: error, metadata: metadata, source: "UtensilIngest",
-            file: "UtensilIngest/Ingest.swift", function: "ingest(_:)", line: 42)
-    }
-
     /// The line parsed by Foundation's JSON reader (not by the code under test).
     static func object(_ line: String) throws -> [String: Any] {
         #expect(!line.contains("\n") && !line.contains("\r"), "\(line)")
@@ -33,7 +24,7 @@ import Testing
         ]
         var handler = JSONLinesLogHandler(label: "test", identifier: "utensild-test")
         handler[metadataKey: "UTENSIL_HOST"] = "overridden by the call"
-        let line = Self.line(Self.event("Ingested Slotted spoon.jpg", metadata: metadata), handler: handler)
+        let line = Self.line(LogEvent.sample("Ingested Slotted spoon.jpg", metadata: metadata), handler: handler)
         #expect(line.hasPrefix(#"{"TIMESTAMP":"2026-11-28T10:11:12.345Z","MESSAGE":"Ingested Slotted spoon.jpg","PRIORITY":"6","#), "\(line)")
         let object = try Self.object(line)
         let expected: [String: String] = [
@@ -53,7 +44,7 @@ import Testing
         (.critical, "2"),
     ])
     func priorityIsJournaldsNumberForTheLevel(level: Logger.Level, priority: String) throws {
-        let object = try Self.object(Self.line(Self.event(level: level)))
+        let object = try Self.object(Self.line(LogEvent.sample(level: level)))
         #expect(object["PRIORITY"] as? String == priority)
     }
 
@@ -67,7 +58,7 @@ import Testing
             notUTF8, "C1 \u{85}\u{9F}", "tag \u{E0041}", "",
         ]
         for text in texts {
-            let line = Self.line(Self.event("\(text)", metadata: ["UTENSIL_NAME": .string(text), text: "key"]))
+            let line = Self.line(LogEvent.sample("\(text)", metadata: ["UTENSIL_NAME": .string(text), text: "key"]))
             let object = try Self.object(line)
             #expect(object["MESSAGE"] as? String == text, "\(line)")
             #expect(object["UTENSIL_NAME"] as? String == text, "\(line)")
@@ -75,15 +66,15 @@ import Testing
             #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2028}" })
         }
         #expect(notUTF8.contains("\u{FFFD}"))
-        let line = Self.line(Self.event("a\u{0}b\u{202E}c\u{E0041}\"\\\n"))
+        let line = Self.line(LogEvent.sample("a\u{0}b\u{202E}c\u{E0041}\"\\\n"))
         #expect(line.contains(#""MESSAGE":"a\u0000b\u202Ec\uDB40\uDC41\"\\\n""#), "\(line)")
         // An emoji sequence keeps its joiner as it is, so it still reads as one picture.
-        #expect(Self.line(Self.event("👩‍🍳")).contains("👩‍🍳"))
+        #expect(Self.line(LogEvent.sample("👩‍🍳")).contains("👩‍🍳"))
     }
 
     /// A metadata key can neither replace the handler's own fields nor make a key appear twice.
     @Test func metadataNeverReplacesTheHandlersFieldsOrRepeatsAKey() throws {
-        let line = Self.line(Self.event(
+        let line = Self.line(LogEvent.sample(
             "real", level: .error,
             metadata: ["MESSAGE": "fake", "priority": "0", "timestamp": "1970", "inbox-file": "a", "inbox.file": "b"]))
         let object = try Self.object(line)
@@ -100,13 +91,13 @@ import Testing
 
     @Test func anAttachedErrorIsTwoFields() throws {
         struct DiskFull: Error, CustomStringConvertible { var description: String { "No space left on device" } }
-        let object = try Self.object(Self.line(Self.event(error: DiskFull())))
+        let object = try Self.object(Self.line(LogEvent.sample(error: DiskFull())))
         #expect(object["ERROR_MESSAGE"] as? String == "No space left on device")
         #expect((object["ERROR_TYPE"] as? String)?.hasSuffix("DiskFull") == true)
     }
 
     @Test func isStampedInUTCWithMilliseconds() throws {
-        let object = try Self.object(JSONLinesLogHandler(label: "test").line(for: Self.event()))
+        let object = try Self.object(JSONLinesLogHandler(label: "test").line(for: LogEvent.sample()))
         let stamp = try #require(object["TIMESTAMP"] as? String)
         #expect(stamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(stamp)")
     }

@@ -7,21 +7,12 @@ import Testing
         var description: String { "No space left on device" }
     }
 
-    static func event(
-        _ message: Logger.Message = "Ingested", level: Logger.Level = .info, metadata: Logger.Metadata? = nil,
-        error: (any Error)? = nil
-    ) -> LogEvent {
-        LogEvent(
-            level: level, message: message, error: error, metadata: metadata, source: "UtensilIngest",
-            file: "UtensilIngest/Ingest.swift", function: "ingest(_:)", line: 42)
-    }
-
     static func fields(_ entry: JournalEntry) -> [String: [String]] {
         entry.fields.reduce(into: [:]) { $0[$1.name, default: []].append($1.value) }
     }
 
     @Test func startsWithTheHandlersOwnFields() {
-        let entry = JournalEntry(event: Self.event("two\nlines", level: .warning), identifier: "utensild", metadata: [:])
+        let entry = JournalEntry(event: LogEvent.sample("two\nlines", level: .warning), identifier: "utensild", metadata: [:])
         #expect(
             entry.fields == [
                 .init(name: "MESSAGE", value: "two\nlines"),
@@ -35,7 +26,7 @@ import Testing
 
     @Test func sendsMetadataUnderSanitisedNames() {
         let entry = JournalEntry(
-            event: Self.event(), identifier: "utensild",
+            event: LogEvent.sample(), identifier: "utensild",
             metadata: [
                 "MESSAGE_ID": "092aa93d51e24d3a8839ac8796bda321", "UTENSIL_ID": "6F1C", "DURATION_MS": .stringConvertible(12),
                 "inbox-file.path": "kitchen/Spoon.jpg", "sizes": [.stringConvertible(1), "2"],
@@ -55,7 +46,7 @@ import Testing
 
     @Test func metadataCannotReplaceTheHandlersFields() {
         let entry = JournalEntry(
-            event: Self.event("real"), identifier: "utensild", metadata: ["message": "fake", "PRIORITY": "0"])
+            event: LogEvent.sample("real"), identifier: "utensild", metadata: ["message": "fake", "PRIORITY": "0"])
         let fields = Self.fields(entry)
         #expect(fields["MESSAGE"] == ["real"])
         #expect(fields["PRIORITY"] == ["6"])
@@ -65,13 +56,13 @@ import Testing
 
     @Test func callMetadataBeatsProviderBeatsHandler() {
         let provider = Logger.MetadataProvider { ["a": "provider", "b": "provider"] }
-        let merged = Self.event(metadata: ["a": "call"]).effectiveMetadata(
+        let merged = LogEvent.sample(metadata: ["a": "call"]).effectiveMetadata(
             handler: ["a": "handler", "b": "handler", "c": "handler"], provider: provider)
         #expect(merged == ["a": "call", "b": "provider", "c": "handler"])
     }
 
     @Test func anAttachedErrorBecomesFields() {
-        let merged = Self.event(error: DiskFull()).effectiveMetadata(handler: [:], provider: nil)
+        let merged = LogEvent.sample(error: DiskFull()).effectiveMetadata(handler: [:], provider: nil)
         #expect(merged["error.message"] == "No space left on device")
         #expect(merged["error.type"] == "\(String(reflecting: DiskFull.self))")
     }
