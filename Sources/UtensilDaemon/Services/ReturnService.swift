@@ -20,7 +20,8 @@ struct ReturnService: Service {
     let cause: WaitCause
     let scheduler: DropScheduler
     let engine: IngestEngine
-    /// Asks once: nil when there was no answer, else the time the answered try counts from
+    /// Asks once: nil when there was no answer, else when the answered question was asked —
+    /// each probe counts from before its question, as an ingest's try does
     /// (``IngestEngine/answered(_:triedAt:)``: an answer to a try begun before the outage was
     /// noticed ends nothing).
     let probe: @Sendable () async -> Date?
@@ -46,7 +47,9 @@ extension ReturnService {
     /// heartbeat — a write, as a drop's commit is, through the same store.
     static func catalog(scheduler: DropScheduler, engine: IngestEngine, heart: HostHeart) -> ReturnService {
         ReturnService(cause: .catalog, scheduler: scheduler, engine: engine) {
-            (try? await heart.beat()) != nil ? Date() : nil
+            let asked = Date()
+            guard (try? await heart.beat()) != nil else { return nil }
+            return asked
         }
     }
 
