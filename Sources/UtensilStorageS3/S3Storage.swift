@@ -107,9 +107,9 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// Puts the operation's marker, then each rendition under its live key, create-only (see
-    /// above); what it put is deleted again when one fails, the marker last. An object already
-    /// there is taken as this operation's own only if it holds the very bytes (a PUT answered
-    /// too late and sent again).
+    /// above); what it put is discarded again when one fails, the marker last, each delete tried
+    /// whatever the others did. An object already there is taken as this operation's own only if
+    /// it holds the very bytes (a PUT answered too late and sent again).
     public func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions {
@@ -132,8 +132,7 @@ public struct S3Storage: RenditionStorage {
                 put.append(live)
             }
         } catch {
-            for key in put { try? await delete(key) }
-            try? await client.delete(markerKey(operation))
+            try? await discard(operation.keeping(Set(put.map(\.rendition))), bestEffort: true)
             throw error
         }
         return operation
@@ -172,10 +171,23 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are deleted
-    /// there, then their marker.
+    /// there, in publishing order, then their marker.
     public func discard(_ operation: StagedRenditions) async throws(StorageError) {
+        try await discard(operation, bestEffort: false)
+    }
+
+    /// ``discard(_:)``. Of renditions put under their live keys, a delete that fails stops it
+    /// and is thrown (the marker stays, for recovery to find), or, `bestEffort` (the clean-up of
+    /// a failed ``stageNew(_:of:originalExtension:)``, which throws its own error), is passed over.
+    private func discard(_ operation: StagedRenditions, bestEffort: Bool) async throws(StorageError) {
         if operation.isPlacedLive {
-            for rendition in operation.renditions { try await delete(operation.key(rendition)) }
+            for rendition in operation.publishingOrder {
+                do throws(StorageError) {
+                    try await delete(operation.key(rendition))
+                } catch {
+                    if !bestEffort { throw error }
+                }
+            }
             return try await mapped { () throws(S3Error) in try await client.delete(markerKey(operation)) }
         }
         for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
