@@ -24,6 +24,10 @@
 #                     own from make s3-deps; raw PUT/GET/DELETE, the JPEG burst into local folders and
 #                     into the bucket in turn, the gallery's thumbnails and originals from each (~2
 #                     minutes). make bench runs it too, with the bench's binaries.
+#   make bench-ab BASE=DIR this build's binaries (as make bench builds them) against another build's
+#                     in DIR (an older commit's, built as installed in a worktree; bench/ab.py says how),
+#                     alternating: the JPEG burst's photos a second and the daemon's CPU a photo, a
+#                     control request's p50/p99 during the bursts, the engine's CPU a photo (~4 minutes)
 #   make bench-postgres  PostgreSQL beside SQLite: the JPEG burst into each, the
 #                     time from a drop on one host to its event on another sharing the catalog,
 #                     and the scale rows over BENCH_SCALE utensils in PostgreSQL (start, list/search,
@@ -38,7 +42,7 @@ BENCH_RUN      := /usr/bin/python3 $(CURDIR)/bench/run.py
 BENCH_SCALE    ?= 100k
 BENCH_ROWS     := $(if $(filter 1m,$(BENCH_SCALE)),1000000,$(if $(filter 100k,$(BENCH_SCALE)),100000,$(error BENCH_SCALE is 100k or 1m, not $(BENCH_SCALE))))
 
-.PHONY: bench bench-smoke bench-scale bench-memory bench-lookalike bench-postgres bench-postgres-scale bench-deps
+.PHONY: bench bench-smoke bench-scale bench-memory bench-lookalike bench-ab bench-postgres bench-postgres-scale bench-deps
 
 bench-deps:
 	@scripts/ensure-packages $(BUILD_PACKAGES) $(BENCH_PACKAGES)
@@ -77,6 +81,11 @@ bench-scale: bench-deps
 bench-memory: bench-deps
 	$(BENCH_BUILD)
 	$(BENCH_RUN) --bin $(BENCH_BIN) --corpus $(CURDIR)/bench/corpus --profile full --only memory
+
+bench-ab: bench-deps
+	$(if $(BASE),,$(error make bench-ab needs BASE=DIR, the folder of the base's utensild, utensilctl and utensil-bench))
+	$(BENCH_BUILD)
+	/usr/bin/python3 $(CURDIR)/bench/ab.py --a $(BASE) --b $(BENCH_BIN)
 
 bench-postgres: bench-deps
 	@scripts/ensure-packages $(POSTGRES_PACKAGES)
