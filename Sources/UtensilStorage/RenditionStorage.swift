@@ -117,6 +117,12 @@ public protocol RenditionStorage: Sendable {
     /// of any host left, for the sweeper and `check`.
     func listEveryHostsStaged() async throws(StorageError) -> [HostStagedOperation]
 
+    /// What the storage holds where only utensild writes that is none of the names it writes
+    /// (put there by a person or another program), each with when it was last written, for
+    /// `check` to report and everything else to leave alone. A storage whose such files
+    /// `check` finds by its own look (a local folder's) lists none.
+    func listForeign() async throws(StorageError) -> [ForeignObject]
+
     /// This storage as host `hostName` uses it: its staged operations are that host's, so that
     /// ``publish(_:)``, ``discard(_:)`` and ``readStaged(_:of:)`` finish or undo what that
     /// host left (the sweeper's work).
@@ -213,6 +219,9 @@ extension RenditionStorage {
     /// Nothing to do: every change was durable when it returned.
     public func makeChangesDurable() async throws(StorageError) {}
 
+    /// None: `check` looks through a local folder itself.
+    public func listForeign() async throws(StorageError) -> [ForeignObject] { [] }
+
     /// None: uploads of this storage are never left half done.
     public func abortUnfinishedUploads(begunBefore cutoff: Date) async throws(StorageError) -> Int { 0 }
 
@@ -229,6 +238,20 @@ public struct DatedRendition: Hashable, Sendable {
 
     public init(key: RenditionKey, written: Date) {
         self.key = key
+        self.written = written
+    }
+}
+
+/// What ``RenditionStorage/listForeign()`` finds: an object none of whose name utensild writes.
+public struct ForeignObject: Hashable, Sendable {
+    /// How it is named to a person: `s3://BUCKET/KEY`.
+    public var location: String
+    /// When it was last written (a bucket's clock); a storage that does not say gives the time
+    /// of the listing.
+    public var written: Date
+
+    public init(location: String, written: Date) {
+        self.location = location
         self.written = written
     }
 }

@@ -339,6 +339,33 @@ public struct S3Storage: RenditionStorage {
         }
     }
 
+    /// Every object under the prefix whose key is none utensild writes there: neither a live
+    /// rendition's (``RenditionKey/init(liveName:of:)`` in its folder) nor a staged one's or a
+    /// marker under `staging/<host_name>/`. An empty key ending in `/` (a folder, as some
+    /// consoles make one) is none. One listing of the whole prefix.
+    public func listForeign() async throws(StorageError) -> [ForeignObject] {
+        let objects = try await mapped { () throws(S3Error) in try await client.listObjects(prefix: location.prefix) }
+        let now = Date()
+        return objects.filter { !$0.key.hasSuffix("/") && !isUtensilds($0.key) }.map {
+            ForeignObject(location: location.url(of: $0.key), written: $0.lastModified ?? now)
+        }
+    }
+
+    /// Whether `key` is one utensild writes: a live rendition's or a staged one's.
+    private func isUtensilds(_ key: String) -> Bool {
+        let path = key.dropFirst(location.prefix.count)
+        guard let slash = path.firstIndex(of: "/") else { return false }
+        let folder = path[..<slash], name = path[path.index(after: slash)...]
+        if folder == StateLayout.stagingFolderName {
+            guard let hostEnd = name.firstIndex(of: "/"), hostEnd != name.startIndex else { return false }
+            let staged = name[name.index(after: hostEnd)...]
+            return PlacedLiveMarker(parsing: String(staged)) != nil || StagedName(parsing: Array(staged.utf8)) != nil
+        }
+        return Rendition.allCases.contains { rendition in
+            StateLayout.folderName(of: rendition) == folder && RenditionKey(liveName: name, of: rendition) != nil
+        }
+    }
+
     /// Every host's folder under `staging/`, in one listing.
     public func listEveryHostsStaged() async throws(StorageError) -> [HostStagedOperation] {
         let root = location.prefix + StateLayout.stagingFolderName + "/"

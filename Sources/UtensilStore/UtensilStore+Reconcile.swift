@@ -249,7 +249,9 @@ extension UtensilStore {
     /// `s3://BUCKET/KEY`) of no row. The rows are read again after the listing, so that a
     /// utensil committed and published meanwhile is not taken for an orphan; and renditions
     /// written less than ``checkGraceSeconds`` before `now` are left out, so that a new
-    /// utensil's, put under their live keys just before its commit, are not either.
+    /// utensil's, put under their live keys just before its commit, are not either. Objects
+    /// whose names utensild never writes (``RenditionStorage/listForeign()``) are files without
+    /// rows too, as a folder's foreign names are, and like them are never removed.
     private func checkThroughListing(integrity: [String], ids: Set<UUID>, now: Date) async throws(StoreError) -> ConsistencyReport {
         let renditions: [Rendition] = [.original, .thumbnail, .preview]
         var live: [RenditionKey] = []
@@ -267,7 +269,14 @@ extension UtensilStore {
         var seen: [UUID: Set<Rendition>] = [:]
         for key in live where key.rendition.isRequired { seen[key.utensil, default: []].insert(key.rendition) }
         let rowsWithoutFiles = ids.filter { (seen[$0]?.count ?? 0) < renditions.count }.map(\.uuidString).sorted()
-        let withoutRows = live.filter { !idsAfter.contains($0.utensil) && !young.contains($0) }.map { storage.url(of: $0) }.sorted()
+        let foreign: [ForeignObject]
+        do throws(StorageError) {
+            foreign = try await storage.listForeign()
+        } catch {
+            throw .fileSystem("Cannot list the storage: \(error).")
+        }
+        let withoutRows = (live.filter { !idsAfter.contains($0.utensil) && !young.contains($0) }.map { storage.url(of: $0) }
+            + foreign.filter { now.timeIntervalSince($0.written) >= Self.checkGraceSeconds }.map(\.location)).sorted()
         return ConsistencyReport(integrity: integrity, rowsWithoutFiles: rowsWithoutFiles, filesWithoutRows: withoutRows)
     }
 
