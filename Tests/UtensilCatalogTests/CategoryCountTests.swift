@@ -16,15 +16,6 @@ struct CategoryCountTests {
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
-    func record(_ name: String, category: String?) -> UtensilRecord {
-        let key = UtensilName.uniquenessKey(for: name)
-        let sha = UUID().uuidString
-        return UtensilRecord(
-            id: UUID(), name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name), fileExtension: "jpg",
-            createdAt: Date(), width: 1, height: 1, bytes: 1, sha256: sha, sourceKey: nil, nameClaim: key,
-            contentClaim: sha, category: category)
-    }
-
     /// The categories as counted from the rows, the way `categories` answered before the counts table.
     func counted() throws -> [CatalogCategory] {
         try catalog.read { db in

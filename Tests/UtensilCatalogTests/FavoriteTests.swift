@@ -15,15 +15,6 @@ struct FavoriteTests {
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
-    func record(_ name: String, category: String? = nil) -> UtensilRecord {
-        let key = UtensilName.uniquenessKey(for: name)
-        let sha = UUID().uuidString
-        return UtensilRecord(
-            id: UUID(), name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name), fileExtension: "jpg",
-            createdAt: Date(), width: 1, height: 1, bytes: 1, sha256: sha, sourceKey: nil, nameClaim: key,
-            contentClaim: sha, category: category)
-    }
-
     func names(favoriteOf user: String, search: String? = nil, category: String? = nil) throws -> [String] {
         try catalog.list(search: search, category: category, favoriteOf: user, sort: .name, limit: 50, after: nil)
             .utensils.map(\.name)

@@ -14,14 +14,6 @@ struct TrashTests {
         catalog = try SQLiteCatalog(path: folder.appendingPathComponent("utensils.sqlite").path)
     }
 
-    func record(_ name: String, sha: String = UUID().uuidString, category: String? = nil) -> UtensilRecord {
-        let key = UtensilName.uniquenessKey(for: name)
-        return UtensilRecord(
-            id: UUID(), name: name, nameKey: key, searchKey: UtensilName.searchKey(for: name), fileExtension: "jpg",
-            createdAt: Date(), width: 1, height: 1, bytes: 1, sha256: sha, sourceKey: nil, nameClaim: key,
-            contentClaim: sha, category: category)
-    }
-
     @Test func aTrashedUtensilFreesItsNameButKeepsItsContentAndRows() throws {
         let spoon = record("Spoon", sha: "abc", category: "Cutlery")
         try catalog.insert(spoon)
