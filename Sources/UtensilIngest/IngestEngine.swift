@@ -38,7 +38,8 @@ public final class IngestEngine: Sendable {
     public init(store: UtensilStore, memory: MemoryBudget = .shared) {
         self.store = store
         self.memory = memory
-        self.rejector = Rejector(folder: FolderAnchor(store.settings.rejected), faults: store.faults)
+        self.rejector = Rejector(
+            folder: FolderAnchor(store.settings.rejected), faults: store.faults, temporaryPrefix: store.settings.ownFiles.temporaryPrefix)
         self.inbox = FolderAnchor(store.settings.inbox)
     }
 

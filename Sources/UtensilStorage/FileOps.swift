@@ -99,11 +99,13 @@ public enum FileOps {
     }
 
     /// Writes `bytes` to a new file `name` in `folder` through a temporary name there
-    /// (create exclusively, write, rename). With `durable` the file is fsynced before the
+    /// (create exclusively, write, rename): `temporaryPrefix` and a random UUID (a host's own
+    /// prefix in a folder hosts share). With `durable` the file is fsynced before the
     /// rename; without, its writeback is only started, and it is durable after ``fsyncFile``.
     /// Either way the caller fsyncs the folder (a group of files can share that fsync).
     public static func writeThroughTemporary(
-        _ bytes: [UInt8], in folder: HeldFolder, as name: [UInt8], mode: mode_t = LocalFolderStorage.fileMode, durable: Bool
+        _ bytes: [UInt8], in folder: HeldFolder, as name: [UInt8], mode: mode_t = LocalFolderStorage.fileMode, durable: Bool,
+        temporaryPrefix: String = temporaryPrefix
     ) throws(SystemError) {
         // A short random temporary name: the final name may already be as long as a name can be.
         let temporary = Array((temporaryPrefix + UUID().uuidString).utf8)

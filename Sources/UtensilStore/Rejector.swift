@@ -12,10 +12,14 @@ import UtensilStorage
 package struct Rejector: Sendable {
     package let folder: FolderAnchor
     package let faults: FaultInjection
+    /// How the sidecars' temporaries begin (``HostFileNames/temporaryPrefix``): a host's own
+    /// in a `rejected/` other hosts share.
+    package let temporaryPrefix: String
 
-    package init(folder: FolderAnchor, faults: FaultInjection) {
+    package init(folder: FolderAnchor, faults: FaultInjection, temporaryPrefix: String = FileOps.temporaryPrefix) {
         self.folder = folder
         self.faults = faults
+        self.temporaryPrefix = temporaryPrefix
     }
 
     /// The longest file name Linux file systems take, in bytes.
@@ -44,7 +48,8 @@ package struct Rejector: Sendable {
                 inboxPath: drop.inboxPath.lossyString)
             let json = Array(document.encoded()) + Array("\n".utf8)
             do {
-                try FileOps.writeThroughTemporary(json, in: rejected, as: sidecar, mode: 0o644, durable: true)
+                try FileOps.writeThroughTemporary(
+                    json, in: rejected, as: sidecar, mode: 0o644, durable: true, temporaryPrefix: temporaryPrefix)
             } catch where error.code == EEXIST {
                 continue
             }

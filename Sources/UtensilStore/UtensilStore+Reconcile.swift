@@ -337,7 +337,9 @@ extension UtensilStore {
     /// Temporaries and sidecars without their file in `rejected/`. Group members can write
     /// there: only a regular file is utensild's leftover, and one that cannot be removed is
     /// reported, never a reason to stop. When other hosts share `rejected/` (one inbox watched
-    /// by several hosts), a young one is left: it may be another host's rejection in flight.
+    /// by several hosts), a young one is left: it may be another host's rejection in flight;
+    /// but this host's own temporaries (named after it, ``HostFileNames/isOwnTemporary(_:)``)
+    /// are removed whatever their age, as nothing of this host's is in flight at its start.
     private func removeRejectedLeftovers(now: Date) -> (temporaries: Int, sidecars: Int) {
         var removed = (temporaries: 0, sidecars: 0)
         let rejected: HeldFolder
@@ -368,7 +370,7 @@ extension UtensilStore {
                 logger.warning("\(shown) is named like a file of utensild's but is not a regular file; leaving it alone")
                 continue
             }
-            if mayBeAnotherHosts(status, now: now) { continue }
+            if mayBeAnotherHosts(status, now: now) && !(isTemporary && settings.ownFiles.isOwnTemporary(name)) { continue }
             do {
                 try rejected.unlink(name)
                 if isTemporary { removed.temporaries += 1 } else { removed.sidecars += 1 }

@@ -82,7 +82,7 @@ extension UtensilStore {
         // The sidecar steps aside first, under a temporary name: a drop that the daemon rejects
         // again at once then finds its old name free (no ` (2)`), and its new sidecar is not
         // removed in its place. It comes back if the file cannot be moved.
-        let setAside = Array((FileOps.temporaryPrefix + UUID().uuidString).utf8)
+        let setAside = settings.ownFiles.temporaryName()
         let sidecarSetAside = (try? rejected.renameNoReplace(sidecarName, to: rejected, as: setAside)) != nil
         func restoreSidecar() {
             guard sidecarSetAside else { return }
