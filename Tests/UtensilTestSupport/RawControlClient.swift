@@ -16,15 +16,7 @@ public final class RawControlClient: @unchecked Sendable {
 
     /// Sends bytes; returns false once the daemon has closed the connection.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if count <= 0 { return false }
-            offset += count
-        }
-        return true
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { SocketIO.sendAll(fd, bytes) }
 
     @discardableResult
     public func send(_ text: String) -> Bool { send(Array(text.utf8)) }

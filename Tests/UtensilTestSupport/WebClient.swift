@@ -49,14 +49,7 @@ public struct WebClient: Sendable {
         defer { close(fd) }
         _ = send(fd, bytes)
         shutdown(fd, Int32(SHUT_WR))
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        return try Self.parse(received)
+        return try Self.parse(SocketIO.receiveAll(fd))
     }
 
     /// Reads a streaming response (server-sent events) until `done` holds for what arrived
@@ -100,15 +93,7 @@ public struct WebClient: Sendable {
     }
 
     /// Writes all of `bytes`; false once the server has closed (it may refuse early).
-    public func send(_ fd: Int32, _ bytes: Data) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if count <= 0 { return false }
-            offset += count
-        }
-        return true
-    }
+    public func send(_ fd: Int32, _ bytes: Data) -> Bool { SocketIO.sendAll(fd, bytes) }
 
     static func parse(_ data: Data) throws -> Reply {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {

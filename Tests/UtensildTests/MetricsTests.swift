@@ -28,14 +28,7 @@ import UtensilTestSupport
         let fd = try api.connect()
         defer { close(fd) }
         guard api.send(fd, Data("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)) else { return nil }
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        let text = String(decoding: received, as: UTF8.self)
+        let text = String(decoding: SocketIO.receiveAll(fd), as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 200 "), let head = text.range(of: "\r\n\r\n") else { return nil }
         return String(text[head.upperBound...])
     }
