@@ -106,7 +106,7 @@ let package = Package(
                 "UtensilMetrics",
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
                 "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
-                "UtensilStorage", "UtensilStorageS3",
+                "UtensilStorage", "UtensilStorageS3", "UtensilStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,7 +198,7 @@ let package = Package(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilRestore", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
-                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel",
+                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "UtensilStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -225,7 +225,7 @@ let package = Package(
             name: "utensil-bench",
             dependencies: [
                 "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
-                "UtensilLookalike", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
+                "UtensilLookalike", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig", "UtensilStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -265,7 +265,7 @@ let package = Package(
             dependencies: ["UtensilMetrics", "UtensilCatalogModel", "UtensilTestSupport", .product(name: "CoreMetrics", package: "swift-metrics")]),
         .testTarget(
             name: "UtensilSystemdTests",
-            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilIngest", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["UtensilSystemd", "UtensilCore", "UtensilTestSupport", "UtensilStore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UtensilWatchTests", dependencies: ["UtensilWatch", "UtensilCore", "UtensilTestSupport"]),
         .testTarget(name: "UtensilControlProtocolTests", dependencies: ["UtensilControlProtocol"]),
         .testTarget(
@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorageS3",
+                "UtensilIngest", "UtensilStore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorageS3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -290,7 +290,7 @@ let package = Package(
             name: "UtensilCatalogPostgresTests",
             dependencies: [
                 "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilTestSupport",
-                "UtensilIngest", "UtensilStorageS3",
+                "UtensilStore", "UtensilStorageS3",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -318,7 +318,7 @@ let package = Package(
             name: "UtensildTests",
             dependencies: [
                 "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
-                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig",
+                "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig", "UtensilStore", "UtensilStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,9 +3,9 @@ import Logging
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilConfig
-import UtensilIngest
 import UtensilStorage
 import UtensilStorageS3
+import UtensilStore
 
 /// What the one store runs on: where the rows are (the catalog), how the hosts sharing it hear
 /// of each other's changes, and where the renditions are (the storage). The configuration

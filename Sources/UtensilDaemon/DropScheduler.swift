@@ -1,6 +1,8 @@
 import Foundation
 import UtensilCore
 import UtensilIngest
+import UtensilStorage
+import UtensilStore
 import UtensilWatch
 
 /// Decides when each drop is ingested: once it has settled, at most once at a time, again

@@ -1,5 +1,6 @@
 import UtensilIngest
 import UtensilMetrics
+import UtensilStore
 
 /// Commits prepared ingests in groups. While one group's fsyncs and transaction run on a
 /// blocking thread, the workers go on reading and decoding the next drops; whatever they

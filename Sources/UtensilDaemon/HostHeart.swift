@@ -1,7 +1,6 @@
 import Foundation
 import UtensilCatalogModel
 import UtensilControlProtocol
-import UtensilIngest
 
 /// This host's heartbeat: writes its ``HostHeartbeat`` (name, version and the catalog schema it
 /// knows, since when it runs,

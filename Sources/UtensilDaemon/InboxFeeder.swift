@@ -5,6 +5,8 @@ import UtensilConfig
 import UtensilCore
 import UtensilIngest
 import UtensilMetrics
+import UtensilStorage
+import UtensilStore
 import UtensilWatch
 
 /// Feeds the scheduler: a full scan at start-up, the watcher's events as they come, a full

@@ -1,6 +1,6 @@
 import UtensilCodec
 import UtensilConfig
-import UtensilIngest
+import UtensilStore
 
 extension IngestSettings {
     /// The engine's settings from the daemon's configuration.

@@ -1,5 +1,5 @@
-import UtensilIngest
 import UtensilMetrics
+import UtensilStore
 
 extension DaemonMetrics {
     /// Counts one drop's outcome: ingested, rejected (by reason), or left for a retry because

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import UtensilControlProtocol
 import UtensilCore
-import UtensilIngest
+import UtensilStore
 
 /// Runs `rethumb`: walks the catalog a page at a time and queues each utensil on the
 /// scheduler, which hands them to the ingest workers only while no drop is ready; counts

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
-import UtensilIngest
+import UtensilStore
 import UtensilSystemd
 
 /// Keeps systemd informed: `READY=1`, a `STATUS=` line kept current (at most about once a

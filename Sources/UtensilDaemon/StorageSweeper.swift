@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import UtensilIngest
+import UtensilStore
 
 /// Sweeps the storage of what crashes and refused commits left (``UtensilStore/sweepStorage(now:grace:)``):
 /// once at start, then every ``interval``, until its turn to stop comes. With several hosts

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UtensilCatalogModel
-import UtensilIngest
+import UtensilStore
 
 /// Empties the trash of utensils kept there for `trash_days`: once at start, then
 /// periodically (a tenth of the period, between a second and an hour), awaiting the store in

@@ -11,6 +11,7 @@ import UtensilControlServer
 import UtensilCore
 import UtensilIngest
 import UtensilMetrics
+import UtensilStore
 import UtensilSystemd
 import UtensilWatch
 import UtensilWeb

@@ -6,6 +6,7 @@ import UtensilCatalogModel
 import UtensilCodec
 import UtensilIngest
 import UtensilLookalike
+import UtensilStore
 
 /// CPU spent per photo by the real ingest engine (`IngestEngine.ingest`: open, read, hash,
 /// sniff, duplicate checks, decode, thumbnail and preview, write the three files, fsync them

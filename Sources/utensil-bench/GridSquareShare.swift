@@ -3,6 +3,7 @@ import Logging
 import UtensilCatalog
 import UtensilCodec
 import UtensilIngest
+import UtensilStore
 
 /// The grid square's share of the engine's CPU per photo, A/B in the same run: each round
 /// ingests the files once with the square and once without (`IngestSettings.gridSquareSide`

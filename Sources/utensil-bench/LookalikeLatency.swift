@@ -4,8 +4,8 @@ import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilCore
-import UtensilIngest
 import UtensilLookalike
+import UtensilStore
 
 /// The look-up of near neighbours over a large catalog, through the real catalog code the
 /// ingest asks (`lookalikes`, within ``Fingerprint/copyThreshold``), on either backend: `rows`

@@ -1,7 +1,7 @@
 import Foundation
 import UtensilCodec
-import UtensilIngest
 import UtensilLookalike
+import UtensilStore
 
 /// The renditions the ingest makes of each photo, written out so that two builds can be
 /// compared file by file: `<name>.thumbnail.jpeg`, `.square.jpeg` and `.preview.jpeg`, and

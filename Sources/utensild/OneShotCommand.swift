@@ -5,6 +5,7 @@ import UtensilCatalogModel
 import UtensilConfig
 import UtensilDaemon
 import UtensilIngest
+import UtensilStore
 
 /// `utensild --oneshot`: reconcile, ingest the inbox once, print a line per drop and a summary.
 struct OneShotCommand {

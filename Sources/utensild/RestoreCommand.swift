@@ -8,6 +8,8 @@ import UtensilCore
 import UtensilDaemon
 import UtensilIngest
 import UtensilRestore
+import UtensilStorage
+import UtensilStore
 
 /// `utensild restore BACKUP`: loads a backup made by `utensilctl backup` into the configured
 /// catalog and state folder, both empty, with the daemon stopped (it takes the state lock).

@@ -5,7 +5,7 @@ import UtensilConfig
 import UtensilControlProtocol
 import UtensilCore
 import UtensilDaemon
-import UtensilIngest
+import UtensilStore
 
 /// `utensild`: the daemon. Runs in the foreground under systemd (`Type=notify`), never forks.
 @main

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import UtensilIngest
 import UtensilStorageS3
+import UtensilStore
 import UtensilTestSupport
 
 /// Three hosts that share no folder at all, only the catalog and a bucket: three utensild

@@ -3,8 +3,9 @@ import Testing
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-@testable import UtensilIngest
 import UtensilRestore
+import UtensilStorage
+import UtensilStore
 import UtensilTestSupport
 
 /// The store's backup on a real state folder and catalog: the snapshot's files and nothing

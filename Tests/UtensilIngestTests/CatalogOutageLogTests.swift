@@ -3,6 +3,8 @@ import Logging
 import Testing
 import UtensilCore
 @testable import UtensilIngest
+import UtensilStorage
+import UtensilStore
 import UtensilTestSupport
 
 /// The journal says once that the catalog is unavailable and once that it answers again; a

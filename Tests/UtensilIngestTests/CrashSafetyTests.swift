@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-@testable import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// `kill -9` at every step of an ingest and of a rejection, then a restart: every drop ends up

@@ -1,5 +1,5 @@
 import Testing
-@testable import UtensilIngest
+import UtensilStore
 
 /// `UTENSIL_FAULT_KILL_AT` takes the steps by the names the crash-safety tests always used.
 @Suite struct FaultStepNameTests {

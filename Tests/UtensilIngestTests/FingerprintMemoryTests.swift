@@ -3,7 +3,7 @@ import Testing
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// The fingerprints held in memory answer a look-up as the catalog's own look-up does, and

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UtensilCatalogModel
 import UtensilCodec
-@testable import UtensilIngest
+import UtensilIngest
 @testable import UtensilStore
 import UtensilTestSupport
 

@@ -6,7 +6,6 @@ import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
-@testable import UtensilIngest
 @testable import UtensilStore
 import UtensilTestSupport
 

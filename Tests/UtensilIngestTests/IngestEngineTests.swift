@@ -4,7 +4,8 @@ import Testing
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-@testable import UtensilIngest
+import UtensilIngest
+import UtensilStorage
 @testable import UtensilStore
 import UtensilTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// A commit whose reply is lost: a PostgreSQL connection cut between the commit and its answer,

@@ -5,7 +5,6 @@ import Testing
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-@testable import UtensilIngest
 @testable import UtensilStore
 import UtensilTestSupport
 

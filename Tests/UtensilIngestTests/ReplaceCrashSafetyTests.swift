@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import UtensilCatalog
 import UtensilCatalogModel
-@testable import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// `kill -9` at every step of a photo replacement (`duplicate_names = "replace"`), then a

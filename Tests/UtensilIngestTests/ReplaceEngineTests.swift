@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UtensilCatalogModel
 @testable import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// The engine's side of `duplicate_names = "replace"`, with real files and a real catalog.

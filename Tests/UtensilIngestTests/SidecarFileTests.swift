@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import Testing
 import UtensilCore
-import UtensilIngest
+import UtensilStorage
+import UtensilStore
 import UtensilTestSupport
 
 /// Sidecars are read from `rejected/`, which group members can write: only a small regular

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UtensilIngest
+import UtensilStore
 
 /// The state folder's lock: one process per state folder with a catalog of its own, one per
 /// host name with a shared one.

@@ -7,6 +7,7 @@ import UtensilCore
 @testable import UtensilIngest
 import UtensilStorage
 import UtensilStorageS3
+import UtensilStore
 import UtensilTestSupport
 
 /// The storage sweeper (`UtensilStore.sweepStorage`) and `check` over files planted in the

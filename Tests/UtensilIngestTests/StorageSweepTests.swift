@@ -7,7 +7,9 @@ import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilCore
 @testable import UtensilIngest
+import UtensilStorage
 import UtensilStorageS3
+import UtensilStore
 import UtensilTestSupport
 
 /// The storage sweeper (`UtensilStore.sweepStorage`) over each storage (a real SeaweedFS, a local

@@ -3,9 +3,10 @@ import Testing
 import UtensilCatalog
 import UtensilCatalogModel
 import UtensilCore
-@testable import UtensilIngest
-@testable import UtensilStore
+import UtensilIngest
+import UtensilStorage
 import UtensilStorageS3
+@testable import UtensilStore
 import UtensilTestSupport
 
 /// The one store over each storage: the same ingest, reads by id, delete and start-up

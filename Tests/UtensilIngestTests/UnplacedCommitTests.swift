@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// A commit whose renditions the storage does not take: a bucket's server stopping between a

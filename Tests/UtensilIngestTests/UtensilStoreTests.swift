@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import UtensilCatalogModel
-@testable import UtensilIngest
+import UtensilIngest
 @testable import UtensilStore
 import UtensilTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 extension JournaldEndToEndTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilIngest
+import UtensilStore
 
 /// A backup whose catalog someone changed: a copy of a real backup folder, its
 /// `utensils.sqlite` changed by SQL through the sqlite3 CLI, and the catalog's size and

@@ -7,6 +7,7 @@ import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore
 import UtensilIngest
+import UtensilStore
 
 /// A complete set of utensild folders in a fresh temporary directory.
 public struct TestWorld: Sendable {

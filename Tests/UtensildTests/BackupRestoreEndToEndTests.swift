@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import UtensilCatalog
 import UtensilCatalogModel
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// `utensilctl backup` against the real daemon while drops arrive, and `utensild restore` of

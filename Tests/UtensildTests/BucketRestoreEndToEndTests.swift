@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UtensilCatalog
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// `utensild restore` with `storage = "s3://…"` on a real SeaweedFS (keys allowed only to read,

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// utensild (the real binary) with `storage = "s3://…"` on a real SeaweedFS: `--check-config`

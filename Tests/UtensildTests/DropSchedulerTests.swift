@@ -4,6 +4,8 @@ import UtensilCatalogModel
 import UtensilCore
 @testable import UtensilDaemon
 @testable import UtensilIngest
+import UtensilStorage
+import UtensilStore
 @testable import UtensilWatch
 
 /// The scheduler's bookkeeping with real files: one entry per (device, inode), and a file

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import UtensilIngest
 import UtensilTestSupport
 
 /// `utensild restore` of backups whose catalog was tampered with the sqlite3 CLI (and its

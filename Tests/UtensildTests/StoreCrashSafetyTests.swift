@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import UtensilCatalog
 import UtensilCatalogModel
-import UtensilIngest
+import UtensilStore
 import UtensilTestSupport
 
 /// `kill -9` in the middle of the store's operations other than an ingest — a delete for

@@ -1,7 +1,8 @@
 import Foundation
 import UtensilControlProtocol
 import UtensilControlServer
-import UtensilIngest
+import UtensilStorage
+import UtensilStore
 
 /// `backup`'s answer: the store's backup, awaited in the request's own task, reported as it goes —
 /// a `backupProgress` line when the catalog is written and at each whole percent of the

@@ -1,5 +1,5 @@
 import UtensilControlServer
-import UtensilIngest
+import UtensilStore
 
 /// Who a request is made for: whose favorites it reads and changes, whom the journal names
 /// for a change, and what ``ChangePolicy`` allows. A user is a name: the Unix user of a

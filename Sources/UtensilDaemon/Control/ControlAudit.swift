@@ -1,7 +1,7 @@
 import Logging
 import UtensilCatalogModel
 import UtensilCore
-import UtensilIngest
+import UtensilStore
 
 /// The journal entries of changes made through the control socket and the web gallery: one
 /// notice per change, naming who it was made for (``Caller``) in the message and in the fields

@@ -4,7 +4,7 @@ import UtensilCatalogModel
 import UtensilControlProtocol
 import UtensilControlServer
 import UtensilCore
-import UtensilIngest
+import UtensilStore
 
 /// Answers `utensilctl`'s requests (and the web gallery's) from the store and the in-memory
 /// counters — never from behind an ingest: decode, authorise (`ChangePolicy`), one store

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import UtensilIngest
+import UtensilStore
 
 /// Whether a part the daemon depends on answers (the catalog: `status`, `GET /metrics` and
 /// `GET /readyz`; the storage: `GET /readyz`): its question (the utensil count, or a look at

@@ -1,8 +1,8 @@
 import Glibc
 import Logging
 import UtensilCore
-import UtensilIngest
 import UtensilMetrics
+import UtensilStore
 
 /// One queued run of a hook: the event, and the program and time limit in force when it came.
 struct HookJob: Sendable {

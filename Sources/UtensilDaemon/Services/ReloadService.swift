@@ -2,7 +2,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 import UtensilConfig
-import UtensilIngest
+import UtensilStore
 
 /// SIGHUP: re-reads the configuration and applies what can change without a restart — to the
 /// one store (duplicate policies, limits, thumbnail quality, log level: every front door sees

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import UtensilIngest
+import UtensilStore
 
 /// `rethumb`'s walks over the catalog (``Rethumbing``), each in this service's task group; and,
 /// once at start after an upgrade from a version without previews (`previews/` empty with

@@ -1,6 +1,6 @@
 import Foundation
 import UtensilCore
-import UtensilIngest
+import UtensilStore
 
 extension WebGalleryBackend {
     /// The store's streamed read: one GET from a bucket, passed on as it arrives.

@@ -3,6 +3,7 @@ import Glibc
 import UtensilControlProtocol
 import UtensilCore
 import UtensilIngest
+import UtensilStore
 import UtensilWeb
 
 /// The web gallery's view of the daemon: the control handler's replies (so the API's JSON is
