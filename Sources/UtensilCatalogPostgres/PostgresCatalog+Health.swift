@@ -10,7 +10,7 @@ extension PostgresCatalog {
     /// are held in memory until the snapshot is released (about 1 KB a utensil).
     public func snapshot() async throws(CatalogError) -> any CatalogSnapshot {
         let logger = logger
-        let contents = try await transaction { connection in
+        let contents = try await transaction(unbounded: true) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             let utensils = try await Self.utensils(
                 "SELECT \(unescaped: UtensilColumns.list) FROM utensils ORDER BY id", on: connection, logger: logger)
@@ -41,7 +41,7 @@ extension PostgresCatalog {
     /// (`utensil_count`, `category_counts`) match the rows. `["ok"]` when they do.
     public func integrityCheck() async throws(CatalogError) -> [String] {
         let logger = logger
-        return try await transaction { connection in
+        return try await transaction(unbounded: true) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             var problems: [String] = []
             let total = try await connection.query(

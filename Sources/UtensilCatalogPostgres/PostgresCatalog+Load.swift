@@ -12,7 +12,7 @@ extension PostgresCatalog {
     /// keeps `utensil_count` and `category_counts` as they go in.
     public func load(_ contents: CatalogContents) async throws(CatalogError) {
         let logger = logger
-        try await transaction { connection in
+        try await transaction(unbounded: true) { connection in
             try await connection.query("LOCK TABLE utensils IN EXCLUSIVE MODE", logger: logger)
             let held = try await Self.value(Int.self, "SELECT count(*) FROM utensils", on: connection, logger: logger) ?? 0
             guard held == 0 else { throw CatalogError.notEmpty(utensils: held) }

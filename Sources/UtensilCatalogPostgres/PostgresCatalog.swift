@@ -20,6 +20,7 @@ public struct PostgresCatalog: CatalogBackend, CatalogPoolReporting {
     let logger: Logger
     let snapshotWriter: any CatalogSnapshotWriter
     let leaseDeadline: PostgresLeaseDeadline
+    let answerDeadline: PostgresAnswerDeadline
     let searchPlan: PostgresSearchPlan
 
     /// - Parameters:
@@ -28,28 +29,37 @@ public struct PostgresCatalog: CatalogBackend, CatalogPoolReporting {
     ///     `SQLiteSnapshotWriter`: only that target touches SQLite).
     ///   - leaseSeconds: how long a call waits for a connection before the catalog counts as
     ///     unavailable (see ``PostgresLeaseDeadline``).
+    ///   - answerSeconds: how long a call may run on its connection before it is given up and
+    ///     the catalog counts as unavailable (see ``PostgresAnswerDeadline``); the snapshot, a
+    ///     load and the integrity check are not bounded.
     ///   - searchPlan: when a search walks the listing order and when it gathers its matches.
     public init(
         client: PostgresClient, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10,
-        searchPlan: PostgresSearchPlan = .standard
+        answerSeconds: Int64 = PostgresCatalog.answerSeconds, searchPlan: PostgresSearchPlan = .standard
     ) {
         self.init(
             pool: PostgresPool(client: client, logger: logger), snapshotWriter: snapshotWriter, logger: logger,
-            leaseSeconds: leaseSeconds, searchPlan: searchPlan)
+            leaseSeconds: leaseSeconds, answerSeconds: answerSeconds, searchPlan: searchPlan)
     }
 
     /// The catalog over `pool` (renewed after an outage: see ``PostgresPool``); the other
-    /// parameters as for ``init(client:snapshotWriter:logger:leaseSeconds:searchPlan:)``.
+    /// parameters as for ``init(client:snapshotWriter:logger:leaseSeconds:answerSeconds:searchPlan:)``.
     public init(
         pool: PostgresPool, snapshotWriter: any CatalogSnapshotWriter, logger: Logger, leaseSeconds: Int64 = 10,
-        searchPlan: PostgresSearchPlan = .standard
+        answerSeconds: Int64 = PostgresCatalog.answerSeconds, searchPlan: PostgresSearchPlan = .standard
     ) {
         self.pool = pool
         self.searchPlan = searchPlan
         self.snapshotWriter = snapshotWriter
         self.logger = logger
         self.leaseDeadline = PostgresLeaseDeadline(seconds: leaseSeconds)
+        self.answerDeadline = PostgresAnswerDeadline(seconds: answerSeconds)
     }
+
+    /// How long a call may run on its connection, by default, before it is given up
+    /// (``PostgresAnswerDeadline``): far longer than any of a daemon's calls takes on a server
+    /// that answers, short enough that a drop whose call was lost is retried within a minute.
+    public static let answerSeconds: Int64 = 60
 
     public var poolReading: CatalogPoolReading { pool.reading }
 
@@ -60,27 +70,37 @@ public struct PostgresCatalog: CatalogBackend, CatalogPoolReporting {
 
     /// Runs `body` on a leased connection, retrying deadlocks; maps every failure to ``CatalogError``.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying { [pool, leaseDeadline] in
+        try await retrying { [pool, leaseDeadline, answerDeadline] in
             let generation = pool.generation
-            return try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
-                try await pool.withConnection { connection in
-                    leased()
-                    return try await PostgresSession.run(on: connection) { try await body(connection) }
+            return try await answerDeadline.run { watch in
+                try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
+                    try await pool.withConnection { connection in
+                        leased()
+                        watch.leased(connection)
+                        return try await PostgresSession.run(on: connection) { try await body(connection) }
+                    }
                 }
             }
         }
     }
 
     /// Runs `body` in one transaction (READ COMMITTED), retrying it whole after a deadlock or
-    /// serialization failure; maps every failure to ``CatalogError``.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(CatalogError) -> T {
-        try await retrying { [pool, leaseDeadline, logger] in
+    /// serialization failure; maps every failure to ``CatalogError``. `unbounded`: no answer
+    /// deadline (a transaction whose time grows with the catalog).
+    func transaction<T: Sendable>(
+        unbounded: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(CatalogError) -> T {
+        let answerDeadline = unbounded ? PostgresAnswerDeadline.none : answerDeadline
+        return try await retrying { [pool, leaseDeadline, logger] in
             let generation = pool.generation
-            return try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
-                try await pool.withConnection { connection in
-                    leased()
-                    return try await PostgresSession.run(on: connection) {
-                        try await PostgresTransaction.run(on: connection, logger: logger, body)
+            return try await answerDeadline.run { watch in
+                try await leaseDeadline.run(renewed: { pool.generation != generation }) { leased in
+                    try await pool.withConnection { connection in
+                        leased()
+                        watch.leased(connection)
+                        return try await PostgresSession.run(on: connection) {
+                            try await PostgresTransaction.run(on: connection, logger: logger, body)
+                        }
                     }
                 }
             }
