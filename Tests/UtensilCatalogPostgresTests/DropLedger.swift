@@ -106,13 +106,10 @@ struct DropLedger {
     }
 
     /// What `rejected/` holds in `world`: each rejected file's name and its sidecar's reason
-    /// (`"no sidecar"` for a file without one, and a sidecar without its file under its own
-    /// name as `"stray file"`). A temporary (`.tmp-…`) is no rejection: a host killed while
-    /// writing a sidecar leaves one, and its drop, still in the inbox, is rejected again; with a
-    /// PostgreSQL catalog the next start leaves a young one (`rejected/` may be shared with
-    /// other hosts writing there) and removes it at a later start.
+    /// (`"no sidecar"` for a file without one, and any other file there — a temporary, a
+    /// sidecar without its file — under its own name as `"stray file"`).
     static func rejections(in world: TestWorld) -> [String: String] {
-        let names = world.files(in: world.rejected).filter { !$0.hasPrefix(".tmp-") }
+        let names = world.files(in: world.rejected)
         var found: [String: String] = [:]
         for name in names where !name.hasSuffix(".error.json") {
             found[name] = (try? world.sidecar(for: name))?["reason"] as? String ?? "no sidecar"
