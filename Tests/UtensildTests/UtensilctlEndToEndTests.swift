@@ -44,6 +44,13 @@ struct UtensilctlEndToEndTests {
 
     /// A daemon with two utensils and one rejection.
     static func populated() throws -> (TestWorld, RunningDaemon, String) {
+        let (world, daemon, _) = try populated { _ in [] }
+        return (world, daemon, world.root.appendingPathComponent("control.sock").path)
+    }
+
+    /// A daemon started with the flags `extra` gives for its new world, once it took two
+    /// utensils and one rejection; the three dropped files' bytes.
+    static func populated(extra: (TestWorld) -> [String]) throws -> (TestWorld, RunningDaemon, [Data]) {
         let world = try TestWorld()
         let images = try TestImages.make([
             TestImages.jpeg(world.root.path + "/a", width: 800, height: 600, seed: 1),
@@ -52,10 +59,10 @@ struct UtensilctlEndToEndTests {
         try world.drop("Crème brûlée torch.jpg", images[0])
         try world.drop("包丁 🔪.png", images[1])
         try world.drop("Broken.jpg", Data("junk".utf8))
-        let daemon = try RunningDaemon(world: world)
+        let daemon = try RunningDaemon(world: world, extra: extra(world))
         try daemon.waitForUtensils(2)
         try daemon.waitUntil("the rejection") { world.files(in: world.rejected).contains("Broken.jpg") }
-        return (world, daemon, world.root.appendingPathComponent("control.sock").path)
+        return (world, daemon, images + [Data("junk".utf8)])
     }
 
     @Test func statusInBothForms() throws {

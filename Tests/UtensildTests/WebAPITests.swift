@@ -8,20 +8,10 @@ import UtensilTestSupport
 struct WebAPITests {
     /// A daemon with two utensils and one rejection, its gallery on `web.sock`.
     static func populated() throws -> (TestWorld, RunningDaemon, WebClient, [Data]) {
-        let world = try TestWorld()
-        let images = try TestImages.make([
-            TestImages.jpeg(world.root.path + "/a", width: 800, height: 600, seed: 1),
-            TestImages.png(world.root.path + "/b", seed: 2),
-        ])
-        try world.drop("Crème brûlée torch.jpg", images[0])
-        try world.drop("包丁 🔪.png", images[1])
-        try world.drop("Broken.jpg", Data("junk".utf8))
-        let socket = world.root.appendingPathComponent("web.sock").path
-        let daemon = try RunningDaemon(world: world, extra: ["--web-listen", "unix:" + socket])
-        try daemon.waitForUtensils(2)
-        try daemon.waitUntil("the rejection") { world.files(in: world.rejected).contains("Broken.jpg") }
-        try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: socket) }
-        return (world, daemon, WebClient(socketPath: socket), images + [Data("junk".utf8)])
+        let socket = { (world: TestWorld) in world.root.appendingPathComponent("web.sock").path }
+        let (world, daemon, dropped) = try UtensilctlEndToEndTests.populated { ["--web-listen", "unix:" + socket($0)] }
+        try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: socket(world)) }
+        return (world, daemon, WebClient(socketPath: socket(world)), dropped)
     }
 
     static func json(_ reply: WebClient.Reply) throws -> [String: Any] {
