@@ -6,7 +6,7 @@ import PackageDescription
 ///   (bytes in, pixels out).
 /// - `UtensilCatalogModel` is the catalog seam: the `CatalogBackend` protocol, its value types
 ///   and its refusals, with no database dependency.
-/// - `UtensilCatalog` is the SQLite backend behind it, the only code that touches GRDB / SQLite.
+/// - `UtensilCatalogSQLite` is the SQLite backend behind it, the only code that touches GRDB / SQLite.
 /// - `UtensilCore` is the shared vocabulary (names, rejection reasons) with no dependencies.
 /// - `UtensilStore` is the store: the one owner of a utensil's row and renditions, and backup.
 /// - `UtensilIngest` is the engine: where a drop becomes a utensil.
@@ -105,7 +105,7 @@ let package = Package(
             dependencies: [
                 "UtensilMetrics",
                 "UtensilIngest", "UtensilConfig", "UtensilWatch", "UtensilSystemd", "UtensilCodec",
-                "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
+                "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "CUtensilSupport",
                 "UtensilStorage", "UtensilStorageS3", "UtensilStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -133,7 +133,7 @@ let package = Package(
         .systemLibrary(name: "CSQLiteGuard", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The SQLite backend (GRDB).
         .target(
-            name: "UtensilCatalog",
+            name: "UtensilCatalogSQLite",
             dependencies: [
                 "UtensilCatalogModel", "UtensilCore", "CSQLiteGuard", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
@@ -191,14 +191,14 @@ let package = Package(
         .target(
             name: "UtensilRestore",
             dependencies: [
-                "UtensilStore", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorage",
+                "UtensilStore", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "UtensilStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "utensild",
             dependencies: [
                 "UtensilIngest", "UtensilRestore", "UtensilCore", "UtensilConfig", "UtensilDaemon", "UtensilSystemd", "UtensilControlProtocol",
-                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilStorage", "UtensilStore",
+                "UtensilCatalogPostgres", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilStorage", "UtensilStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -224,7 +224,7 @@ let package = Package(
         .executableTarget(
             name: "utensil-bench",
             dependencies: [
-                "UtensilIngest", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
+                "UtensilIngest", "UtensilCodec", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "CTurboJPEG",
                 "UtensilLookalike", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig", "UtensilStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -233,14 +233,14 @@ let package = Package(
         .testTarget(name: "UtensilCodecTests", dependencies: ["UtensilCodec"]),
         .testTarget(name: "UtensilLookalikeTests", dependencies: ["UtensilLookalike", "UtensilCodec"]),
         .testTarget(
-            name: "UtensilCatalogTests",
-            dependencies: ["UtensilCatalog", "UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "UtensilCatalogSQLiteTests",
+            dependencies: ["UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // The catalog contract (docs/ARCHITECTURE.md, "The catalog seam"): every rule of
         // CatalogBackend, run against every backend in CatalogBackends.all.
         .testTarget(
             name: "UtensilCatalogContractTests",
             dependencies: [
-                "UtensilCatalogModel", "UtensilCatalog", "UtensilCore", "UtensilCatalogPostgres", "UtensilConfig", "UtensilTestSupport",
+                "UtensilCatalogModel", "UtensilCatalogSQLite", "UtensilCore", "UtensilCatalogPostgres", "UtensilConfig", "UtensilTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "UtensilTestSupport",
             dependencies: [
-                "UtensilIngest", "UtensilStore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilStorageS3",
+                "UtensilIngest", "UtensilStore", "UtensilCodec", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "UtensilStorageS3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -289,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "UtensilCatalogPostgresTests",
             dependencies: [
-                "UtensilCatalogPostgres", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilTestSupport",
+                "UtensilCatalogPostgres", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "UtensilConfig", "UtensilTestSupport",
                 "UtensilStore", "UtensilStorageS3",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -297,7 +297,7 @@ let package = Package(
         .testTarget(
             name: "UtensilIngestTests",
             dependencies: [
-                "UtensilIngest", "UtensilStore", "UtensilRestore", "UtensilCodec", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore",
+                "UtensilIngest", "UtensilStore", "UtensilRestore", "UtensilCodec", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore",
                 "UtensilTestSupport", "UtensilStorage", "UtensilStorageS3", "UtensilCatalogPostgres", "UtensilConfig",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -317,7 +317,7 @@ let package = Package(
         .testTarget(
             name: "UtensildTests",
             dependencies: [
-                "UtensilDaemon", "UtensilIngest", "UtensilCatalog", "UtensilCatalogModel", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
+                "UtensilDaemon", "UtensilIngest", "UtensilCatalogSQLite", "UtensilCatalogModel", "UtensilCore", "UtensilWatch", "UtensilTestSupport",
                 "UtensilControlProtocol", "UtensilControlServer", "UtensilWeb", "UtensilConfig", "UtensilStore", "UtensilStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

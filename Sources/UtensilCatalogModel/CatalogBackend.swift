@@ -5,7 +5,7 @@ import UtensilCore
 /// ingest engine through it) makes, and nothing of how they are answered.
 ///
 /// This target (`UtensilCatalogModel`) depends on no database. `SQLiteCatalog`, in the target
-/// `UtensilCatalog`, is the SQLite implementation through GRDB; everything SQLite-specific —
+/// `UtensilCatalogSQLite`, is the SQLite implementation through GRDB; everything SQLite-specific —
 /// the schema and its migrations, FTS5 trigram search, PRAGMAs, WAL, busy timeouts, the
 /// mapping of extended result codes and claims to ``CatalogError`` — stays there. The rules
 /// below are checked for every backend by `CatalogBackendContractTests`. This protocol is where a second backend plugs in (PostgreSQL through postgres-nio, for

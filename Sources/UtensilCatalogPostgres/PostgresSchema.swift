@@ -1,5 +1,5 @@
 /// The PostgreSQL catalog's schema, as named migrations applied in order by
-/// ``PostgresMigrator``. It mirrors the SQLite catalog's (UtensilCatalog's `SQLiteCatalog`), in
+/// ``PostgresMigrator``. It mirrors the SQLite catalog's (UtensilCatalogSQLite's `SQLiteCatalog`), in
 /// PostgreSQL's words:
 ///
 /// - `utensils`: one row per utensil. Claims are unique among the rows that have them

@@ -1,6 +1,6 @@
 import Glibc
 import Logging
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilConfig
 import UtensilStorage

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Logging
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCore
 import UtensilStorage

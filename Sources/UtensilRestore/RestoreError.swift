@@ -1,4 +1,4 @@
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilStorage
 
 /// Why `utensild restore` installed nothing; each says in one sentence what is wrong and what

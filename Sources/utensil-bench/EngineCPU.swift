@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCodec
 import UtensilIngest

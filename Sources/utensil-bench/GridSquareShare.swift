@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCodec
 import UtensilIngest
 import UtensilStore

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilCore

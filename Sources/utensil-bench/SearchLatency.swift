@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCore
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PostgresNIO
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig

@@ -1,5 +1,5 @@
 import Foundation
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 
 /// Every catalog backend the contract is checked against. A new backend is one more line

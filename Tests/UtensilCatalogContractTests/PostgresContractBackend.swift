@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import Logging
 import PostgresNIO
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig

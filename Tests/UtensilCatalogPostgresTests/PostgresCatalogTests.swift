@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilCore

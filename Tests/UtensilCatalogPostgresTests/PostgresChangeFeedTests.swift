@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 import Synchronization
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilTestSupport

@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogPostgres
 import UtensilConfig
 import UtensilTestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCore
 import UtensilStore

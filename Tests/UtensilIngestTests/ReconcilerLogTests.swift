@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 @testable import UtensilStore
 import UtensilTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCatalogPostgres
 import UtensilConfig

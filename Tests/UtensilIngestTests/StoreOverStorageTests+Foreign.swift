@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCore
 @testable import UtensilStore
 import UtensilStorageS3

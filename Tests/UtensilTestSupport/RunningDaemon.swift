@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 
 /// The real `utensild` daemon running as a child process on a test world, with a real

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCodec
 import UtensilCore

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilStore
 import UtensilTestSupport
 

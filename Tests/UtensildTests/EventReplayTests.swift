@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilTestSupport
 
 /// Events that resume, against the real daemon: every event carries a `seq` that only grows;

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilConfig
 import UtensilDaemon

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilTestSupport
 

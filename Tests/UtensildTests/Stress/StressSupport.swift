@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-import UtensilCatalog
+import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import UtensilCatalog
+@testable import UtensilCatalogSQLite
 
 /// The catalog's own date text is the text GRDB wrote before (so old and new rows sort and
 /// compare together), and it reads back the moment GRDB read.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import UtensilCatalog
+@testable import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCore
 

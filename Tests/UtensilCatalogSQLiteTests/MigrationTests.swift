@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import UtensilCatalog
+@testable import UtensilCatalogSQLite
 import UtensilCatalogModel
 import UtensilCore
 
