@@ -17,7 +17,8 @@ import UtensilCatalogModel
 ///
 /// The call runs in a task of its own so that the caller is answered even when the call
 /// cannot be stopped (an await postgres-nio never completes cannot be cancelled); the
-/// caller's cancellation is passed on to it.
+/// caller's cancellation is passed on to it, and answers the caller at once with a
+/// `CancellationError` (whether a write then took effect is unknown, as above).
 struct PostgresAnswerDeadline: Sendable {
     /// How long a call may run on its connection; nil for no bound (a snapshot of the whole
     /// catalog, a load, the integrity check: their time grows with the catalog).
@@ -79,16 +80,21 @@ private final class AnswerRace<T: Sendable>: Sendable {
             state.call = call
             return state.cancelled
         }
-        if cancelled { call.cancel() }
+        if cancelled {
+            call.cancel()
+            finish(.failure(CancellationError()))
+        }
     }
 
-    /// The caller was cancelled: so is the call (which still answers, or its deadline does).
+    /// The caller was cancelled: so is the call, and the caller is answered at once (a call
+    /// that cannot be stopped must not hold up a shutdown past its bound).
     func cancel() {
         let call = state.withLock { state in
             state.cancelled = true
             return state.call
         }
         call?.cancel()
+        finish(.failure(CancellationError()))
     }
 
     private func startTimer(_ connection: PostgresConnection) {

@@ -21,6 +21,32 @@ import UtensilTestSupport
     @Test func aCallTheServerNeverAnswersIsUnavailableOnceItsDeadlinePasses() async throws {
         let server = try SilentPostgres()
         defer { server.stop() }
+        let outcome = try await Self.countOnce(server, answerSeconds: 1)
+        switch outcome {
+        case .failure(.unavailable(_, let detail)):
+            #expect(detail.contains("did not answer within 1 seconds"), "\(detail)")
+        case let other:
+            Issue.record("expected the catalog to be unavailable, got \(other)")
+        }
+    }
+
+    /// A caller cancelled while its call waits for an answer (a shutdown past its bound) is
+    /// answered at once, not when the answer deadline passes.
+    @Test func aCancelledCallerIsAnsweredAtOnce() async throws {
+        let server = try SilentPostgres()
+        defer { server.stop() }
+        let outcome = try await Self.countOnce(server, answerSeconds: 600, cancelOnceSent: true)
+        guard case .failure = outcome else {
+            Issue.record("expected the cancelled call to fail, got \(outcome)")
+            return
+        }
+    }
+
+    /// `count()` on a catalog over `server`, ended within 30 s (else the test fails rather than
+    /// hang); with `cancelOnceSent`, its task is cancelled once the server has its statement.
+    private static func countOnce(
+        _ server: SilentPostgres, answerSeconds: Int64, cancelOnceSent: Bool = false
+    ) async throws -> Result<Int, CatalogError> {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1", port: server.port, username: "utensil", password: "unused", database: "utensils", tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
@@ -28,7 +54,7 @@ import UtensilTestSupport
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let running = Task { await client.run() }
         defer { running.cancel() }
-        let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger, answerSeconds: 1)
+        let catalog = PostgresCatalog(client: client, snapshotWriter: SQLiteSnapshotWriter(), logger: logger, answerSeconds: answerSeconds)
 
         // Watched from here: without the deadline the call never returns, and the test fails
         // on its own time-out instead of hanging.
@@ -39,16 +65,17 @@ import UtensilTestSupport
             outcome.withLock { $0 = result }
         }
         defer { call.cancel() }
+        if cancelOnceSent {
+            try await Poll.eventually(seconds: 30, "the statement to reach the silent server", every: .milliseconds(20)) {
+                server.statementsReceived > 0
+            }
+            call.cancel()
+        }
         try await Poll.eventually(seconds: 30, "the call to the silent server to end", every: .milliseconds(50)) {
             outcome.withLock { $0 != nil }
         }
         #expect(server.statementsReceived > 0, "the call held a connection and sent its statement")
-        switch outcome.withLock({ $0 }) {
-        case .failure(.unavailable(_, let detail))?:
-            #expect(detail.contains("did not answer within 1 seconds"), "\(detail)")
-        case let other:
-            Issue.record("expected the catalog to be unavailable, got \(String(describing: other))")
-        }
+        return try #require(outcome.withLock { $0 })
     }
 }
 
