@@ -18,9 +18,10 @@ import Foundation
 /// until the call is done, running every piece of it that becomes ready (the first, and each
 /// one after a suspension, such as a network reply of a remote catalog) as it comes. So a
 /// backend that answers at once (SQLite) runs exactly where a direct call ran, with no thread
-/// hop; a backend that suspends never needs a thread of Swift's cooperative pool to be free,
-/// and never blocks one. Do not call it from an async context (that would block a thread of
-/// the pool for the whole call): there, `await` the store.
+/// hop; a backend that suspends never blocks a thread of Swift's cooperative pool (PostgreSQL
+/// runs each call in a task of its own, raced against its answer deadline, whose short steps
+/// between replies run on that pool). Do not call it from an async context (that would block
+/// a thread of the pool for the whole call): there, `await` the store.
 enum CatalogAwait {
     /// Runs `call` to completion on this thread and returns what it returned or threw.
     static func run<T: Sendable, E: Error>(_ call: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {
