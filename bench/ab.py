@@ -15,7 +15,7 @@ own: `git worktree add /tmp/ab-base COMMIT`, then, in it, `scripts/build-install
   daemon's CPU seconds a photo (/proc/PID/stat, utime + stime, over the same span), and,
   from a thread during the burst, `status` on the control socket every --every seconds over
   one connection: each request's time to its reply (p50 and p99 of all rounds' requests
-  pooled, and each round's p99);
+  pooled, and each round's p99; --every 0 sends none, for the burst's CPU alone);
 - engine: `utensil-bench cpu` of each build on the same photos, --engine-runs runs each,
   alternating: the engine's in-process CPU a photo, and from B's run what B's own A/B rows
   say its newer work costs (the look-alike fingerprint and look-up, the grid square).
@@ -67,26 +67,28 @@ def burst(binaries, files, root, every):
         pairs = stage(daemon, files)
         events = Events(daemon)
         samples, stop = [], threading.Event()
-        prober = threading.Thread(target=control_prober, args=(daemon, every, samples, stop), daemon=True)
+        prober = threading.Thread(target=control_prober, args=(daemon, every, samples, stop), daemon=True) if every else None
         load = loadavg()
         cpu_before = daemon.cpu_seconds()
         started = time.monotonic()
-        prober.start()
+        if prober:
+            prober.start()
         for staged, target in pairs:
             os.rename(staged, target)
         arrivals = events.wait(len(files))
         wall = arrivals[-1] - started
         cpu = daemon.cpu_seconds() - cpu_before
         stop.set()
-        prober.join()
+        if prober:
+            prober.join()
         events.close()
         count = daemon.ctl("status")["utensils"]
         if count != len(files):
             raise SystemExit(f"bench: the catalog holds {count} utensils, expected {len(files)}")
-        if not samples:
+        if prober and not samples:
             raise SystemExit("bench: no status request was answered during the burst")
         return dict(per_second=len(files) / wall, cpu_ms=cpu / len(files) * 1000, control_ms=samples,
-                    control_p99_ms=percentile(samples, 99), load=load)
+                    control_p99_ms=percentile(samples, 99) if samples else None, load=load)
     finally:
         daemon.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -113,7 +115,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=8, help="bursts into each build (at least 5)")
     parser.add_argument("--engine-runs", type=int, default=2, help="utensil-bench cpu runs of each build (0: none)")
     parser.add_argument("--engine-rounds", type=int, default=3, help="rounds within each utensil-bench cpu run")
-    parser.add_argument("--every", type=float, default=0.05, help="seconds between status requests")
+    parser.add_argument("--every", type=float, default=0.05, help="seconds between status requests (0: none)")
     parser.add_argument("--out", default=os.path.join(HERE, "results", "latest-ab.json"))
     args = parser.parse_args()
     if args.rounds < 5:
@@ -140,14 +142,16 @@ def main():
     engines = {"A": [], "B": []}
     try:
         log(f"burst: {len(files)} × 12 MP JPEG, A and B alternating, {args.rounds} rounds each, "
-            f"status every {args.every * 1000:.0f} ms")
+            + (f"status every {args.every * 1000:.0f} ms" if args.every else "no status requests"))
         for round_ in range(args.rounds):
             for name in ("A", "B") if round_ % 2 == 0 else ("B", "A"):
                 figures = burst(builds[name], files, os.path.join(work, f"{name}-{round_}"), args.every)
                 rounds[name].append(figures)
                 log(f"  round {round_ + 1} {name}: {figures['per_second']:.1f} photos/s, "
-                    f"{figures['cpu_ms']:.1f} CPU ms a photo, status p99 {figures['control_p99_ms']:.1f} ms "
-                    f"({len(figures['control_ms'])} requests), load {figures['load']:.2f}")
+                    f"{figures['cpu_ms']:.1f} CPU ms a photo, "
+                    + (f"status p99 {figures['control_p99_ms']:.1f} ms ({len(figures['control_ms'])} requests), "
+                       if figures["control_ms"] else "")
+                    + f"load {figures['load']:.2f}")
         for run in range(args.engine_runs):
             for name in ("A", "B") if run % 2 == 0 else ("B", "A"):
                 log(f"engine: utensil-bench cpu of {name}, run {run + 1} of {args.engine_runs}")
@@ -159,13 +163,14 @@ def main():
     summary = {}
     for name in ("A", "B"):
         pooled = [ms for r in rounds[name] for ms in r["control_ms"]]
-        summary[name] = dict(
-            per_second=spread([r["per_second"] for r in rounds[name]]),
-            cpu_ms=spread([r["cpu_ms"] for r in rounds[name]]),
-            control_p50_ms=round(percentile(pooled, 50), 2), control_p99_ms=round(percentile(pooled, 99), 2),
-            control_max_ms=round(max(pooled), 2), control_requests=len(pooled),
-            control_round_p99_ms=spread([r["control_p99_ms"] for r in rounds[name]]),
-            load=spread([r["load"] for r in rounds[name]]))
+        summary[name] = dict(per_second=spread([r["per_second"] for r in rounds[name]]),
+                             cpu_ms=spread([r["cpu_ms"] for r in rounds[name]]),
+                             load=spread([r["load"] for r in rounds[name]]))
+        if pooled:
+            summary[name].update(
+                control_p50_ms=round(percentile(pooled, 50), 2), control_p99_ms=round(percentile(pooled, 99), 2),
+                control_max_ms=round(max(pooled), 2), control_requests=len(pooled),
+                control_round_p99_ms=spread([r["control_p99_ms"] for r in rounds[name]]))
         if engines[name]:
             summary[name]["engine_cpu_ms"] = spread([e["engineCPUms"] for e in engines[name]])
     # Each round's B over the A run next to it, besides the ratio of the medians.
@@ -173,8 +178,9 @@ def main():
     ratios = dict(per_second=round(summary["B"]["per_second"]["median"] / summary["A"]["per_second"]["median"], 3),
                   per_second_paired=paired("per_second"),
                   cpu_ms=round(summary["B"]["cpu_ms"]["median"] / summary["A"]["cpu_ms"]["median"], 3),
-                  cpu_ms_paired=paired("cpu_ms"),
-                  control_p99=round(summary["B"]["control_p99_ms"] / summary["A"]["control_p99_ms"], 3))
+                  cpu_ms_paired=paired("cpu_ms"))
+    if "control_p99_ms" in summary["B"]:
+        ratios["control_p99"] = round(summary["B"]["control_p99_ms"] / summary["A"]["control_p99_ms"], 3)
     if engines["A"] and engines["B"]:
         ratios["engine_cpu_ms"] = round(summary["B"]["engine_cpu_ms"]["median"] / summary["A"]["engine_cpu_ms"]["median"], 3)
         # What B's own A/B rows give its newer work (absent from a base without them).
@@ -198,13 +204,14 @@ def main():
         if key in summary["B"]:
             a, b = summary["A"][key], summary["B"][key]
             print(f"{label:<36} {cell(a):>22} {cell(b):>22}  {b['median'] / a['median']:.3f}×")
-    for key, label in [("control_p50_ms", "status p50 ms during the bursts"),
-                       ("control_p99_ms", "status p99 ms during the bursts")]:
-        a, b = summary["A"][key], summary["B"][key]
-        print(f"{label:<36} {a:>22.2f} {b:>22.2f}  {b / a:.3f}×")
-    label = "  each round's status p99 ms"
-    print(f"{label:<36} {cell(summary['A']['control_round_p99_ms']):>22} "
-          f"{cell(summary['B']['control_round_p99_ms']):>22}")
+    if "control_p99_ms" in summary["B"]:
+        for key, label in [("control_p50_ms", "status p50 ms during the bursts"),
+                           ("control_p99_ms", "status p99 ms during the bursts")]:
+            a, b = summary["A"][key], summary["B"][key]
+            print(f"{label:<36} {a:>22.2f} {b:>22.2f}  {b / a:.3f}×")
+        label = "  each round's status p99 ms"
+        print(f"{label:<36} {cell(summary['A']['control_round_p99_ms']):>22} "
+              f"{cell(summary['B']['control_round_p99_ms']):>22}")
     print(f"paired rounds, B ÷ A: photos/s {ratios['per_second_paired']['median']:.3f} "
           f"({ratios['per_second_paired']['low']:.3f}–{ratios['per_second_paired']['high']:.3f}), CPU a photo "
           f"{ratios['cpu_ms_paired']['median']:.3f} ({ratios['cpu_ms_paired']['low']:.3f}–{ratios['cpu_ms_paired']['high']:.3f})")
