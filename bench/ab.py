@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """make bench-ab: two builds of utensild side by side, A (a base) and B (this one), in one run.
 
-    bench/ab.py --a BASE_BIN --b BIN [--corpus bench/corpus] [--rounds 8] [--engine-runs 2]
-                [--engine-rounds 3] [--every 0.05] [--out bench/results/latest-ab.json]
+    bench/ab.py --a BASE_BIN --b BIN [--corpus DIR] [--rounds N] [--engine-runs N]
+                [--engine-rounds N] [--every SECONDS] [--out FILE]
+
+(defaults: bench/corpus, eight rounds, two runs of three rounds, 0.05 s,
+bench/results/latest-ab.json)
 
 BASE_BIN and BIN are folders holding utensild, utensilctl and utensil-bench, each built as
 installed (scripts/build-installed); a base is built from an older commit in a worktree of its
