@@ -106,9 +106,9 @@ public struct S3Storage: RenditionStorage {
         return operation
     }
 
-    /// Puts the operation's marker, then each rendition under its live key, create-only (see
-    /// above); what it put is discarded again when one fails, the marker last, each delete tried
-    /// whatever the others did. An object already there is taken as this operation's own only if
+    /// Puts the operation's marker, then the renditions under their live keys, all at once and
+    /// create-only (see above); what it put is discarded again when one fails, the marker last,
+    /// each delete tried whatever the others did. An object already there is taken as this operation's own only if
     /// it holds the very bytes (a PUT answered too late and sent again).
     public func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
@@ -117,25 +117,42 @@ public struct S3Storage: RenditionStorage {
             utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys),
             isPlacedLive: true)
         try await mapped { () throws(S3Error) in try await client.put(markerKey(operation), []) }
-        var put: [RenditionKey] = []
-        do throws(StorageError) {
+        // The renditions go up at once, not one after another: no row names them yet, so no
+        // reader can see one without the others, and an ingest waits for the largest alone.
+        let failures = await withTaskGroup(of: (Rendition, StorageError?).self) { group in
             for rendition in operation.publishingOrder {
                 guard let bytes = renditions[rendition] else { continue }
-                let live = operation.key(rendition)
-                do throws(S3Error) {
-                    try await client.put(objectKey(live), bytes, createOnly: true, contentType: Self.contentType(rendition, originalExtension))
-                } catch .alreadyExists {
-                    guard try await isLive(live, holding: bytes) else { throw .alreadyLive(live) }
-                } catch {
-                    throw Self.storageError(error)
+                group.addTask {
+                    do throws(StorageError) {
+                        try await putNew(operation.key(rendition), bytes, contentType: Self.contentType(rendition, originalExtension))
+                        return (rendition, nil)
+                    } catch {
+                        return (rendition, error)
+                    }
                 }
-                put.append(live)
             }
-        } catch {
-            try? await discard(operation.keeping(Set(put.map(\.rendition))), bestEffort: true)
+            var failures: [Rendition: StorageError] = [:]
+            for await (rendition, failure) in group { failures[rendition] = failure }
+            return failures
+        }
+        if let failed = operation.publishingOrder.first(where: { failures[$0] != nil }), let error = failures[failed] {
+            let put = Set(operation.publishingOrder.filter { renditions[$0] != nil && failures[$0] == nil })
+            try? await discard(operation.keeping(put), bestEffort: true)
             throw error
         }
         return operation
+    }
+
+    /// Puts `bytes` under `live`'s key, never over another object: one there already is taken
+    /// only if it holds exactly these bytes (a retried put that had gone through).
+    private func putNew(_ live: RenditionKey, _ bytes: [UInt8], contentType: String) async throws(StorageError) {
+        do throws(S3Error) {
+            try await client.put(objectKey(live), bytes, createOnly: true, contentType: contentType)
+        } catch .alreadyExists {
+            guard try await isLive(live, holding: bytes) else { throw .alreadyLive(live) }
+        } catch {
+            throw Self.storageError(error)
+        }
     }
 
     /// Nothing to do: staged objects are durable once put.
