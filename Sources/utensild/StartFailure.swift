@@ -14,7 +14,15 @@ enum StartFailure {
     /// ``PostgresCatalogProblem/needsAPerson``), a catalog password that cannot be read, and a
     /// state folder (or `host_name`) another utensild holds; 1 for anything else.
     static func exitCode(for error: any Error) -> Int32 {
-        switch error {
+        exitCode(for: error, oneShot: false)
+    }
+
+    /// ``exitCode(for:)`` of a daemon, or of `--oneshot` (`oneShot`), for which a state folder
+    /// another utensild holds is 1: a run someone waits for, whose turn comes once the other
+    /// ends, with no systemd to keep from restarting it.
+    static func exitCode(for error: any Error, oneShot: Bool) -> Int32 {
+        if oneShot, case StateLockError.held = error { return other }
+        return switch error {
         case let problem as PostgresCatalogProblem: problem.needsAPerson ? needsAPerson : other
         case is CatalogPasswordError: needsAPerson
         case StateLockError.held: needsAPerson

@@ -97,7 +97,7 @@ struct UtensildCommand: AsyncParsableCommand {
             logger.critical("utensild cannot run: \(error)")
             // 78 when a person must change something first (for the daemon, systemd then stops
             // restarting it); 1 for what may mend itself, as `--oneshot`'s drops left for a retry.
-            throw ExitCode(StartFailure.exitCode(for: error))
+            throw ExitCode(StartFailure.exitCode(for: error, oneShot: oneshot))
         }
     }
 
