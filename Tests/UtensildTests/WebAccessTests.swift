@@ -43,6 +43,8 @@ struct WebAccessTests {
         let daemon = try RunningDaemon(
             world: world, extra: ["--web-listen", "unix:" + socket, "--web-users-file", users] + extra, launcher: launcher)
         try daemon.waitForUtensils(1)
+        // The row commits before its files are moved into place: callers read the thumbnails.
+        try daemon.waitUntil("the thumbnail in place") { !world.files(in: world.thumbnails).isEmpty }
         try daemon.waitUntil("the web socket") { FileManager.default.fileExists(atPath: socket) }
         return (world, daemon, WebClient(socketPath: socket), users)
     }
