@@ -4,7 +4,8 @@ import UtensilControlProtocol
 /// One line of `utensilctl events` for people.
 enum EventLine {
     /// The line, `  on HOST` after it when the event names its host, and `  #SEQ` when it
-    /// has one (what `events --since` takes).
+    /// has one (what `events --since` takes). An ingest of a look-alike says which utensil
+    /// its photo looks like a copy of.
     static func render(_ event: EventInfo, style: Style, timeZone: TimeZone = .current) -> String {
         let host = event.host.map { "  " + style.dim("on " + TerminalText.escaped($0)) } ?? ""
         let seq = event.seq.map { "  " + style.dim("#\($0)") } ?? ""
@@ -18,7 +19,10 @@ enum EventLine {
         case .ingested:
             let name = event.utensil.map { TerminalText.escaped($0.name) } ?? "?"
             let id = event.utensil.map { "  " + style.dim($0.id) } ?? ""
-            return "\(time)  \(style.green("ingested"))  \(name)  ← \(file)\(id)"
+            let resembling = event.utensil?.nearDuplicateOf.map {
+                "  " + style.yellow("looks like a copy of \(TerminalText.escaped($0.name))")
+            } ?? ""
+            return "\(time)  \(style.green("ingested"))  \(name)  ← \(file)\(id)\(resembling)"
         case .rejected:
             let reason = TerminalText.escaped(event.reason ?? "rejected")
             let message = event.message.map { ": " + TerminalText.escaped($0) } ?? ""
