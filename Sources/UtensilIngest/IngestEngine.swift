@@ -233,6 +233,11 @@ public final class IngestEngine: Sendable {
         //    duplicate is rejected before it is decoded.
         let admission = store.beginAdmission(name: name, sha256: sha256)
         let quarantined = known.decoderCrashes >= 2
+        // 6b. A new utensil's original (the largest rendition) goes to a bucket while the photo
+        //     decodes, unless the catalog has said already that the drop is no new utensil; an
+        //     upload the drop does not get to use is undone before its outcome is told.
+        var upload = admission.mayBeNew && !quarantined ? store.beginNewOriginal(bytes, fileExtension: fileExtension) : nil
+        defer { if let upload { store.abandon(upload) } }
         let decoded = admission.isAnswered || quarantined ? nil : decode(bytes, drop: drop, key: versionKey, maker: maker)
         let replacing: UtensilRecord?, claims: Claims
         switch try catalogCall({ try admission.result() }) {
@@ -288,18 +293,19 @@ public final class IngestEngine: Sendable {
         // 8. Write the original, the thumbnail and the preview under a new id (a replacement: under temporary
         //    names beside the utensil's files); ``commit(_:)`` makes them durable.
         let record = UtensilRecord(
-            id: replacing?.id ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
+            id: replacing?.id ?? upload?.utensil ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
             category: category?.value, addedBy: UserName.addedBy(fd: fd, owner: status.owner), host: settings.hostName,
             fingerprint: fingerprint, nearDuplicate: nearDuplicate)
         let pending: PendingUtensil
+        let begun = upload
+        upload = nil  // Taken in by the write, whatever becomes of it.
         do throws(StorageError) {
             pending = try store.write(
                 original: bytes, thumbnail: thumbnail.jpeg, preview: thumbnail.renderedPreview.jpeg, square: thumbnail.square,
-                of: record,
-                replacing: replacing, claims: claims)
+                of: record, replacing: replacing, claims: claims, begun: begun)
         } catch {
             throw Failure.transient(TransientFailure(error))
         }

@@ -43,6 +43,21 @@ public protocol RenditionStorage: Sendable {
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions
 
+    /// Begins ``stageNew(_:of:originalExtension:)`` with a new utensil's original alone, known
+    /// before its other renditions are made: a storage whose writes are requests (a bucket)
+    /// puts it while the photo decodes. The others follow under the same operation with
+    /// ``stageNew(_:joining:)``, or ``discard(_:)`` undoes it; until one of the two, a crash
+    /// leaves it in ``listStaged()`` as ``stageNew(_:of:originalExtension:)`` does. A storage
+    /// that gains nothing by it (a local folder, whose staging is a local write) returns nil,
+    /// and the original goes with the rest. Nothing is left behind when this throws.
+    func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions?
+
+    /// Puts `renditions` (not the original) of the operation `begun`
+    /// (``beginNew(original:of:originalExtension:)``) as ``stageNew(_:of:originalExtension:)``
+    /// does, and returns the whole operation. When this throws, nothing of the operation is
+    /// left, its original included.
+    func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions
+
     /// Makes staged operations durable, together (a group of operations shares the cost).
     func makeDurable(_ operations: [StagedRenditions]) async throws(StorageError)
 
@@ -204,6 +219,17 @@ extension RenditionStorage {
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions {
         try await stage(renditions, of: utensil, originalExtension: originalExtension)
+    }
+
+    /// Nil: the original is staged with the rest.
+    public func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
+        nil
+    }
+
+    /// Never called: ``beginNew(original:of:originalExtension:)`` began nothing. Its original
+    /// is not staged.
+    public func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions {
+        throw .notStaged(begun.key(.original))
     }
 
     /// Its size, with no version (a reader cannot tell a replaced rendition by it).

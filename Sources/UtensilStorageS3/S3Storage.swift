@@ -113,18 +113,45 @@ public struct S3Storage: RenditionStorage {
     public func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions {
+        let marked = try await markedNew(of: utensil, originalExtension: originalExtension)
+        return try await putNew(renditions, of: marked)
+    }
+
+    /// The marker, then the original alone (``stageNew(_:of:originalExtension:)``'s first part):
+    /// its upload, the largest, overlaps the making of the other renditions.
+    public func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
+        let marked = try await markedNew(of: utensil, originalExtension: originalExtension)
+        return try await putNew([.original: original], of: marked)
+    }
+
+    /// The others, all at once, under the operation that put the original; the original is
+    /// discarded with them when one fails.
+    public func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions {
+        return try await putNew(renditions, of: begun)
+    }
+
+    /// A new operation on a new utensil, placed live, its marker put.
+    private func markedNew(of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions {
         let operation = StagedRenditions(
-            utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: Set(renditions.keys),
-            isPlacedLive: true)
+            utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: [], isPlacedLive: true)
         try await mapped { () throws(S3Error) in try await client.put(markerKey(operation), []) }
+        return operation
+    }
+
+    /// Puts `renditions` of the marked operation `operation` under their live keys, all at once,
+    /// and returns the operation with them added. When one fails, the whole operation (what it
+    /// had already, what this call put, then the marker) is discarded, best effort, and the
+    /// failure thrown.
+    private func putNew(_ renditions: [Rendition: [UInt8]], of operation: StagedRenditions) async throws(StorageError) -> StagedRenditions {
+        let adding = operation.keeping(operation.renditions.union(renditions.keys))
         // The renditions go up at once, not one after another: no row names them yet, so no
         // reader can see one without the others, and an ingest waits for the largest alone.
         let failures = await withTaskGroup(of: (Rendition, StorageError?).self) { group in
-            for rendition in operation.publishingOrder {
+            for rendition in adding.publishingOrder {
                 guard let bytes = renditions[rendition] else { continue }
                 group.addTask {
                     do throws(StorageError) {
-                        try await putNew(operation.key(rendition), bytes, contentType: Self.contentType(rendition, originalExtension))
+                        try await putNew(adding.key(rendition), bytes, contentType: Self.contentType(rendition, adding.originalExtension))
                         return (rendition, nil)
                     } catch {
                         return (rendition, error)
@@ -135,12 +162,12 @@ public struct S3Storage: RenditionStorage {
             for await (rendition, failure) in group { failures[rendition] = failure }
             return failures
         }
-        if let failed = operation.publishingOrder.first(where: { failures[$0] != nil }), let error = failures[failed] {
-            let put = Set(operation.publishingOrder.filter { renditions[$0] != nil && failures[$0] == nil })
+        if let failed = adding.publishingOrder.first(where: { failures[$0] != nil }), let error = failures[failed] {
+            let put = operation.renditions.union(renditions.keys.filter { failures[$0] == nil })
             try? await discard(operation.keeping(put), bestEffort: true)
             throw error
         }
-        return operation
+        return adding
     }
 
     /// Puts `bytes` under `live`'s key, never over another object: one there already is taken

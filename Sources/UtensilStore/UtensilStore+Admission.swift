@@ -64,6 +64,14 @@ package final class PendingAdmission {
     /// Whether the catalog has answered already, so that ``result()`` will not wait.
     package var isAnswered: Bool { call.isAnswered }
 
+    /// Whether the photo may become a new utensil: the catalog has not answered yet, or has
+    /// and its answer makes one (not a refusal, a duplicate, or a replacement).
+    package var mayBeNew: Bool {
+        guard isAnswered else { return true }
+        guard case .new = try? result() else { return false }
+        return true
+    }
+
     /// What the duplicate rules make of the photo, once the catalog has answered.
     package func result() throws(CatalogError) -> Admission {
         let candidates = try call.result()

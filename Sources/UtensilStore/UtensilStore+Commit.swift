@@ -12,22 +12,26 @@ extension UtensilStore {
     /// Stages a utensil's original, thumbnail, preview and grid square (when made) for
     /// `record` in the storage (not yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace
     /// (nil: `record`'s id was made for this drop, and no row or rendition has it),
-    /// `claims` the row's claim columns (from ``admission(name:sha256:)``).
+    /// `claims` the row's claim columns (from ``admission(name:sha256:)``), `begun` the upload
+    /// of a new utensil's original begun ahead (``beginNewOriginal(_:fileExtension:)``), whose
+    /// id `record` then has: it is taken in here, used or, for a replacement, abandoned.
     /// Nothing is left behind when this throws.
     package func write(
         original: [UInt8], thumbnail: [UInt8], preview: [UInt8], square: [UInt8]? = nil, of record: UtensilRecord,
-        replacing: UtensilRecord?, claims: Claims
+        replacing: UtensilRecord?, claims: Claims, begun upload: NewOriginalUpload? = nil
     ) throws(StorageError) -> PendingUtensil
     {
         let record = claims.applied(to: record)
         var renditions: [Rendition: [UInt8]] = [.original: original, .thumbnail: thumbnail, .preview: preview]
         renditions[.square] = square
+        let begun = upload.flatMap { replacing == nil && $0.utensil == record.id ? $0 : nil }
+        if let upload, begun == nil { abandon(upload) }
         // A new utensil's id is new: a bucket puts its renditions straight under their live keys.
-        let staged = try storageCall { [renditions] storage async throws(StorageError) in
-            replacing == nil
-                ? try await storage.stageNew(renditions, of: record.id, originalExtension: record.fileExtension)
-                : try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
-        }
+        let staged = replacing == nil
+            ? try stageNew(renditions, of: record, begun: begun)
+            : try storageCall { [renditions] storage async throws(StorageError) in
+                try await storage.stage(renditions, of: record.id, originalExtension: record.fileExtension)
+            }
         return PendingUtensil(record: record, replacing: replacing, staged: staged)
     }
 

@@ -25,7 +25,8 @@ import UtensilStorage
 /// its id is new, so its renditions are put straight under their live keys before its row's
 /// commit, and no reader asks for them until then. A crash between the two leaves the
 /// operation listed as ``StagedRenditions/isPlacedLive``: its row there, it is published (the
-/// storage forgets it); no row, it is discarded, the live renditions with it.
+/// storage forgets it); no row, it is discarded, the live renditions with it. Its original
+/// may go ahead of the rest, while the photo decodes (``NewOriginalUpload``).
 ///
 /// In the local folder: `staging/<host_name>/<utensil id>.<operation id>.<rendition>.<ext>`
 /// (``StagedName``; an operation id keeps a delete and a replacement of the same utensil apart).

@@ -116,6 +116,47 @@ struct StoreOverStorageTests {
         #expect(found.stagedLeftovers.isEmpty && found.filesWithoutRows.isEmpty && found.rowsWithoutFiles.isEmpty, "\(found)")
     }
 
+    /// A new utensil's original goes to the storage while its photo decodes; a drop refused
+    /// after that (it cannot be decoded, or it is a look-alike and `near_duplicates` rejects)
+    /// leaves nothing of it, live or staged, once its outcome is told.
+    @Test(arguments: Kind.allCases)
+    func refusedAfterItsOriginalWentAheadLeavesNothing(_ kind: Kind) async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings()
+        settings.nearDuplicates = .reject
+        let (storage, server) = try await Self.storage(for: kind, settings: settings)
+        defer { server?.remove() }
+        let root = world.root.path
+        let spoonBytes = try TestImages.make([TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 73)])[0]
+        try world.drop("Spoon.jpg", spoonBytes)
+        try world.drop("Cut.jpg", spoonBytes.prefix(spoonBytes.count / 2))
+        try world.drop("Spoon again.jpg", spoonBytes + Data([0x00, 0x11]))  // The same pixels, other bytes.
+
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(
+            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let outcomes = try await Self.onThread { () throws -> [String: String] in
+            _ = try store.reconcile()
+            let engine = IngestEngine(store: store, memory: .shared)
+            var outcomes: [String: String] = [:]
+            for name in ["Spoon.jpg", "Cut.jpg", "Spoon again.jpg"] {
+                switch try world.ingest(name, with: engine) {
+                case .ingested: outcomes[name] = "ingested"
+                case .rejected(let rejection, _): outcomes[name] = rejection.reason.rawValue
+                case let other: outcomes[name] = "\(other)"
+                }
+            }
+            return outcomes
+        }
+        #expect(outcomes == ["Spoon.jpg": "ingested", "Cut.jpg": "corrupt-image", "Spoon again.jpg": "near-duplicate"])
+        let spoon = try #require(try catalog.all().first)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition) == [RenditionKey(rendition, of: spoon.id, originalExtension: "jpg")], "\(rendition)")
+        }
+        #expect(try await storage.listStaged().isEmpty)
+    }
+
     /// The storage of `kind` for a store with `settings`, as host `settings.hostName`: the
     /// local folders, or a bucket of a SeaweedFS of its own under `photos/` (to remove after).
     static func storage(for kind: Kind, settings: IngestSettings) async throws -> (storage: any RenditionStorage, server: SeaweedServer?) {

@@ -22,6 +22,7 @@ enum RenditionStorageContract {
         .init("the original goes live last: a publish stopped by a live thumbnail leaves it staged", originalLast),
         .init("a grid square is a rendition of its own: staged, published first, listed, replaced, deleted", gridSquare),
         .init("a new utensil's renditions are live once published, and gone, live or staged, once discarded", newUtensil),
+        .init("a new utensil begun with its original alone is joined by the rest, or discarded whole", newUtensilBegun),
     ]
 
     /// Every rendition, with bytes of its own.
@@ -249,6 +250,38 @@ enum RenditionStorageContract {
         for rendition in Rendition.allCases {
             #expect(try await storage.list(rendition) == [kept.key(rendition)], "only the published utensil's")
             await #expect(throws: StorageError.notFound(refused.key(rendition))) { try await storage.size(of: refused.key(rendition)) }
+        }
+    }
+
+    static func newUtensilBegun(_ opened: OpenedStorage) async throws {
+        let storage = opened.storage
+        let bytes = Self.renditions(8)
+        var others = bytes
+        others[.original] = nil
+        guard let begun = try await storage.beginNew(original: bytes[.original]!, of: UUID(), originalExtension: "png") else {
+            return  // A storage that stages the original with the rest: nothing was begun.
+        }
+        #expect(begun.isPlacedLive && begun.renditions == [.original])
+        // A crash before the rest: the operation is listed for recovery, with all it may have put.
+        let listed = try await opened.reopened().listStaged()
+        #expect(listed.map(\.operation) == [begun.operation])
+        #expect(listed.allSatisfy { $0.isPlacedLive && $0.renditions.isSuperset(of: Set(Rendition.allCases)) })
+
+        let kept = try await storage.stageNew(others, joining: begun)
+        #expect(kept.operation == begun.operation && kept.renditions == Set(Rendition.allCases))
+        try await storage.makeDurable([kept])
+        try await storage.publish(kept)
+        #expect(try await storage.listStaged().isEmpty)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.read(kept.key(rendition), range: nil) == bytes[rendition])
+        }
+
+        // One whose drop is refused: discarding what was begun leaves nothing, live or staged.
+        let refused = try await storage.beginNew(original: Self.renditions(9)[.original]!, of: UUID(), originalExtension: "jpeg")
+        try await storage.discard(try #require(refused))
+        #expect(try await storage.listStaged().isEmpty)
+        for rendition in Rendition.allCases {
+            #expect(try await storage.list(rendition) == [kept.key(rendition)], "only the published utensil's")
         }
     }
 }

@@ -70,6 +70,27 @@ struct S3StorageTests {
         #expect(try await client.list(prefix: "site/").sorted() == ["site/thumbnails/\(other.uuidString).jpeg"])
     }
 
+    @Test("a new utensil's original put ahead goes with its marker, and with the rest when one of them is refused")
+    func originalPutAhead() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client()
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        let id = UUID()
+        let begun = try #require(try await storage.beginNew(original: [1, 2, 3], of: id, originalExtension: "png"))
+        let marker = "site/staging/kitchen-1/\(id.uuidString).\(begun.operation.uuidString).new.png"
+        #expect(try await client.list(prefix: "site/").sorted() == [marker, "site/originals/\(id.uuidString).png"].sorted())
+
+        // A live object with other bytes under the thumbnail's key: the join is refused, and
+        // nothing of the operation is left, its original and marker included.
+        let thumbnail = storage.objectKey(begun.key(.thumbnail))
+        try await client.put(thumbnail, [9], createOnly: true)
+        await #expect(throws: StorageError.alreadyLive(begun.key(.thumbnail))) {
+            _ = try await storage.stageNew([.thumbnail: [4], .preview: [5], .square: [6]], joining: begun)
+        }
+        #expect(try await client.list(prefix: "site/") == [thumbnail])
+    }
+
     @Test("a publish stopped after a live put and before the staged delete is finished by the next")
     func interruptedPublish() async throws {
         let server = try await SeaweedServer()
