@@ -25,7 +25,8 @@ public protocol CatalogLookalikes: Sendable {
     func nearDuplicatePairs(limit: Int) async throws(CatalogError) -> [NearDuplicatePair]
 
     /// Marks the utensils `id` and `other` as "not a copy" of each other (in either order):
-    /// ``nearDuplicatePairs(limit:)`` no longer shows them. Marking a pair twice changes nothing.
+    /// ``nearDuplicatePairs(limit:)`` no longer shows them, and neither keeps the other as its
+    /// ``UtensilRecord/nearDuplicate``. Marking a pair twice changes nothing.
     /// - Throws: ``CatalogError/notFound`` when either utensil does not exist.
     func markNotACopy(_ id: UUID, _ other: UUID) async throws(CatalogError)
 

@@ -59,7 +59,7 @@ public struct UtensilRecord: Codable, Sendable, Equatable {
     public var fingerprint: Int64?
     /// The earlier utensil its photo looked like a copy of when it was ingested
     /// (`near_duplicates = "warn"`), its name then, and the fingerprints' distance; nil when
-    /// none (see ``nearDuplicate``).
+    /// none, or once the two are marked "not a copy" (see ``nearDuplicate``).
     public var nearDuplicateOf: UUID?
     public var nearDuplicateName: String?
     public var nearDuplicateDistance: Int?

@@ -77,6 +77,9 @@ extension PostgresCatalog {
                         WHERE (SELECT count(*) FROM utensils WHERE id IN (\(id), \(other))) = CASE WHEN \(id) = \(other) THEN 1 ELSE 2 END
                     ), marked AS (
                         INSERT INTO not_a_copy (utensil_id, other_id) SELECT utensil_id, other_id FROM pair ON CONFLICT DO NOTHING
+                    ), cleared AS (
+                        UPDATE utensils SET near_duplicate_of = NULL, near_duplicate_name = NULL, near_duplicate_distance = NULL
+                        WHERE (id = \(id) AND near_duplicate_of = \(other)) OR (id = \(other) AND near_duplicate_of = \(id))
                     )
                     SELECT count(*)::integer FROM pair
                     """, on: connection, logger: logger)

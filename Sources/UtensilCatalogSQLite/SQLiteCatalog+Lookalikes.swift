@@ -57,6 +57,11 @@ extension SQLiteCatalog {
             else { throw CatalogError.notFound }
             try db.execute(
                 sql: "INSERT INTO notACopy(utensilId, otherId) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [pair[0], pair[1]])
+            try db.execute(
+                sql: """
+                    UPDATE utensil SET nearDuplicateOf = NULL, nearDuplicateName = NULL, nearDuplicateDistance = NULL
+                    WHERE (id = ? AND nearDuplicateOf = ?) OR (id = ? AND nearDuplicateOf = ?)
+                    """, arguments: [pair[0], pair[1], pair[1], pair[0]])
         }
     }
 

@@ -482,7 +482,7 @@ enum OpenAPIDocument {
                 "type": "null"
               }
             ],
-            "description": "The earlier utensil its photo looked like a copy of when it was ingested (near_duplicates = \"warn\"): its id, its name then, and how many of the 64 fingerprint bits differ; null when none."
+            "description": "The earlier utensil its photo looked like a copy of when it was ingested (near_duplicates = \"warn\"): its id, its name then, and how many of the 64 fingerprint bits differ; null when none, or once the two are marked not a copy."
           },
           "updatedAt": {
             "oneOf": [

@@ -95,7 +95,13 @@ struct CatalogLookalikesContractTests {
             try await catalog.markNotACopy(whisk.id, copy.id)
             try await catalog.markNotACopy(copy.id, whisk.id)
             #expect(try await catalog.nearDuplicatePairs(limit: 10).map(\.copy.name) == ["Ladle copy"])
+            // Nor does the copy say any more that it looks like the other; the other pair's copy still does.
+            #expect(try await catalog.utensil(id: copy.id)?.nearDuplicate == nil)
+            #expect(try await catalog.utensil(id: copy.id)?.fingerprint == Self.flipped([1, 2]))
+            #expect(try await catalog.utensil(id: ladleCopy.id)?.nearDuplicate == NearDuplicate(id: ladle.id, name: "Ladle", distance: 0))
             await #expect(throws: CatalogError.notFound) { try await catalog.markNotACopy(whisk.id, UUID()) }
+            await #expect(throws: CatalogError.notFound) { try await catalog.markNotACopy(ladle.id, UUID()) }
+            #expect(try await catalog.utensil(id: ladleCopy.id)?.nearDuplicate != nil)
 
             // A pair whose original is in the trash is not shown; deleting the copy forgets its mark.
             _ = try await catalog.trash(id: ladle.id, at: start)

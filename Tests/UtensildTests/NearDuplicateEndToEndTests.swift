@@ -116,10 +116,15 @@ struct NearDuplicateEndToEndTests {
         let page = try kitchen.web.get("/utensils/" + copy)
         #expect(page.text.contains("a copy of <a href=\"/utensils/\(garden)\">Garden</a>"), "\(page.text)")
 
-        // Marked not a copy: no longer listed, in either order.
-        let marked = try Utensilctl.run(["duplicates", "--not-a-copy", garden, copy], socket: kitchen.socket)
+        // Marked not a copy, by the names `duplicates` shows: no longer listed, nor shown as a copy.
+        let marked = try Utensilctl.run(["duplicates", "--not-a-copy", "Garden", Self.copyName], socket: kitchen.socket)
         #expect(marked.status == 0 && marked.output.contains("No two utensils look alike."), "\(marked.output)\(marked.errors)")
         #expect(try Utensilctl.run(["duplicates", "--json"], socket: kitchen.socket).output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let again = try Utensilctl.run(["duplicates", "--not-a-copy", copy, garden], socket: kitchen.socket)
+        #expect(again.status == 0, "\(again.output)\(again.errors)")
+        let unmarked = try Utensilctl.run(["show", copy, "--json"], socket: kitchen.socket)
+        #expect(unmarked.json?["nearDuplicateOf"] is NSNull, "\(unmarked.output)\(unmarked.errors)")
+        #expect(!(try kitchen.web.get("/utensils/" + copy)).text.contains("a copy of"))
     }
 
     @Test("reject: the copy is rejected as near-duplicate, its sidecar naming the photo", arguments: CatalogKind.allCases)

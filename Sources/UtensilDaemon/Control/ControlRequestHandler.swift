@@ -115,7 +115,8 @@ struct ControlRequestHandler: Sendable {
         case .duplicates: return await run(request) { () async throws(StoreError) in try await duplicates() }
         case .notACopy(let id, let other):
             return await run(request) { () async throws(StoreError) in
-                try await store.markNotACopy(try await store.find(id, byIDOnly: true).id, try await store.find(other, byIDOnly: true).id)
+                // By name too, as `duplicates` shows the pairs: names first.
+                try await store.markNotACopy(try await store.find(id).id, try await store.find(other).id)
                 return try await duplicates()
             }
         }

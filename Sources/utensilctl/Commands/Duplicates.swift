@@ -11,18 +11,19 @@ struct Duplicates: ParsableCommand {
             existing utensil's (re-saved, resized, converted, rotated or slightly cropped) is \
             ingested and listed here beside the utensil it resembles, newest first, with how \
             many of the 64 bits of their fingerprints differ (at most 12). A pair is left out \
-            while either utensil is in the trash. --not-a-copy marks two utensils as different \
-            photos: the pair is not listed again.
+            while either utensil is in the trash. --not-a-copy marks two utensils (by id or \
+            name) as different photos: the pair is not listed again, and neither is shown as a \
+            copy of the other.
 
             Examples:
               utensilctl duplicates
-              utensilctl duplicates --not-a-copy 6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F 2C3D4E5F-6A7B-4C8D-9E0F-1A2B3C4D5E6F
+              utensilctl duplicates --not-a-copy "Whisk 07" "Whisk 12"
               utensilctl duplicates --json | jq -r '.[] | .copy.id'
             """)
 
     @Option(
         name: .customLong("not-a-copy"), parsing: .upToNextOption,
-        help: ArgumentHelp("Mark these two utensils (by id) as not a copy of each other.", valueName: "id"))
+        help: ArgumentHelp("Mark these two utensils (by id or name) as not a copy of each other.", valueName: "id-or-name"))
     var notACopy: [String] = []
 
     @OptionGroup var globals: GlobalOptions
@@ -30,7 +31,7 @@ struct Duplicates: ParsableCommand {
 
     func validate() throws {
         guard notACopy.isEmpty || notACopy.count == 2 else {
-            throw ValidationError("--not-a-copy takes two utensil ids, got \(notACopy.count).")
+            throw ValidationError("--not-a-copy takes two utensils (ids or names), got \(notACopy.count).")
         }
     }
 
