@@ -4,7 +4,8 @@ import UtensilControlProtocol
 /// category, order, favorites and page (``ListQuery``, carried in the utensil page's query).
 /// Found by asking for that page again (past its end, the first utensil of the next page;
 /// before its start, the last of the page before, named by ``ListQuery/prior`` and accepted
-/// only when that page's `next` is this page's cursor).
+/// only when that page's `next` is this page's cursor; its link names the page before that
+/// one in turn, so "previous" goes on across every page boundary).
 struct ListNeighbours: Sendable {
     var previous: UtensilInfo?
     var next: UtensilInfo?
@@ -37,6 +38,9 @@ struct ListNeighbours: Sendable {
             {
                 found.previous = last
                 found.previousAfter = list.prior
+                if list.prior != nil, let first = before.utensils.first {
+                    found.previousPrior = await Self.prior(ofPageBeginningWith: first.id, in: list, user: user, backend: backend)
+                }
             }
         }
         if index + 1 < page.utensils.count {
@@ -54,6 +58,41 @@ struct ListNeighbours: Sendable {
             }
         }
         return found
+    }
+
+    /// How many of the list's largest pages ``prior(ofPageBeginningWith:in:user:backend:)`` reads at most.
+    static let walkedPages = 20
+
+    /// The `prior` of the page of `list` that begins with the utensil `id`: the cursor the
+    /// page of `list`'s size before it starts after, `nil` when that is the first page or `id`
+    /// is not found. Cursors name a utensil, not a page, so it is found by reading `list`
+    /// from its start in pages of 500 (at most ``walkedPages``) up to `id`, then the page
+    /// that ends `list.limit` utensils before it.
+    static func prior(ofPageBeginningWith id: String, in list: ListQuery, user: String?, backend: any GalleryBackend) async -> String? {
+        var scan = list
+        scan.after = nil
+        scan.prior = nil
+        scan.limit = ListQuery.maximumLimit
+        // The cursor after each 500 utensils read (none before the first).
+        var cursors: [String?] = [nil]
+        for _ in 0..<walkedPages {
+            guard case .success(let page) = await backend.answer(scan.call, webUser: user) else { return nil }
+            if let index = page.utensils.firstIndex(where: { $0.id.uppercased() == id.uppercased() }) {
+                let start = (cursors.count - 1) * ListQuery.maximumLimit + index - list.limit
+                guard start > 0 else { return nil }
+                let (whole, rest) = start.quotientAndRemainder(dividingBy: ListQuery.maximumLimit)
+                guard rest > 0 else { return cursors[whole] }
+                var upTo = scan
+                upTo.after = cursors[whole]
+                upTo.limit = rest
+                guard case .success(let before) = await backend.answer(upTo.call, webUser: user) else { return nil }
+                return before.next
+            }
+            guard let next = page.next else { return nil }
+            cursors.append(next)
+            scan.after = next
+        }
+        return nil
     }
 }
 

@@ -123,11 +123,37 @@ import Testing
                 found = try await links("/utensils/\(ids[2])?\(query)")
                 #expect(found.prev == nil, "\(query)")
             }
+            // Previous, page after page back to the first: each link names the page before too.
+            var at = "/utensils/\(ids[3])?limit=1&after=3&prior=2"
+            var walked: [String] = []
+            while let previous = try await links(at).prev?.replacingOccurrences(of: "&amp;", with: "&") {
+                walked.append(previous)
+                at = previous
+            }
+            #expect(
+                walked == [
+                    "/utensils/\(ids[2])?limit=1&after=2&prior=1", "/utensils/\(ids[1])?limit=1&after=1",
+                    "/utensils/\(ids[0])?limit=1",
+                ])
             // A query that names no list, or a visitor's favorites: the page, without neighbours.
             for query in ["sort=sideways", "favorites=1", "search=%zz"] {
                 found = try await links("/utensils/\(ids[1])?\(query)")
                 #expect(found.prev == nil && found.next == nil, "\(query)")
             }
+        }
+    }
+
+    /// The `prior` of a page is found however far down the list it is: past several of the
+    /// 500-utensil reads, at their edge, and none for the page after the first.
+    @Test func aPagesPriorIsFoundFarDownTheList() async throws {
+        let backend = try MemoryBackend(more: (1...1_100).map { "Fork \($0)" })
+        defer { backend.remove() }
+        var list = ListQuery(limit: 7)
+        list.after = "3"
+        for (position, prior) in [(1_003, "996"), (507, "500"), (10, "3"), (7, nil), (3, nil)] as [(Int, String?)] {
+            let found = await ListNeighbours.prior(
+                ofPageBeginningWith: backend.utensils[position].id, in: list, user: nil, backend: backend)
+            #expect(found == prior, "\(position)")
         }
     }
 
