@@ -156,6 +156,10 @@ enum StaticAssets {
     .shared { margin: 0 0 .75rem; padding: .5rem .6rem; border-left: 4px solid var(--good); background: var(--tint); }
     .select-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .75rem; }
     .select-bar [hidden] { display: none; }
+    /* While selecting, the bar stays at the top of the screen, so cards picked far down the grid
+       are starred, moved or deleted where they are. */
+    .select-bar.selecting { position: sticky; top: 0; z-index: 15; margin: 0 -1rem .75rem; padding: .5rem 1rem; \
+    background: var(--bg); box-shadow: 0 1px 0 var(--line); }
     .select-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
     .select-actions input { width: 10rem; }
     .card .pick { position: absolute; z-index: 1; top: .25rem; left: .25rem; width: 44px; height: 44px; margin: 0; accent-color: var(--good); }
@@ -1048,6 +1052,7 @@ enum StaticAssets {
 
       function selecting(on) {
         grid.classList.toggle("selecting", on);
+        bar.classList.toggle("selecting", on);
         toggle.setAttribute("aria-pressed", on ? "true" : "false");
         toggle.textContent = on ? "Done" : "Select";
         actions.hidden = !on;

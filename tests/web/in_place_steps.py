@@ -1,8 +1,8 @@
 """Browser steps of changes made without leaving the page, run by phone_steps.py in its
 signed-in phone (touch, 3×) and desktop: a star pressed far down the grid keeps the scroll
-position; several cards selected are moved into a category and deleted, and Undo puts them
-back where they were; on a utensil's page, rename, a new category and delete with its Undo
-change the page in place.
+position; several cards selected are moved into a category and deleted (the actions in view
+far down the grid, the place kept), and Undo puts them back where they were; on a utensil's
+page, rename, a new category and delete with its Undo change the page in place.
 """
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -86,11 +86,24 @@ def select_several(daemon, phone, wait, check, shots):
           chip[0].text if chip else "no chip")
 
     names = {i: _row(daemon, i)["name"] for i in chosen}
-    phone.find_element(By.ID, "select-toggle").click()
+    phone.execute_script("window.scrollTo(0, 0);")
+    toggle = phone.find_element(By.ID, "select-toggle")
+    bar_bottom = phone.execute_script("return arguments[0].getBoundingClientRect().bottom + window.scrollY;", toggle)
+    toggle.click()
     for utensil_id in chosen:
         phone.find_element(By.CSS_SELECTOR, f'#grid .card[data-id="{utensil_id}"] .pick').click()
-    phone.find_element(By.CSS_SELECTOR, '#select-actions button[data-bulk="delete"]').click()
+    # Far down the grid (the bar's own place scrolled out of sight), the actions stay in view
+    # and deleting from there keeps the place.
+    phone.execute_script("window.scrollTo(0, document.documentElement.scrollHeight);")
+    delete = phone.find_element(By.CSS_SELECTOR, '#select-actions button[data-bulk="delete"]')
+    box = phone.execute_script(IN_VIEW, delete)
+    check("phone: while selecting, far down the grid, the actions stay in view",
+          box["inView"] and box["scrollY"] > bar_bottom, f"{box}, the bar's place ends at {bar_bottom}")
+    delete.click()
     offered = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".undo button"))
+    place = phone.execute_script("return window.scrollY;")
+    check("phone: deleting selected cards from far down the grid keeps the place",
+          place > bar_bottom, f"scrollY {box['scrollY']} -> {place}, the bar's place ends at {bar_bottom}")
     gone = daemon.wait_for("the deletes", lambda: not set(names.values()) & set(daemon.names()))
     check("phone: two selected cards go to the trash, leave the grid, with one Undo",
           offered and gone and not set(chosen) & set(_grid_ids(phone))
