@@ -15,13 +15,9 @@ extension StoreOverStorageTests {
     func checkListsNamesUtensildNeverWrites(_ kind: Kind) async throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let settings = world.settings()
-        let (storage, server) = try await Self.storage(for: kind, settings: settings)
+        let (store, _, server) = try await Self.store(for: kind, settings: world.settings())
         defer { server?.remove() }
-        try await storage.prepare()
-        let catalog = try SQLiteCatalog(path: settings.catalogPath)
-        let store = UtensilStore(
-            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let storage = store.storage
         _ = try await Self.onThread { try store.reconcile() }
         // Staged by an operation in flight: utensild's, reported as staged, not as foreign.
         _ = try await storage.stage([.original: [1], .thumbnail: [2]], of: UUID(), originalExtension: "jpeg")

@@ -24,8 +24,7 @@ struct StoreOverStorageTests {
     func ingestReadDeleteAndRecover(_ kind: Kind) async throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let settings = world.settings()
-        let (storage, server) = try await Self.storage(for: kind, settings: settings)
+        let (store, catalog, server) = try await Self.store(for: kind, settings: world.settings())
         defer { server?.remove() }
         let root = world.root.path
         let images = try TestImages.make([
@@ -34,9 +33,6 @@ struct StoreOverStorageTests {
         try world.drop("Spoon.jpg", Data(images[0]))
         try world.drop("Whisk.png", Data(images[1]))
 
-        let catalog = try SQLiteCatalog(path: settings.catalogPath)
-        let store = UtensilStore(
-            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
         let (spoon, whisk) = try await Self.onThread { () throws -> (UtensilRecord, UtensilRecord) in
             _ = try store.reconcile()
             let engine = IngestEngine(store: store, memory: .shared)
@@ -90,13 +86,9 @@ struct StoreOverStorageTests {
     func recoveryFinishesOrUndoesNewUtensils(_ kind: Kind) async throws {
         let world = try TestWorld()
         defer { world.remove() }
-        let settings = world.settings()
-        let (storage, server) = try await Self.storage(for: kind, settings: settings)
+        let (store, catalog, server) = try await Self.store(for: kind, settings: world.settings())
         defer { server?.remove() }
-        try await storage.prepare()
-        let catalog = try SQLiteCatalog(path: settings.catalogPath)
-        let store = UtensilStore(
-            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let storage = store.storage
         let bytes: [Rendition: [UInt8]] = [.original: [1, 2, 3], .thumbnail: [4], .preview: [5], .square: [6]]
         let committed = try await storage.stageNew(bytes, of: UUID(), originalExtension: "png")
         let uncommitted = try await storage.stageNew(bytes, of: UUID(), originalExtension: "png")
@@ -125,17 +117,15 @@ struct StoreOverStorageTests {
         defer { world.remove() }
         var settings = world.settings()
         settings.nearDuplicates = .reject
-        let (storage, server) = try await Self.storage(for: kind, settings: settings)
+        let (store, catalog, server) = try await Self.store(for: kind, settings: settings)
         defer { server?.remove() }
+        let storage = store.storage
         let root = world.root.path
         let spoonBytes = try TestImages.make([TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 73)])[0]
         try world.drop("Spoon.jpg", spoonBytes)
         try world.drop("Cut.jpg", spoonBytes.prefix(spoonBytes.count / 2))
         try world.drop("Spoon again.jpg", spoonBytes + Data([0x00, 0x11]))  // The same pixels, other bytes.
 
-        let catalog = try SQLiteCatalog(path: settings.catalogPath)
-        let store = UtensilStore(
-            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
         let outcomes = try await Self.onThread { () throws -> [String: String] in
             _ = try store.reconcile()
             let engine = IngestEngine(store: store, memory: .shared)
@@ -155,6 +145,19 @@ struct StoreOverStorageTests {
             #expect(try await storage.list(rendition) == [RenditionKey(rendition, of: spoon.id, originalExtension: "jpg")], "\(rendition)")
         }
         #expect(try await storage.listStaged().isEmpty)
+    }
+
+    /// A store with `settings` over the storage of `kind` (``storage(for:settings:)``, prepared)
+    /// and a SQLite catalog at `settings.catalogPath`; the server, if any, to remove after.
+    static func store(
+        for kind: Kind, settings: IngestSettings
+    ) async throws -> (store: UtensilStore, catalog: SQLiteCatalog, server: SeaweedServer?) {
+        let (storage, server) = try await storage(for: kind, settings: settings)
+        try await storage.prepare()
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(
+            settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        return (store, catalog, server)
     }
 
     /// The storage of `kind` for a store with `settings`, as host `settings.hostName`: the
