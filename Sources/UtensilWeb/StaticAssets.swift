@@ -1117,9 +1117,10 @@ enum StaticAssets {
         } else if (what === "delete") {
           const places = cards.map(function (card) { return { card: card, next: card.nextSibling }; });
           each(cards, "delete").then(function (utensils) {
+            // Leaving the selection first unticks these cards too, so that Undo brings them back unselected.
+            selecting(false);
             places.forEach(function (place) { place.card.remove(); });
             document.dispatchEvent(new CustomEvent("utensild:count", { detail: -places.length }));
-            selecting(false);
             document.dispatchEvent(new CustomEvent("utensild:categories"));
             offerUndo(utensils, function () {
               places.slice().reverse().forEach(function (place) { grid.insertBefore(place.card, place.next); });

@@ -1,8 +1,8 @@
 """Browser steps of changes made without leaving the page, run by phone_steps.py in its
 signed-in phone (touch, 3×) and desktop: a star pressed far down the grid keeps the scroll
 position; several cards selected are moved into a category and deleted (the actions in view
-far down the grid, the place kept), and Undo puts them back where they were; on a utensil's
-page, rename, a new category and delete with its Undo change the page in place.
+far down the grid, the place kept), and Undo puts them back where they were, unselected; on a
+utensil's page, rename, a new category and delete with its Undo change the page in place.
 """
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -114,6 +114,12 @@ def select_several(daemon, phone, wait, check, shots):
     wait.until(lambda d: set(chosen) <= set(_grid_ids(d)))
     check("phone: Undo brings both back, in their places on the grid",
           back and _grid_ids(phone) == order and phone.execute_script(SAME_PAGE), f"{_grid_ids(phone)} vs {order}")
+    phone.find_element(By.ID, "select-toggle").click()
+    ticked = phone.execute_script("return document.querySelectorAll('#grid .card .pick:checked').length;")
+    count = phone.find_element(By.ID, "select-count").text
+    check("phone: cards brought back by Undo come back unselected", ticked == 0 and count == "Tap photos to select them.",
+          f"{ticked} ticked, {count!r}")
+    phone.find_element(By.ID, "select-toggle").click()
 
 
 def page_in_place(daemon, desktop, wait, check):
