@@ -1,7 +1,7 @@
 import Foundation
 import UtensilControlProtocol
 
-/// `utensilctl duplicates` for people.
+/// `utensilctl duplicates` for people: the pairs, then how to mark one that is not a copy.
 enum DuplicatesView {
     static func render(_ pairs: [DuplicatePairInfo], style: Style) -> [String] {
         guard !pairs.isEmpty else { return ["No two utensils look alike."] }
@@ -16,5 +16,6 @@ enum DuplicatesView {
             ]
         }
         return table.render(style: style)
+            + ["", "Two different photos after all? `utensilctl duplicates --not-a-copy COPY LOOKS-LIKE` (names or ids) stops listing them."]
     }
 }
