@@ -31,7 +31,7 @@ extension PostgresCatalog {
         if let term, !searchPlanned {
             // Anywhere in the folded name; the trigram index (pg_trgm) finds terms of three
             // characters and more without reading every row.
-            filter.add("search_key LIKE $ ESCAPE '\\'", Self.likePattern(term))
+            filter.add("search_key LIKE $ ESCAPE '\\'", LikePattern.containing(term))
         }
         let descending = sort == .newestFirst
         let column = sort == .name ? "sort_key" : "created_at"
@@ -132,19 +132,6 @@ extension PostgresCatalog {
         return try await all(
             "SELECT \(unescaped: UtensilColumns.list) FROM utensils WHERE trashed_at IS NOT NULL ORDER BY trashed_at, id")
     }
-
-    /// A LIKE pattern (with `\` as the escape) matching `term` anywhere in a text.
-    static func likePattern(_ term: String) -> String { "%" + escapedForLike(term) + "%" }
-
-    /// `text` for a LIKE pattern with `\` as the escape: `%`, `_` and `\` match themselves.
-    static func escapedForLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
-    }
 }
 
 /// A WHERE clause built from fixed SQL fragments, each `$` in them a bound value.
@@ -213,7 +200,7 @@ struct PostgresFilter {
             return "SELECT id FROM (\(listing)) AS walk WHERE strpos(search_key, \(bound(term))) > 0 \(order) LIMIT \(pageSize)"
         }
         func gather() -> String {
-            let pattern = bound(PostgresCatalog.likePattern(term))
+            let pattern = bound(LikePattern.containing(term))
             let matches = "SELECT id, \(column) FROM utensils\(whereClause) AND search_key LIKE \(pattern) ESCAPE '\\' OFFSET 0"
             return "SELECT id FROM (SELECT id FROM (\(matches)) AS matches \(order) LIMIT \(pageSize)) AS gathered"
         }

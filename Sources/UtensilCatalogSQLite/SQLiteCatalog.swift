@@ -400,7 +400,7 @@ extension SQLiteCatalog {
             if let search, !search.isEmpty, trigramSearch == nil {
                 // The sort order is walked, testing each name.
                 conditions.append("searchKey LIKE ? ESCAPE '\\'")
-                arguments.append("%" + Self.escapedForLike(search) + "%")
+                arguments.append(LikePattern.containing(search))
             }
             if let cursorCondition {
                 conditions.append(cursorCondition.sql)
@@ -600,15 +600,6 @@ extension SQLiteCatalog {
             db,
             sql: "SELECT count(*) FROM (SELECT 1 FROM utensilSearch WHERE utensilSearch MATCH ? LIMIT ?)",
             arguments: [phrase, limit]) ?? 0
-    }
-
-    static func escapedForLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     static func encodeCursor(value: String, id: String) -> String {
