@@ -62,8 +62,11 @@ enum StaticAssets {
     .card .name { display: block; margin-top: .3rem; }
     .card.fresh img { outline: 3px solid var(--good); }
     .empty { color: var(--muted); max-width: 40rem; }
-    .chips { display: flex; flex-wrap: wrap; gap: .4rem; margin-bottom: 1rem; }
-    .chips a { display: inline-flex; align-items: center; gap: .3rem; min-height: 2.75rem; padding: 0 .9rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
+    /* On a phone the chips are one row that scrolls sideways by itself (the page never does), so
+       the photos start near the top of the screen; a wider screen wraps them. */
+    .chips { display: flex; flex-wrap: nowrap; gap: .4rem; margin: -.3rem -1rem .7rem; padding: .3rem 1rem; overflow-x: auto; \
+    scrollbar-width: none; }
+    .chips a { flex: none; white-space: nowrap; display: inline-flex; align-items: center; gap: .3rem; min-height: 2.75rem; padding: 0 .9rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none; }
     .chips a.chosen { background: var(--good); border-color: var(--good); color: var(--on-good); }
     .chips .count { color: var(--muted); font-size: .85em; }
     .chips a.chosen .count { color: var(--on-good); }
@@ -122,6 +125,16 @@ enum StaticAssets {
     .upload .hint { margin: .3rem 0 0; color: var(--muted); }
     .pointer-coarse { display: none; }
     @media (pointer: coarse) { .pointer-fine, .upload .hint.pointer-fine { display: none; } .pointer-coarse { display: inline; } }
+    /* On a touch screen with the script (which uploads what is picked at once), the upload box is
+       one button: the picker fills it, unseen, and the Upload button is the script's. */
+    @media (pointer: coarse) {
+      .js .upload { border: 0; padding: 0; }
+      .js .upload label { position: relative; flex: 1 1 100%; justify-content: center; min-height: 2.75rem; padding: .4rem 1rem; \
+      border: 2px dashed var(--line); border-radius: 8px; text-align: center; font-weight: 600; }
+      .js .upload input[type=file] { position: absolute; inset: 0; width: 100%; height: 100%; opacity: 0; cursor: pointer; }
+      .js .upload label:focus-within { outline: 3px solid var(--focus); outline-offset: 2px; }
+      .js .upload button[type=submit] { display: none; }
+    }
     .uploads { list-style: none; padding: 0; margin: .5rem 0 0; }
     .uploads li { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin: .3rem 0; }
     .uploads img { width: 48px; height: 48px; border-radius: 4px; }
@@ -134,6 +147,7 @@ enum StaticAssets {
       .search input { flex: 1 1 auto; }
       .search select { flex: 0 1 auto; }
       .upload input[type=file] { width: auto; }
+      .chips { flex-wrap: wrap; overflow-x: visible; margin: 0 0 1rem; padding: 0; }
       .grid { gap: 1rem; grid-template-columns: repeat(auto-fill, 180px); }
       .tray-latest .line + .line { display: block; }
       .tray-panel { left: auto; width: min(36rem, 100%); }
@@ -177,6 +191,8 @@ enum StaticAssets {
 
     static let script = """
     "use strict";
+    // The style sheet's cue that this script runs (the touch screen's one-button upload box).
+    document.documentElement.classList.add("js");
     // Times in the viewer's own zone: the page says UTC (it works without this script), and
     // the script shows each <time datetime> as local time, the UTC one in its title.
     (function () {

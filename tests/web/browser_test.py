@@ -147,9 +147,17 @@ def browser(phone_width=None, javascript=True):
 # on a phone, the screen's (a headless desktop's screen is smaller than its window).
 OVERFLOW_SCRIPT = """
 const width = arguments[0] ? Math.min(window.innerWidth, screen.width) : window.innerWidth;
+// Inside a box that scrolls or clips sideways (the phone's row of chips), what lies beyond the
+// edge sticks out only if that box does.
+const clipped = e => {
+  for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(a).overflowX)) return a.getBoundingClientRect().right <= width + 0.5;
+  }
+  return false;
+};
 const over = Array.from(document.querySelectorAll('body *')).filter(e => {
   const box = e.getBoundingClientRect();
-  return box.width > 0 && box.right > width + 0.5;
+  return box.width > 0 && box.right > width + 0.5 && !clipped(e);
 }).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right));
 return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, screen: screen.width, over: over.slice(0, 5)};
 """
@@ -240,6 +248,10 @@ def layout_checks(daemon, desktop, root, docs, weights):
             sign_in(phone, daemon.base, wait)
             phone.get(daemon.base + "/")
             no_overflow(phone, f"{label}, gallery signed in")
+            if width == 390:
+                top = phone.execute_script("return document.getElementById('grid').getBoundingClientRect().top;")
+                check(f"{label}: signed in, the photos start in the upper 60 % of the screen (one-line chips, a one-button upload)",
+                      top <= 0.6 * 844, f"the grid starts {top:.0f} px down")
             columns = phone.execute_script(
                 "return new Set(Array.from(document.querySelectorAll('#grid .card')).map(c => Math.round(c.getBoundingClientRect().left))).size;")
             check(f"{label}: the grid has two columns", columns == 2, f"{columns}")

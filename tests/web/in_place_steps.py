@@ -82,8 +82,8 @@ def select_several(daemon, phone, wait, check, shots):
         _row(daemon, i).get("category") == "Ladles" for i in chosen))
     chip = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.chips a[data-category="Ladles"] .count'))
     check("phone: two selected cards move into a new category, its chip follows, no reload",
-          moved and chip and chip[0].text == "2" and phone.execute_script(SAME_PAGE),
-          chip[0].text if chip else "no chip")
+          moved and chip and chip[0].get_attribute("textContent") == "2" and phone.execute_script(SAME_PAGE),
+          chip[0].get_attribute("textContent") if chip else "no chip")
 
     names = {i: _row(daemon, i)["name"] for i in chosen}
     phone.execute_script("window.scrollTo(0, 0);")
