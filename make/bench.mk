@@ -17,8 +17,8 @@
 #                     7 to 13 minutes on two cores). make bench-scale runs the scale rows alone.
 #   make bench-lookalike the look-alike fingerprints' precision and recall (bench/lookalike.py): copies
 #                     of the photos make/photos.mk installs caught per transform, the distinct pictures'
-#                     pairs within the threshold, the false-pair rate of a synthetic 100,000-photo
-#                     catalog (~5 minutes); utensil-bench of the debug build, or LOOKALIKE_BIN's.
+#                     pairs within the threshold, ten series of whisks drawn on one bench, the
+#                     false-pair rate of a synthetic 100,000-photo catalog (~8 minutes); utensil-bench of the debug build, or LOOKALIKE_BIN's.
 #                     make bench runs it too, with the bench's binaries.
 #   make bench-s3     object storage beside local folders (bench/s3.py, make/s3.mk): a SeaweedFS of its
 #                     own from make s3-deps; raw PUT/GET/DELETE, the JPEG burst into local folders and
