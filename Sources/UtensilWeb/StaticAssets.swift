@@ -193,6 +193,15 @@ enum StaticAssets {
     "use strict";
     // The style sheet's cue that this script runs (the touch screen's one-button upload box).
     document.documentElement.classList.add("js");
+
+    // The chosen chip in sight: on a phone the chips are one row that scrolls sideways (the page's
+    // own scroll position is left alone).
+    (function () {
+      const row = document.getElementById("chips");
+      const chosen = row && row.querySelector("a.chosen");
+      if (!chosen || row.scrollWidth <= row.clientWidth) return;
+      row.scrollLeft += chosen.getBoundingClientRect().left - row.getBoundingClientRect().left - (row.clientWidth - chosen.offsetWidth) / 2;
+    })();
     // Times in the viewer's own zone: the page says UTC (it works without this script), and
     // the script shows each <time datetime> as local time, the UTC one in its title.
     (function () {

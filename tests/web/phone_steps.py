@@ -90,6 +90,12 @@ def live_chip(daemon, phone, wait, check, photo):
     check("phone: a new category folder gets its chip without a reload", chip and count == "1", count)
     latest = phone.find_element(By.ID, "tray-latest").text
     check("phone: the tray's line tells of the new utensil", "Balloon whisk was added." in latest, latest)
+    phone.get(daemon.base + "/?category=Whisks")
+    seen = phone.execute_script(
+        "const c = document.querySelector('.chips a.chosen'), r = document.getElementById('chips');"
+        "return [c.getBoundingClientRect().left, c.getBoundingClientRect().right, window.innerWidth, r.scrollWidth > r.clientWidth];")
+    check("phone: a category's view shows its chosen chip, even one beyond the edge of the row",
+          seen[0] >= 0 and seen[1] <= seen[2], f"{seen}")
 
 
 def upload_box(phone, desktop, check):
