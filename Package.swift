@@ -248,7 +248,9 @@ let package = Package(
         // StorageBackends.all: a temporary folder, and a bucket of a private SeaweedFS.
         .testTarget(
             name: "UtensilStorageContractTests",
-            dependencies: ["UtensilStorage", "UtensilStorageS3", "UtensilCore", "UtensilTestSupport"]),
+            dependencies: [
+                "UtensilStorage", "UtensilStorageS3", "UtensilCore", "UtensilTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The SigV4 signing (AWS's test vectors, botocore) and the S3 client against a real
         // SeaweedFS (SeaweedServer).
         .testTarget(

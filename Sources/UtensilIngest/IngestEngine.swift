@@ -236,7 +236,7 @@ public final class IngestEngine: Sendable {
         // 6b. A new utensil's original (the largest rendition) goes to a bucket while the photo
         //     decodes, unless the catalog has said already that the drop is no new utensil; an
         //     upload the drop does not get to use is undone before its outcome is told.
-        var upload = admission.mayBeNew && !quarantined ? store.beginNewOriginal(bytes, fileExtension: fileExtension) : nil
+        var upload = admission.mayBeNew && !quarantined ? store.beginNewOriginal(bytes, sha256: sha256, fileExtension: fileExtension) : nil
         defer { if let upload { store.abandon(upload) } }
         let decoded = admission.isAnswered || quarantined ? nil : decode(bytes, drop: drop, key: versionKey, maker: maker)
         let replacing: UtensilRecord?, claims: Claims

@@ -49,11 +49,13 @@ public protocol RenditionStorage: Sendable {
     /// ``stageNew(_:joining:)``, or ``discard(_:)`` undoes it; until one of the two, a crash
     /// leaves it in ``listStaged()`` as ``stageNew(_:of:originalExtension:)`` does. A storage
     /// that gains nothing by it (a local folder, whose staging is a local write) returns nil,
-    /// and the original goes with the rest. Nothing is left behind when this throws.
-    func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions?
+    /// and the original goes with the rest. `sha256` is the original's SHA-256 in lower-case
+    /// hex (as the catalog records it), for a storage that checks the bytes it receives against
+    /// it. Nothing is left behind when this throws.
+    func beginNew(original: [UInt8], sha256: String, of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions?
 
     /// Puts `renditions` (not the original) of the operation `begun`
-    /// (``beginNew(original:of:originalExtension:)``) as ``stageNew(_:of:originalExtension:)``
+    /// (``beginNew(original:sha256:of:originalExtension:)``) as ``stageNew(_:of:originalExtension:)``
     /// does, and returns the whole operation. When this throws, nothing of the operation is
     /// left, its original included.
     func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions
@@ -222,11 +224,11 @@ extension RenditionStorage {
     }
 
     /// Nil: the original is staged with the rest.
-    public func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
+    public func beginNew(original: [UInt8], sha256: String, of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
         nil
     }
 
-    /// Never called: ``beginNew(original:of:originalExtension:)`` began nothing. Its original
+    /// Never called: ``beginNew(original:sha256:of:originalExtension:)`` began nothing. Its original
     /// is not staged.
     public func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions {
         throw .notStaged(begun.key(.original))

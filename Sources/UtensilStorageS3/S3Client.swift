@@ -7,9 +7,12 @@ import NIOHTTP1
 /// A client of one bucket of an S3-compatible server, over async-http-client, path-style
 /// (`ENDPOINT/BUCKET/KEY`), every request signed with ``SigV4Signer``.
 ///
-/// Integrity: every body sent is signed by its SHA-256 (`x-amz-content-sha256`, which the server
-/// checks) and carries its `Content-MD5`; a whole object read back is checked against its ETag
-/// when that is an MD5 (a single-part upload). Bodies above ``multipartThreshold`` go up in parts
+/// Integrity: an object put whole carries its SHA-256 as `x-amz-checksum-sha256`, which the
+/// server checks against the bytes it received (AWS S3 and SeaweedFS refuse a mismatch as
+/// `BadDigest`), and is signed by the same digest (`x-amz-content-sha256`, which some servers,
+/// SeaweedFS among them, do not check); a photo's original goes with the SHA-256 the catalog
+/// records of it, computed once. A multipart upload's parts carry their `Content-MD5`. A whole
+/// object read back is checked against its ETag when that is an MD5 (a single-part upload). Bodies above ``multipartThreshold`` go up in parts
 /// of ``partSize`` (multipart upload), and a multipart upload that fails is aborted, so that no
 /// invisible parts are left to be paid for.
 public struct S3Client: Sendable {
@@ -93,15 +96,20 @@ public struct S3Client: Sendable {
     /// Puts `bytes` as `key`; with `createOnly`, only when there is no object `key`
     /// (`If-None-Match: *`): one that is there is ``S3Error/alreadyExists(_:)``. Above
     /// ``multipartThreshold``, a multipart upload (aborted when any part of it fails).
-    public func put(_ key: String, _ bytes: [UInt8], createOnly: Bool = false, contentType: String? = nil) async throws(S3Error) {
+    /// `sha256`: the bytes' SHA-256 when the caller has it already (else it is computed); the
+    /// server refuses the object when its bytes do not have it.
+    public func put(
+        _ key: String, _ bytes: [UInt8], createOnly: Bool = false, contentType: String? = nil, sha256: [UInt8]? = nil
+    ) async throws(S3Error) {
         if bytes.count > multipartThreshold {
             try await putMultipart(key, bytes, createOnly: createOnly, contentType: contentType)
             return
         }
-        var headers: [(String, String)] = [("Content-MD5", Self.md5Base64(bytes[...]))]
+        let digest = sha256 ?? Array(SHA256.hash(data: bytes))
+        var headers: [(String, String)] = [("x-amz-checksum-sha256", Data(digest).base64EncodedString())]
         if createOnly { headers.append(("If-None-Match", "*")) }
         if let contentType { headers.append(("Content-Type", contentType)) }
-        let answer = try await send("PUT", key: key, headers: headers, body: bytes[...])
+        let answer = try await send("PUT", key: key, headers: headers, body: bytes[...], payloadSHA256: digest)
         try answer.expectSuccess(key: key, client: self)
     }
 
@@ -390,9 +398,9 @@ public struct S3Client: Sendable {
     /// Sends one signed request for `key` (nil: the bucket itself) and gathers its answer.
     func send(
         _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-        body: ArraySlice<UInt8>? = nil, maxBytes: Int = 1 << 24
+        body: ArraySlice<UInt8>? = nil, payloadSHA256: [UInt8]? = nil, maxBytes: Int = 1 << 24
     ) async throws(S3Error) -> Answer {
-        let response = try await open(method, key: key, query: query, headers: headers, body: body)
+        let response = try await open(method, key: key, query: query, headers: headers, body: body, payloadSHA256: payloadSHA256)
         do {
             let collected = method == "HEAD" ? ByteBuffer() : try await response.body.collect(upTo: maxBytes)
             return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: collected))
@@ -402,12 +410,13 @@ public struct S3Client: Sendable {
     }
 
     /// Sends one signed request for `key` (nil: the bucket itself); its body still to come.
+    /// `payloadSHA256`: the body's SHA-256 when the caller has it already.
     func open(
         _ method: String, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-        body: ArraySlice<UInt8>? = nil, through client: HTTPClient? = nil
+        body: ArraySlice<UInt8>? = nil, payloadSHA256: [UInt8]? = nil, through client: HTTPClient? = nil
     ) async throws(S3Error) -> HTTPClientResponse {
         let path = "/" + bucket + (key.map { "/" + $0 } ?? "")
-        let payloadHash = SigV4Signer.hex(SHA256.hash(data: body ?? []))
+        let payloadHash = payloadSHA256.map { SigV4Signer.hex($0) } ?? SigV4Signer.hex(SHA256.hash(data: body ?? []))
         var signed = [("host", hostHeader), ("x-amz-content-sha256", payloadHash)] + headers
         if let body { signed.append(("Content-Length", String(body.count))) }
         let signature = signer.sign(

@@ -118,16 +118,38 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// The marker, then the original alone (``stageNew(_:of:originalExtension:)``'s first part):
-    /// its upload, the largest, overlaps the making of the other renditions.
-    public func beginNew(original: [UInt8], of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
+    /// its upload, the largest, overlaps the making of the other renditions. The server checks
+    /// the original against `sha256`, the digest the catalog records of it.
+    public func beginNew(original: [UInt8], sha256: String, of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {
         let marked = try await markedNew(of: utensil, originalExtension: originalExtension)
-        return try await putNew([.original: original], of: marked)
+        return try await putNew([.original: original], of: marked, sha256: [.original: Self.bytes(ofHex: sha256)])
     }
 
     /// The others, all at once, under the operation that put the original; the original is
     /// discarded with them when one fails.
     public func stageNew(_ renditions: [Rendition: [UInt8]], joining begun: StagedRenditions) async throws(StorageError) -> StagedRenditions {
         return try await putNew(renditions, of: begun)
+    }
+
+    /// The bytes `hex` spells (two lower- or upper-case digits a byte); nil when it spells none.
+    static func bytes(ofHex hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x61...0x66: digit - 0x61 + 10
+            case 0x41...0x46: digit - 0x41 + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
     }
 
     /// A new operation on a new utensil, placed live, its marker put.
@@ -142,7 +164,10 @@ public struct S3Storage: RenditionStorage {
     /// and returns the operation with them added. When one fails, the whole operation (what it
     /// had already, what this call put, then the marker) is discarded, best effort, and the
     /// failure thrown.
-    private func putNew(_ renditions: [Rendition: [UInt8]], of operation: StagedRenditions) async throws(StorageError) -> StagedRenditions {
+    /// `sha256`: the digests known already of some of them.
+    private func putNew(
+        _ renditions: [Rendition: [UInt8]], of operation: StagedRenditions, sha256: [Rendition: [UInt8]?] = [:]
+    ) async throws(StorageError) -> StagedRenditions {
         let adding = operation.keeping(operation.renditions.union(renditions.keys))
         // The renditions go up at once, not one after another: no row names them yet, so no
         // reader can see one without the others, and an ingest waits for the largest alone.
@@ -151,7 +176,9 @@ public struct S3Storage: RenditionStorage {
                 guard let bytes = renditions[rendition] else { continue }
                 group.addTask {
                     do throws(StorageError) {
-                        try await putNew(adding.key(rendition), bytes, contentType: Self.contentType(rendition, adding.originalExtension))
+                        try await putNew(
+                            adding.key(rendition), bytes, contentType: Self.contentType(rendition, adding.originalExtension),
+                            sha256: sha256[rendition] ?? nil)
                         return (rendition, nil)
                     } catch {
                         return (rendition, error)
@@ -172,9 +199,9 @@ public struct S3Storage: RenditionStorage {
 
     /// Puts `bytes` under `live`'s key, never over another object: one there already is taken
     /// only if it holds exactly these bytes (a retried put that had gone through).
-    private func putNew(_ live: RenditionKey, _ bytes: [UInt8], contentType: String) async throws(StorageError) {
+    private func putNew(_ live: RenditionKey, _ bytes: [UInt8], contentType: String, sha256: [UInt8]? = nil) async throws(StorageError) {
         do throws(S3Error) {
-            try await client.put(objectKey(live), bytes, createOnly: true, contentType: contentType)
+            try await client.put(objectKey(live), bytes, createOnly: true, contentType: contentType, sha256: sha256)
         } catch .alreadyExists {
             guard try await isLive(live, holding: bytes) else { throw .alreadyLive(live) }
         } catch {

@@ -4,8 +4,8 @@ import UtensilCore
 import UtensilStorage
 
 /// A new utensil's original on its way into the storage ahead of its other renditions
-/// (``RenditionStorage/beginNew(original:of:originalExtension:)``), begun by
-/// ``UtensilStore/beginNewOriginal(_:fileExtension:)`` as soon as the drop's bytes are read,
+/// (``RenditionStorage/beginNew(original:sha256:of:originalExtension:)``), begun by
+/// ``UtensilStore/beginNewOriginal(_:sha256:fileExtension:)`` as soon as the drop's bytes are read,
 /// so that a bucket's upload of the largest rendition overlaps the photo's decode rather than
 /// following it. ``UtensilStore/write(original:thumbnail:preview:square:of:replacing:claims:begun:)``
 /// takes it in; one the drop does not get to (rejected, a replacement, a failure) goes to
@@ -23,14 +23,15 @@ package struct NewOriginalUpload: Sendable {
 }
 
 extension UtensilStore {
-    /// Begins putting `original` of a new utensil, of type `fileExtension`, under an id made
-    /// now, in a task of its own: the calling engine thread goes on to decode the photo.
-    package func beginNewOriginal(_ original: [UInt8], fileExtension: String) -> NewOriginalUpload {
+    /// Begins putting `original` of a new utensil, of type `fileExtension` and SHA-256 `sha256`
+    /// (lower-case hex, as the catalog records it), under an id made now, in a task of its own:
+    /// the calling engine thread goes on to decode the photo.
+    package func beginNewOriginal(_ original: [UInt8], sha256: String, fileExtension: String) -> NewOriginalUpload {
         let storage = storage
         let utensil = UUID()
         let upload = Task { () async -> Result<StagedRenditions?, StorageError> in
             do throws(StorageError) {
-                return .success(try await storage.beginNew(original: original, of: utensil, originalExtension: fileExtension))
+                return .success(try await storage.beginNew(original: original, sha256: sha256, of: utensil, originalExtension: fileExtension))
             } catch {
                 return .failure(error)
             }

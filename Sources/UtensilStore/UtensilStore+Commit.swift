@@ -13,7 +13,7 @@ extension UtensilStore {
     /// `record` in the storage (not yet durable: see ``commit(_:)``); `replacing` is the utensil whose photo they replace
     /// (nil: `record`'s id was made for this drop, and no row or rendition has it),
     /// `claims` the row's claim columns (from ``admission(name:sha256:)``), `begun` the upload
-    /// of a new utensil's original begun ahead (``beginNewOriginal(_:fileExtension:)``), whose
+    /// of a new utensil's original begun ahead (``beginNewOriginal(_:sha256:fileExtension:)``), whose
     /// id `record` then has: it is taken in here, used or, for a replacement, abandoned.
     /// Nothing is left behind when this throws.
     package func write(

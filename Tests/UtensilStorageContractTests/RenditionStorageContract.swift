@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import UtensilCore
@@ -258,7 +259,8 @@ enum RenditionStorageContract {
         let bytes = Self.renditions(8)
         var others = bytes
         others[.original] = nil
-        guard let begun = try await storage.beginNew(original: bytes[.original]!, of: UUID(), originalExtension: "png") else {
+        let original = bytes[.original]!
+        guard let begun = try await storage.beginNew(original: original, sha256: Self.sha256(original), of: UUID(), originalExtension: "png") else {
             return  // A storage that stages the original with the rest: nothing was begun.
         }
         #expect(begun.isPlacedLive && begun.renditions == [.original])
@@ -277,11 +279,17 @@ enum RenditionStorageContract {
         }
 
         // One whose drop is refused: discarding what was begun leaves nothing, live or staged.
-        let refused = try await storage.beginNew(original: Self.renditions(9)[.original]!, of: UUID(), originalExtension: "jpeg")
+        let other = Self.renditions(9)[.original]!
+        let refused = try await storage.beginNew(original: other, sha256: Self.sha256(other), of: UUID(), originalExtension: "jpeg")
         try await storage.discard(try #require(refused))
         #expect(try await storage.listStaged().isEmpty)
         for rendition in Rendition.allCases {
             #expect(try await storage.list(rendition) == [kept.key(rendition)], "only the published utensil's")
         }
+    }
+
+    /// Lower-case hex SHA-256 of `bytes`, as the catalog records a photo's.
+    static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import UtensilCore
@@ -77,7 +78,12 @@ struct S3StorageTests {
         let client = try server.client()
         let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
         let id = UUID()
-        let begun = try #require(try await storage.beginNew(original: [1, 2, 3], of: id, originalExtension: "png"))
+        // The original's SHA-256 as the catalog records it: the server checks the bytes against it.
+        let wrong = String(repeating: "ab", count: 32)
+        await #expect(throws: StorageError.self) { _ = try await storage.beginNew(original: [1, 2, 3], sha256: wrong, of: id, originalExtension: "png") }
+        #expect(try await client.list(prefix: "site/").isEmpty, "a refused original leaves nothing, nor its marker")
+        let sha256 = SHA256.hash(data: [1, 2, 3] as [UInt8]).map { String(format: "%02x", $0) }.joined()
+        let begun = try #require(try await storage.beginNew(original: [1, 2, 3], sha256: sha256, of: id, originalExtension: "png"))
         let marker = "site/staging/kitchen-1/\(id.uuidString).\(begun.operation.uuidString).new.png"
         #expect(try await client.list(prefix: "site/").sorted() == [marker, "site/originals/\(id.uuidString).png"].sorted())
 
