@@ -2,8 +2,9 @@
 # chromium-driver, driven by Selenium from PyPI in a virtual environment this file makes,
 # against the real utensild (debug build) with real photographs. `make test` runs it.
 # The screenshots it saves go to .build/web-screenshots/ (web-gallery.png, gallery-phone.png,
-# gallery-desktop.png, utensil-phone.png); `make web-screenshots` runs it with docs/ as the
-# folder, to refresh the README's pictures. heif-enc (libheif-examples) makes the HEIC photo
+# gallery-desktop.png, utensil-phone.png); `make web-screenshots` runs it with the last three
+# saved in docs/ (WEB_DOCS) and copies web-gallery.png to docs/gallery.png: the README's
+# pictures; the other steps' screenshots stay in .build/web-screenshots/. heif-enc (libheif-examples) makes the HEIC photo
 # it drops. axe-core (from axe-selenium-python, in the same environment) checks every page
 # for serious accessibility findings; each step's screenshots stay in that folder too.
 # (systemd brings systemd-socket-activate, for the Swift test of the activated listener.)
@@ -15,6 +16,9 @@ SELENIUM     := selenium==4.51.0
 AXE          := axe-selenium-python==2.1.6
 
 WEB_SHOTS    ?= $(CURDIR)/.build/web-screenshots
+# Where the README's three layout pictures go (gallery-phone.png, gallery-desktop.png,
+# utensil-phone.png).
+WEB_DOCS     ?= $(WEB_SHOTS)
 
 .PHONY: web-test web-screenshots
 
@@ -30,11 +34,11 @@ web-test: test-deps $(WEB_VENV)/.selenium-axe
 	$(SWIFT) build --product utensild
 	$(SWIFT) build --product utensilctl
 	@mkdir -p $(WEB_SHOTS)
-	$(WEB_VENV)/bin/python tests/web/browser_test.py $(CURDIR)/.build/debug $(WEB_SHOTS)/web-gallery.png $(WEB_SHOTS)
+	$(WEB_VENV)/bin/python tests/web/browser_test.py $(CURDIR)/.build/debug $(WEB_SHOTS)/web-gallery.png $(WEB_DOCS)
 
 ## The browser test, leaving its screenshots in docs/ (the README shows them).
 web-screenshots:
-	$(MAKE) web-test WEB_SHOTS=$(CURDIR)/docs
-	mv $(CURDIR)/docs/web-gallery.png $(CURDIR)/docs/gallery.png
+	$(MAKE) web-test WEB_DOCS=$(CURDIR)/docs
+	cp $(WEB_SHOTS)/web-gallery.png $(CURDIR)/docs/gallery.png
 
 TEST_EXTRAS += web-test
