@@ -64,13 +64,17 @@ struct GalleryPage: Sendable {
                     + "<span aria-hidden=\"true\">★</span> Favorites</a>"
             }
             let favoritesOnly = query.favorites ? "1" : nil
+            // A category's count is the whole catalog's (counted as rows change, so cheap); on a
+            // search or the favorites it would contradict the total above the grid, and counting
+            // per category within a search would scan every name: those chips go without.
+            let counted = search.isEmpty && !query.favorites
             for category in categories {
                 let link = "/" + HTML.query([
                     ("search", query.search), ("category", category.name), ("favorites", favoritesOnly), ("sort", query.sort?.rawValue),
                 ])
                 let chosen = query.category?.lowercased() == category.name.lowercased()
                 body += "<a href=\"\(HTML.escape(link))\" data-category=\"\(HTML.escape(category.name))\"\(chosen ? " class=\"chosen\"" : "")>"
-                    + "\(HTML.escape(category.name)) <span class=\"count\">\(category.count)</span></a>"
+                    + HTML.escape(category.name) + (counted ? " <span class=\"count\">\(category.count)</span>" : "") + "</a>"
             }
             body += "</nav>\n"
         }

@@ -720,10 +720,15 @@ enum StaticAssets {
             chip.href = "/?" + query.toString();
             chip.dataset.category = category.name;
             if (category.name.toLowerCase() === current) chip.className = "chosen";
-            const count = document.createElement("span");
-            count.className = "count";
-            count.textContent = String(category.count);
-            chip.append(category.name + " ", count);
+            // The whole catalog's counts, so none on a search or the favorites (as the page).
+            if (here.get("search") || here.get("favorites")) {
+              chip.append(category.name);
+            } else {
+              const count = document.createElement("span");
+              count.className = "count";
+              count.textContent = String(category.count);
+              chip.append(category.name + " ", count);
+            }
             chips.append(chip);
           });
         }).catch(function () {});

@@ -474,6 +474,30 @@ import Testing
         }
     }
 
+    /// A category chip's count is the whole catalog's: the gallery shows it, a search and the
+    /// favorites do not (their total above the grid is the list's own, and would disagree).
+    @Test func chipCountsAreTheGallerysNotASearchsOrTheFavorites() async throws {
+        try await Gallery().test { client in
+            let cookie = try await client.execute(
+                uri: "/login", method: .post, headers: Self.formHeaders, body: .form("name=alice&password=correct+horse+battery")
+            ) { String(($0.headers[.setCookie] ?? "").prefix { $0 != ";" }) }
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.text.contains(">Kitchen <span class=\"count\">1</span></a>"), "the whole gallery counts its categories")
+            }
+            try await client.execute(uri: "/?category=Kitchen", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.text.contains(">Kitchen <span class=\"count\">1</span></a>"), "a category's view too")
+            }
+            for narrowed in ["/?search=spo", "/?favorites=1", "/?search=spo&category=Kitchen&sort=name"] {
+                try await client.execute(uri: narrowed, method: .get, headers: [.cookie: cookie]) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.text.contains("data-category=\"Kitchen\"") && response.text.contains(">Kitchen</a>"), "\(narrowed)")
+                    #expect(!response.text.contains("class=\"count\""), "\(narrowed): no whole-catalog count beside the list's total")
+                    #expect(response.text.contains("id=\"total\""), "\(narrowed): the list's own total stays")
+                }
+            }
+        }
+    }
+
     /// A delete leads to the gallery with an Undo: a restore form for the utensil it names,
     /// while it is in the trash, for the signed-in user only.
     @Test func aDeleteOffersItsUndo() async throws {

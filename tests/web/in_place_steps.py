@@ -2,7 +2,8 @@
 signed-in phone (touch, 3×) and desktop: a star pressed far down the grid keeps the scroll
 position; several cards selected are moved into a category and deleted (the actions in view
 far down the grid, the place kept), and Undo puts them back where they were, unselected; on a
-utensil's page, rename, a new category and delete with its Undo change the page in place.
+utensil's page, rename, a new category and delete with its Undo change the page in place;
+a search's category chips carry no whole-catalog counts.
 """
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -171,7 +172,21 @@ def page_in_place(daemon, desktop, wait, check):
     daemon.wait_for("no category again", lambda: _row(daemon, utensil["id"]).get("category") is None)
 
 
+def search_chips_uncounted(daemon, phone, wait, check):
+    """A search's chips carry no whole-catalog counts, also once drawn again live."""
+    phone.get(daemon.base + "/?search=e")
+    drawn = phone.find_elements(By.CSS_SELECTOR, ".chips a[data-category]")
+    phone.execute_script("document.querySelectorAll('.chips a[data-category]').forEach(c => c.dataset.old = '1');"
+                         "document.dispatchEvent(new Event('utensild:categories'));")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".chips a[data-category]")
+               and not d.find_elements(By.CSS_SELECTOR, ".chips a[data-old]"))
+    counts = phone.execute_script("return document.querySelectorAll('.chips .count').length;")
+    check("phone: a search's category chips show no whole-catalog counts, drawn again live too",
+          drawn and counts == 0, f"{len(drawn)} chips, {counts} counts")
+
+
 def run(daemon, phone, desktop, wait, desktop_wait, check, shots):
     star_keeps_place(daemon, phone, wait, check)
     select_several(daemon, phone, wait, check, shots)
+    search_chips_uncounted(daemon, phone, wait, check)
     page_in_place(daemon, desktop, desktop_wait, check)
