@@ -10,6 +10,8 @@ import urllib.parse
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 
+import package_photos
+
 
 def _request(daemon, method, path, body=b"", cookie=None):
     """(status, headers, body) of one request, redirects not followed."""
@@ -53,10 +55,7 @@ def _settled(wait, read, expected):
 
 def _unused_photo():
     """A real photograph the main test did not drop (the seventh smallest)."""
-    folder = "/usr/share/backgrounds/mate/nature"
-    names = sorted((n for n in os.listdir(folder) if n.lower().endswith(".jpg")),
-                   key=lambda n: os.path.getsize(os.path.join(folder, n)))
-    return os.path.join(folder, names[6])
+    return package_photos.smallest(7)[6]
 
 
 def run(driver, wait, daemon, check, password, category):

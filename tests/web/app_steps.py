@@ -12,6 +12,9 @@ import uuid
 
 from selenium.webdriver.common.by import By
 
+import package_photos
+
+
 MANIFEST = """
 const done = arguments[arguments.length - 1];
 fetch('/manifest.webmanifest').then(r => r.json()).then(manifest => Promise.all(manifest.icons.map(icon =>
@@ -128,10 +131,7 @@ def through_the_worker(daemon, phone, wait, check, photo):
 
 def _unused_photo(index):
     """A real photograph no other step drops (the eleventh or twelfth smallest)."""
-    folder = "/usr/share/backgrounds/mate/nature"
-    names = sorted((n for n in os.listdir(folder) if n.lower().endswith(".jpg")),
-                   key=lambda n: os.path.getsize(os.path.join(folder, n)))
-    return os.path.join(folder, names[index])
+    return package_photos.smallest(index + 1)[index]
 
 
 def run(daemon, phone, wait, check):

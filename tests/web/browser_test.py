@@ -30,10 +30,10 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 import account_steps
+import package_photos
 import phone_steps
 import squares_steps
 
-PHOTOS = "/usr/share/backgrounds/mate/nature"
 PASSWORD = "correct horse battery"
 results = []
 
@@ -56,12 +56,8 @@ def free_port():
 
 
 def real_photos(count):
-    """The smallest real photographs of the package (quick to ingest), largest first."""
-    names = sorted((n for n in os.listdir(PHOTOS) if n.lower().endswith(".jpg")),
-                   key=lambda n: os.path.getsize(os.path.join(PHOTOS, n)))
-    if len(names) < count:
-        sys.exit(f"browser test: fewer than {count} photos in {PHOTOS} (install mate-backgrounds: make test-deps)")
-    return [os.path.join(PHOTOS, n) for n in names[:count]]
+    """The package's `count` smallest photographs (quick to ingest), smallest first."""
+    return package_photos.smallest(count)
 
 
 class Daemon:
