@@ -4,8 +4,8 @@
 # The screenshots it saves go to .build/web-screenshots/ (web-gallery.png, gallery-phone.png,
 # gallery-desktop.png, utensil-phone.png); `make web-screenshots` runs it with the last three
 # saved in docs/ (WEB_DOCS) and copies web-gallery.png to docs/gallery.png: the README's
-# pictures; the other steps' screenshots stay in .build/web-screenshots/. heif-enc (libheif-examples) makes the HEIC photo
-# it drops. axe-core (from axe-selenium-python, in the same environment) checks every page
+# pictures; the other steps' screenshots stay in .build/web-screenshots/. heif-enc
+# (libheif-examples) makes the HEIC photo it drops. axe-core (from axe-selenium-python, in the same environment) checks every page
 # for serious accessibility findings; each step's screenshots stay in that folder too.
 # (systemd brings systemd-socket-activate, for the Swift test of the activated listener.)
 

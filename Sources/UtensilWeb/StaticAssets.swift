@@ -169,7 +169,11 @@ enum StaticAssets {
     .total { margin: 0 0 .5rem; color: var(--muted); }
     .shared { margin: 0 0 .75rem; padding: .5rem .6rem; border-left: 4px solid var(--good); background: var(--tint); }
     .select-bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: .75rem; }
-    .select-bar [hidden] { display: none; }
+    .select-bar[hidden], .select-bar [hidden] { display: none; }
+    /* Until selecting, the Select button ends the total's line instead of taking one of its own. */
+    .select-bar:not(.selecting) { float: right; margin: 0 0 .5rem .5rem; }
+    .select-bar:not(.selecting) + .total { display: flex; align-items: center; min-height: 2.75rem; }
+    .grid { clear: both; }
     /* While selecting, the bar stays at the top of the screen, so cards picked far down the grid
        are starred, moved or deleted where they are. */
     .select-bar.selecting { position: sticky; top: 0; z-index: 15; margin: 0 -1rem .75rem; padding: .5rem 1rem; \
@@ -184,7 +188,8 @@ enum StaticAssets {
     .viewer img { touch-action: pan-y; transform-origin: center; }
     .viewer.zoomed { overflow: hidden; }
     .viewer.zoomed img { touch-action: none; cursor: grab; }
-    .viewer .fullscreen { margin-left: .5rem; }
+    /* The download link and Full screen: side by side, or one under the other at the same left edge. */
+    .viewer figcaption { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem 1rem; }
     .viewer:fullscreen { display: flex; flex-direction: column; align-items: center; justify-content: center; margin: 0; background: #000; color: #fff; }
     .viewer:fullscreen img { max-width: 100vw; max-height: calc(100vh - 4rem); }
     """

@@ -65,6 +65,12 @@ def select_several(daemon, phone, wait, check, shots):
     phone.execute_script(MARK)
     order = _grid_ids(phone)
     chosen = [i for i in order if i in loose][1:3]
+    toggle_box, total_box = phone.execute_script(
+        "return ['select-toggle', 'total'].map(id => { const b = document.getElementById(id).getBoundingClientRect();"
+        " return [b.left, b.top, b.right, b.bottom]; });")
+    check("phone: the Select button ends the total's line (no line of its own)",
+          toggle_box[1] < total_box[3] and total_box[1] < toggle_box[3] and total_box[2] <= toggle_box[0],
+          f"Select {toggle_box}, total {total_box}")
     phone.find_element(By.ID, "select-toggle").click()
     for utensil_id in chosen:
         phone.find_element(By.CSS_SELECTOR, f'#grid .card[data-id="{utensil_id}"] > a').click()

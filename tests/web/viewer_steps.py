@@ -3,6 +3,7 @@ events through the DevTools protocol, 3×) a swipe goes to the next utensil of t
 pinch and a double-tap zoom up to the original's own pixels (the original then replaces the
 preview) and back, nothing sticks out sideways, the swipes add no history entry, and "back"
 returns to the list at the card;
+the Full screen button lines up with the download link;
 on the desktop a double click zooms and the page goes full screen and back.
 """
 from selenium.webdriver.common.action_chains import ActionChains
@@ -45,6 +46,13 @@ def phone_viewer(daemon, phone, wait, check, shots):
     at_list = phone.execute_script("return navigation.currentEntry.index;")
     phone.get(hrefs[index])
     wait.until(lambda d: d.execute_script("const i = document.querySelector('#viewer img'); return i.complete && i.naturalWidth > 0;"))
+    link, button = phone.execute_script(
+        "return ['#viewer .download', '#viewer .fullscreen'].map(s => { const b = document.querySelector(s).getBoundingClientRect();"
+        " return [b.left, b.top, b.right, b.bottom]; });")
+    beside = button[1] < link[3] and button[0] >= link[2]
+    under = button[1] >= link[3] and abs(button[0] - link[0]) < 1
+    check("phone: Full screen sits beside the download link, or under it at the same left edge",
+          beside or under, f"download {link}, Full screen {button}")
     x, y = phone.execute_script(CENTRE)
 
     _gesture(phone, [(x - 20, y), (x + 20, y)], [(x - 120, y), (x + 120, y)])
