@@ -26,7 +26,8 @@ import time
 import urllib.parse
 import urllib.request
 
-PHOTOS = "/usr/share/backgrounds/mate/nature"
+import package_photos
+
 PASSWORD = "correct horse battery"
 results = []
 
@@ -124,9 +125,7 @@ def main():
     root = tempfile.mkdtemp(prefix="utensil-openapi-", dir=work)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    photos = sorted(os.path.join(PHOTOS, n) for n in os.listdir(PHOTOS) if n.endswith(".jpg"))[:2]
-    if len(photos) < 2:
-        sys.exit(f"openapi test: no photos in {PHOTOS} (install mate-backgrounds: make test-deps)")
+    photos = package_photos.smallest(2)
     process, inbox = start_daemon(binaries, root, port)
     try:
         if not wait_for("the gallery to answer", lambda: get_json(base, "/api/v1/status")):
