@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import UtensilCore
 import UtensilStorage
 
@@ -47,6 +48,9 @@ public struct S3Storage: RenditionStorage {
     /// Thumbnails and grid squares kept in memory (``S3RenditionCache``), shared by this
     /// storage's copies (``forProbes()``, ``asHost(_:)``).
     public let cache: S3RenditionCache
+    /// New utensils' operations whose removal failed (the server stopped answering): removed
+    /// once it answers again (``markedNew(of:originalExtension:)``).
+    private let owed = OwedDiscards()
 
     public init(client: S3Client, location: S3Location, hostName: String, cache: S3RenditionCache = S3RenditionCache()) {
         self.client = client
@@ -107,9 +111,10 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// Puts the operation's marker, then the renditions under their live keys, all at once and
-    /// create-only (see above); what it put is discarded again when one fails, the marker last,
-    /// each delete tried whatever the others did. An object already there is taken as this operation's own only if
-    /// it holds the very bytes (a PUT answered too late and sent again).
+    /// create-only (see above); what it put is discarded again when one fails, the marker last
+    /// (``discard(_:)``: what the server does not let it remove is removed once it answers
+    /// again). An object already there is taken as this operation's own only if it holds the
+    /// very bytes (a PUT answered too late and sent again).
     public func stageNew(
         _ renditions: [Rendition: [UInt8]], of utensil: UUID, originalExtension: String
     ) async throws(StorageError) -> StagedRenditions {
@@ -152,17 +157,21 @@ public struct S3Storage: RenditionStorage {
         return bytes
     }
 
-    /// A new operation on a new utensil, placed live, its marker put.
+    /// A new operation on a new utensil, placed live, its marker put. The server answering
+    /// again, what earlier operations could not remove is removed first.
     private func markedNew(of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions {
         let operation = StagedRenditions(
             utensil: utensil, operation: UUID(), originalExtension: originalExtension, renditions: [], isPlacedLive: true)
         try await mapped { () throws(S3Error) in try await client.put(markerKey(operation), []) }
+        for leftover in owed.takeAll() {
+            try? await discard(leftover)
+        }
         return operation
     }
 
     /// Puts `renditions` of the marked operation `operation` under their live keys, all at once,
     /// and returns the operation with them added. When one fails, the whole operation (what it
-    /// had already, what this call put, then the marker) is discarded, best effort, and the
+    /// had already, what this call put, then the marker) is discarded (``discard(_:)``), and the
     /// failure thrown.
     /// `sha256`: the digests known already of some of them.
     private func putNew(
@@ -191,7 +200,7 @@ public struct S3Storage: RenditionStorage {
         }
         if let failed = adding.publishingOrder.first(where: { failures[$0] != nil }), let error = failures[failed] {
             let put = operation.renditions.union(renditions.keys.filter { failures[$0] == nil })
-            try? await discard(operation.keeping(put), bestEffort: true)
+            try? await discard(operation.keeping(put))
             throw error
         }
         return adding
@@ -242,24 +251,21 @@ public struct S3Storage: RenditionStorage {
     }
 
     /// Renditions put under their live keys (``stageNew(_:of:originalExtension:)``) are deleted
-    /// there, in publishing order, then their marker.
+    /// there, in publishing order, then their marker. A delete that fails stops it and is thrown:
+    /// the marker stays, for recovery to find, and this storage deletes them again before the
+    /// next new utensil's objects go up, once the server answers (an outage leaves nothing
+    /// behind for long, rather than until the host's next start or the sweeper).
     public func discard(_ operation: StagedRenditions) async throws(StorageError) {
-        try await discard(operation, bestEffort: false)
-    }
-
-    /// ``discard(_:)``. Of renditions put under their live keys, a delete that fails stops it
-    /// and is thrown (the marker stays, for recovery to find), or, `bestEffort` (the clean-up of
-    /// a failed ``stageNew(_:of:originalExtension:)``, which throws its own error), is passed over.
-    private func discard(_ operation: StagedRenditions, bestEffort: Bool) async throws(StorageError) {
         if operation.isPlacedLive {
-            for rendition in operation.publishingOrder {
-                do throws(StorageError) {
+            do throws(StorageError) {
+                for rendition in operation.publishingOrder {
                     try await delete(operation.key(rendition))
-                } catch {
-                    if !bestEffort { throw error }
                 }
+                return try await mapped { () throws(S3Error) in try await client.delete(markerKey(operation)) }
+            } catch {
+                owed.add(operation)
+                throw error
             }
-            return try await mapped { () throws(S3Error) in try await client.delete(markerKey(operation)) }
         }
         for rendition in Rendition.allCases where operation.renditions.contains(rendition) {
             let key = stagedKey(operation, rendition)
@@ -573,6 +579,23 @@ public struct S3Storage: RenditionStorage {
         case "heic": "image/heic"
         case "avif": "image/avif"
         default: "application/octet-stream"
+        }
+    }
+}
+
+/// Operations an ``S3Storage`` could not remove, to remove again.
+private final class OwedDiscards: Sendable {
+    private let operations = Mutex<[StagedRenditions]>([])
+
+    func add(_ operation: StagedRenditions) {
+        operations.withLock { $0.append(operation) }
+    }
+
+    /// Every operation owed, forgotten: one whose removal fails again is added again.
+    func takeAll() -> [StagedRenditions] {
+        operations.withLock { operations in
+            defer { operations = [] }
+            return operations
         }
     }
 }

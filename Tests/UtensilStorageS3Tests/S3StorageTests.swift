@@ -97,6 +97,26 @@ struct S3StorageTests {
         #expect(try await client.list(prefix: "site/") == [thumbnail])
     }
 
+    @Test("what a new utensil's failed put could not remove while the server was down goes once it answers again")
+    func leftoversOfAnOutageGoOnceTheServerAnswers() async throws {
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let client = try server.client(timeoutSeconds: 3)
+        let storage = S3Storage(client: client, location: Self.location, hostName: "kitchen-1")
+        let original: [UInt8] = [1, 2, 3]
+        let sha256 = SHA256.hash(data: original).map { String(format: "%02x", $0) }.joined()
+        let begun = try #require(try await storage.beginNew(original: original, sha256: sha256, of: UUID(), originalExtension: "png"))
+
+        server.stop()
+        await #expect(throws: StorageError.self) { _ = try await storage.stageNew([.thumbnail: [4]], joining: begun) }
+        try await server.start()
+        #expect(try await client.list(prefix: "site/").count == 2, "the original and its marker, which the server did not let go")
+
+        let next = try #require(try await storage.beginNew(original: original, sha256: sha256, of: UUID(), originalExtension: "png"))
+        let marker = "site/staging/kitchen-1/\(next.utensil.uuidString).\(next.operation.uuidString).new.png"
+        #expect(try await client.list(prefix: "site/").sorted() == [marker, "site/originals/\(next.utensil.uuidString).png"].sorted())
+    }
+
     @Test("a publish stopped after a live put and before the staged delete is finished by the next")
     func interruptedPublish() async throws {
         let server = try await SeaweedServer()
