@@ -32,7 +32,7 @@ struct ConfigurationFlags: ParsableArguments {
     @Option(name: .customLong("host-name"), help: "This host's name (metrics, hooks); \"\" for the machine's.") var hostName: String?
     @Option(name: .customLong("catalog"), help: "sqlite, or a PostgreSQL URL without a password (postgresql://USER@HOST:PORT/DB).") var catalog: String?
     @Option(name: .customLong("catalog-password-file"), help: "A file holding the PostgreSQL password.") var catalogPasswordFile: String?
-    @Option(name: .customLong("storage"), help: "local, or an S3-compatible bucket: s3://BUCKET/PREFIX (not used yet).") var storage: String?
+    @Option(name: .customLong("storage"), help: "Where the photos are kept: local (under the state folder), or an S3-compatible bucket, s3://BUCKET/PREFIX.") var storage: String?
     @Option(name: .customLong("storage-endpoint"), help: "The S3 API's base URL (http://HOST:PORT).") var storageEndpoint: String?
     @Option(name: .customLong("storage-region"), help: "The region requests to the bucket are signed for.") var storageRegion: String?
     @Option(name: .customLong("storage-credentials-file"), help: "A file with AWS_ACCESS_KEY_ID=… and AWS_SECRET_ACCESS_KEY=… lines.") var storageCredentialsFile: String?
