@@ -280,11 +280,14 @@ public final class IngestEngine: Sendable {
         }
 
         // 7b. Look-alikes (`near_duplicates`): the photo's fingerprint, from the decode's grey
-        //     miniature, is looked up among the utensils (a replacement's own photo aside).
+        //     miniature, is looked up among the utensils (a replacement's own photo aside); a
+        //     utensil found near is confirmed by a finer look at its preview against this one's.
         let fingerprint = PhotoFingerprint.of(thumbnail)
         var nearDuplicate: NearDuplicate?
         if settings.nearDuplicates != .off, let fingerprint {
-            nearDuplicate = try catalogCall { try store.nearDuplicate(of: fingerprint, excluding: replacing?.id) }
+            nearDuplicate = try catalogCall {
+                try store.nearDuplicate(of: fingerprint, excluding: replacing?.id, preview: thumbnail.preview?.jpeg)
+            }
             if settings.nearDuplicates == .reject, let nearDuplicate {
                 throw Failure.rejected(Self.nearDuplicate(nearDuplicate), bytes: status.size, read: status)
             }

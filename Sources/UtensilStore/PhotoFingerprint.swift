@@ -2,17 +2,32 @@ import UtensilCodec
 import UtensilLookalike
 
 /// A photo's look-alike fingerprint, made from the grey miniature of the decode the ingest
-/// makes anyway (the photo as displayed: EXIF orientation applied).
+/// makes anyway (the photo as displayed: EXIF orientation applied), and the finer miniature
+/// that confirms a near fingerprint (``CopyConfirmation``).
 package enum PhotoFingerprint {
     /// The miniature's edge the decode is asked for (``IngestSettings/renditions``).
     package static let miniatureSide = 32
 
     private static let hash = PerceptualHash(side: miniatureSide)
 
+    /// Decodes a preview small (a JPEG at its DCT scale of 1/8 or near) into the confirmation's
+    /// miniature.
+    private static let confirmationMaker = ThumbnailMaker(
+        request: ThumbnailRequest(size: 8, previewLongSide: 4 * CopyConfirmation.side, miniatureSide: CopyConfirmation.side))
+
     /// The fingerprint's 64 bits as the catalog stores them; nil when the decode made no
     /// miniature or the photo is (nearly) one flat tone, which would resemble every other.
     package static func of(_ thumbnail: Thumbnail) -> Int64? {
         guard let miniature = thumbnail.miniature, let fingerprint = try? hash.fingerprint(of: miniature.pixels) else { return nil }
         return Int64(bitPattern: fingerprint.bits)
+    }
+
+    /// The ``CopyConfirmation/side``-edge grey miniature of a preview (its JPEG, as stored);
+    /// nil when it cannot be decoded. Both sides of a confirmation are made this way, the new
+    /// photo's from its preview just made and the utensil's from its stored one, so that they
+    /// went through the same steps.
+    package static func confirmationMiniature(ofPreview jpeg: [UInt8]) -> [UInt8]? {
+        let made = jpeg.withUnsafeBytes { bytes in try? confirmationMaker.makeThumbnail(from: bytes) }
+        return made?.miniature?.pixels
     }
 }

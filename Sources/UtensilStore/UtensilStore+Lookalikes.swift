@@ -1,5 +1,6 @@
 import Foundation
 import UtensilCatalogModel
+import UtensilCore
 import UtensilLookalike
 
 /// Look-alikes: the utensil a new photo resembles, the pairs that look alike, and the pairs
@@ -17,17 +18,50 @@ extension UtensilStore {
     /// nearest `fingerprint` within ``Fingerprint/copyThreshold``; nil when there is none.
     /// Through the held fingerprints once ``holdFingerprints()`` has loaded them; before, or
     /// when they cannot answer, through the catalog's look-up.
-    package func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?) throws(CatalogError) -> NearDuplicate? {
+    ///
+    /// With `preview` (the new photo's preview JPEG), each utensil found near is looked at
+    /// again, finer (``CopyConfirmation``): its stored preview against `preview`, and only a
+    /// copy is answered, so that two pictures alike in their layout (things shot one after
+    /// another on one bench) are not taken for copies. A utensil whose preview cannot be read
+    /// or decoded is answered on its fingerprint alone.
+    package func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?, preview: [UInt8]? = nil)
+        throws(CatalogError) -> NearDuplicate?
+    {
         let catalog = catalog
         let held = heldFingerprints
+        let limit = preview == nil ? 2 : Self.confirmedCandidates + 1
         let matches = try CatalogAwait.run { () async throws(CatalogError) in
-            if let matches = await held.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: 2, in: catalog) {
+            if let matches = await held.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit, in: catalog) {
                 return matches
             }
-            return try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: 2)
+            return try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit)
         }
-        return matches.first { $0.utensil.id != excluded }
-            .map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
+        let candidates = matches.filter { $0.utensil.id != excluded }
+        guard let preview, !candidates.isEmpty else {
+            return candidates.first.map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
+        }
+        let miniature = PhotoFingerprint.confirmationMiniature(ofPreview: preview)
+        let confirmed = CatalogAwait.run { () async -> LookalikeMatch? in
+            for candidate in candidates.prefix(Self.confirmedCandidates) {
+                if await self.looksLikeCopy(miniature, of: candidate.utensil) { return candidate }
+            }
+            return nil
+        }
+        return confirmed.map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
+    }
+
+    /// How many of the utensils found near a new photo are looked at again, nearest first.
+    private static let confirmedCandidates = 3
+
+    /// Whether the new photo's confirmation `miniature` is a copy of `utensil`'s stored
+    /// preview; true when either cannot be had (the fingerprint's word stands).
+    private func looksLikeCopy(_ miniature: [UInt8]?, of utensil: UtensilRecord) async -> Bool {
+        guard let miniature,
+            let stored = try? await readRendition(.preview, of: utensil.id, fileExtension: utensil.fileExtension),
+            let theirs = PhotoFingerprint.confirmationMiniature(ofPreview: stored),
+            let copies = try? CopyConfirmation().areCopies(miniature, theirs)
+        else { return true }
+        return copies
     }
 
     /// The pairs of utensils that look alike, newest copy first (see

@@ -1,6 +1,7 @@
 import Foundation
 import UtensilCodec
 import UtensilLookalike
+import UtensilStore
 
 /// The Swift side of bench/lookalike.py: fingerprints through the real codec, and pair counts
 /// and look-up times through the real near-neighbour index.
@@ -22,6 +23,39 @@ enum Lookalike {
             } catch {
                 out += "\(path)\t-\t\(error)\n"
             }
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+
+    /// The finer confirmation (``CopyConfirmation``) of each pair of paths in `list` (two paths
+    /// a line, tab between), made as the ingest makes it: each photo's preview through the
+    /// real codec, and the confirmation's miniature decoded from that preview. One line a pair:
+    /// the two paths, the correlation, the residual, and the comparison's time in microseconds
+    /// (the two decodes of the preview aside); `-` for a pair that cannot be compared.
+    static func confirm(list: String) throws {
+        let maker = ThumbnailMaker(request: request)
+        var miniatures: [String: [UInt8]] = [:]
+        func miniature(_ path: String) throws -> [UInt8]? {
+            if let known = miniatures[path] { return known }
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let made = try? bytes.withUnsafeBytes { raw throws(ImageCodecError) in try maker.makeThumbnail(from: raw) }
+            let pixels = made?.preview.flatMap { PhotoFingerprint.confirmationMiniature(ofPreview: $0.jpeg) }
+            miniatures[path] = pixels
+            return pixels
+        }
+        let confirmation = CopyConfirmation()
+        var out = ""
+        for line in try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n") {
+            let paths = line.split(separator: "\t").map(String.init)
+            guard paths.count == 2 else { throw BenchError("lookalike-confirm: a line is two paths and a tab, not \(line)") }
+            guard let one = try miniature(paths[0]), let other = try miniature(paths[1]) else {
+                out += "\(paths[0])\t\(paths[1])\t-\n"
+                continue
+            }
+            let start = Measure.wallms()
+            let comparison = try confirmation.compare(one, other)
+            let micros = (Measure.wallms() - start) * 1000
+            out += "\(paths[0])\t\(paths[1])\t\(comparison.correlation)\t\(comparison.residual)\t\(Int(micros))\n"
         }
         FileHandle.standardOutput.write(Data(out.utf8))
     }

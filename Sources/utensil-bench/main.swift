@@ -20,9 +20,10 @@ import UtensilConfig
 ///     utensil-bench postgres-columns
 ///         the columns of those lines, comma-separated, for `COPY utensils (…) FROM STDIN`
 ///     utensil-bench lookalike-files --list FILE | lookalike-grey --file RAW [--side N]
-///         | lookalike-pairs --file HEX --within D
-///         look-alike fingerprints of photos (real codec) or of raw grey images, and the pairs
-///         within D among fingerprints, through the near-neighbour index (bench/lookalike.py)
+///         | lookalike-pairs --file HEX --within D | lookalike-confirm --list PAIRS
+///         look-alike fingerprints of photos (real codec) or of raw grey images, the pairs
+///         within D among fingerprints, through the near-neighbour index, and the finer
+///         confirmation of pairs of photos (bench/lookalike.py)
 ///     utensil-bench lookalike-catalog (--catalog DIR | --postgres HOST:PORT/DATABASE
 ///         --password-file FILE [--user NAME]) [--rows N] [--repeats N]
 ///         the catalog's look-up of near neighbours over N utensils, SQLite (a file in DIR,
@@ -90,6 +91,9 @@ func main() async throws {
     case "lookalike-files":
         guard let list = options["list"] else { throw BenchError("lookalike-files needs --list FILE") }
         try Lookalike.files(list: list)
+    case "lookalike-confirm":
+        guard let list = options["list"] else { throw BenchError("lookalike-confirm needs --list FILE") }
+        try Lookalike.confirm(list: list)
     case "lookalike-grey":
         guard let file = options["file"] else { throw BenchError("lookalike-grey needs --file RAW") }
         try Lookalike.grey(file: file, side: Int(options["side"] ?? "32") ?? 32)
