@@ -14,8 +14,8 @@ public final class FingerprintMemory: Sendable {
 
     public init() {}
 
-    /// Replaces what is held with every fingerprint of the catalog outside the trash, read
-    /// `pageSize` at a time; returns how many.
+    /// Replaces what is held with every fingerprint of the catalog outside the trash (but
+    /// ``PhotoFingerprint/nonePossible``), read `pageSize` at a time; returns how many.
     @discardableResult
     public func load(from catalog: some CatalogLookalikes, pageSize: Int = 10_000) async throws(CatalogError) -> Int {
         var loaded: [UInt64] = []
@@ -23,7 +23,9 @@ public final class FingerprintMemory: Sendable {
         while true {
             let page = try await catalog.fingerprints(after: last, limit: pageSize)
             loaded.reserveCapacity(loaded.count + page.count)
-            for entry in page { loaded.append(UInt64(bitPattern: entry.fingerprint)) }
+            for entry in page where entry.fingerprint != PhotoFingerprint.nonePossible {
+                loaded.append(UInt64(bitPattern: entry.fingerprint))
+            }
             guard page.count == pageSize, let end = page.last else { break }
             last = end.id
         }
@@ -32,8 +34,9 @@ public final class FingerprintMemory: Sendable {
         return count
     }
 
-    /// Holds `fingerprint` too (a utensil just committed).
+    /// Holds `fingerprint` too (a utensil just committed); not ``PhotoFingerprint/nonePossible``.
     public func add(_ fingerprint: Int64) {
+        guard fingerprint != PhotoFingerprint.nonePossible else { return }
         fingerprints.withLock { $0.append(UInt64(bitPattern: fingerprint)) }
     }
 

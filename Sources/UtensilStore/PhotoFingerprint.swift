@@ -15,11 +15,24 @@ package enum PhotoFingerprint {
     private static let confirmationMaker = ThumbnailMaker(
         request: ThumbnailRequest(size: 8, previewLongSide: 4 * CopyConfirmation.side, miniatureSide: CopyConfirmation.side))
 
-    /// The fingerprint's 64 bits as the catalog stores them; nil when the decode made no
-    /// miniature or the photo is (nearly) one flat tone, which would resemble every other.
+    /// What the catalog stores for a photo that can have no fingerprint: (nearly) one flat tone,
+    /// which would resemble every other. A real fingerprint has about half its 64 bits set (each
+    /// is a coefficient above the median), so it is never near this one, which is never looked
+    /// up nor held: the photo is only marked as done, so that `rethumb --missing` (which picks
+    /// the utensils without a fingerprint) does not pick it again and again.
+    package static let nonePossible: Int64 = 0
+
+    /// The fingerprint's 64 bits as the catalog stores them; ``nonePossible`` when the photo is
+    /// (nearly) one flat tone; nil when the decode made no miniature.
     package static func of(_ thumbnail: Thumbnail) -> Int64? {
-        guard let miniature = thumbnail.miniature, let fingerprint = try? hash.fingerprint(of: miniature.pixels) else { return nil }
-        return Int64(bitPattern: fingerprint.bits)
+        guard let miniature = thumbnail.miniature else { return nil }
+        do {
+            return Int64(bitPattern: try hash.fingerprint(of: miniature.pixels).bits)
+        } catch .featureless {
+            return nonePossible
+        } catch {
+            return nil
+        }
     }
 
     /// The ``CopyConfirmation/side``-edge grey miniature of a preview (its JPEG, as stored);

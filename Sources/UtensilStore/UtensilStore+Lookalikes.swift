@@ -23,10 +23,12 @@ extension UtensilStore {
     /// again, finer (``CopyConfirmation``): its stored preview against `preview`, and only a
     /// copy is answered, so that two pictures alike in their layout (things shot one after
     /// another on one bench) are not taken for copies. A utensil whose preview cannot be read
-    /// or decoded is answered on its fingerprint alone.
+    /// or decoded is answered on its fingerprint alone. A photo whose fingerprint is
+    /// ``PhotoFingerprint/nonePossible`` (flat) resembles none.
     package func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?, preview: [UInt8]? = nil)
         throws(CatalogError) -> NearDuplicate?
     {
+        guard fingerprint != PhotoFingerprint.nonePossible else { return nil }
         let catalog = catalog
         let held = heldFingerprints
         let limit = preview == nil ? 2 : Self.confirmedCandidates + 1
