@@ -571,7 +571,7 @@ public final class IngestEngine: Sendable {
     static func nearDuplicate(_ existing: NearDuplicate) -> Rejection {
         Rejection(
             .nearDuplicate,
-            "This photo looks like a copy of the utensil \(existing.name) (\(existing.id.uuidString)): the same picture re-saved, resized or converted; delete this file, or if it is another photo after all, set near_duplicates = \"warn\" and drop it again.")
+            "This photo looks like a copy of the utensil \(existing.name) (\(existing.id.uuidString)): the same picture re-saved, resized or converted, so delete this file. If it is another photo after all, dropping it again turns it away again: ask whoever runs utensild to let it in.")
     }
 
     static func rejection(for error: ImageCodecError, fileExtension: String) -> Rejection {

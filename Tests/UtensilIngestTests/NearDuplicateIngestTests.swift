@@ -91,7 +91,10 @@ struct NearDuplicateIngestTests {
         }
         #expect(rejection.reason == .nearDuplicate)
         #expect(rejection.message.contains("the utensil Garden (\(garden.id.uuidString))"), "\(rejection.message)")
-        #expect(rejection.message.contains("near_duplicates = \"warn\""), "\(rejection.message)")
+        // Said for the person who dropped it, who cannot change the daemon's settings.
+        #expect(rejection.message.contains("delete this file"), "\(rejection.message)")
+        #expect(rejection.message.contains("ask whoever runs utensild"), "\(rejection.message)")
+        #expect(!rejection.message.contains("near_duplicates"), "\(rejection.message)")
         #expect(try await engine.store.catalog.count() == 12)
     }
 

@@ -139,7 +139,7 @@ struct NearDuplicateEndToEndTests {
             with: Data(contentsOf: kitchen.world.rejected.appendingPathComponent(sidecar))) as? [String: Any]
         #expect(object?["reason"] as? String == "near-duplicate")
         let message = object?["message"] as? String ?? ""
-        #expect(message.contains("looks like a copy of the utensil Garden (\(garden))") && message.contains("near_duplicates"), "\(message)")
+        #expect(message.contains("looks like a copy of the utensil Garden (\(garden))") && message.contains("delete this file"), "\(message)")
         let status = try Utensilctl.run(["status", "--json"], socket: kitchen.socket).json
         #expect(status?["utensils"] as? Int == 12)
     }
