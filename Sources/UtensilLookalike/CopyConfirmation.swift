@@ -9,7 +9,8 @@
 /// (least squares), and the 99th percentile of the pixels' differences, in standard deviations
 /// of the image, is the ``Comparison/residual``: a copy differs by noise everywhere (re-encoding,
 /// resampling), two alike pictures by a lot where their things differ. Measured in
-/// docs/PERFORMANCE.md ("Look-alike fingerprints"): copies ≤ 1.03, whisks on one bench ≥ 1.48.
+/// docs/PERFORMANCE.md ("Look-alike fingerprints"): copies at most 1.14, whisks on one bench at
+/// least 1.61.
 public struct CopyConfirmation: Sendable {
     /// How two miniatures compare once aligned.
     public struct Comparison: Sendable, Equatable {
