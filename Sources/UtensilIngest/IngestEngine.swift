@@ -29,6 +29,11 @@ public final class IngestEngine: Sendable {
     /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
+    /// The fingerprints of prepared drops not yet committed, by their utensil's id
+    /// (`near_duplicates` on): a drop near one of them waits for it, so that a photo and its
+    /// copy dropped together are not both taken for new (the later is looked up once the
+    /// earlier is committed or dropped).
+    let fingerprintsInFlight = Mutex<[UUID: Int64]>([:])
     /// The catalog's outages, said once when one starts and once when it ends.
     let catalogOutage = OutageLog(.catalog)
     /// The same for the storage (a bucket).
@@ -283,8 +288,16 @@ public final class IngestEngine: Sendable {
         //     miniature, is looked up among the utensils (a replacement's own photo aside); a
         //     utensil found near is confirmed by a finer look at its preview against this one's.
         let fingerprint = PhotoFingerprint.of(thumbnail)
+        let id = replacing?.id ?? upload?.utensil ?? UUID()
         var nearDuplicate: NearDuplicate?
-        if settings.nearDuplicates != .off, let fingerprint {
+        var heldFingerprint: UUID?
+        defer { if let heldFingerprint { releaseFingerprint(heldFingerprint) } }
+        if settings.nearDuplicates != .off, let fingerprint, fingerprint != PhotoFingerprint.nonePossible {
+            guard holdFingerprint(fingerprint, of: id) else {
+                throw Failure.transient(TransientFailure(
+                    .stillChanging, "a photo that looks like \(drop) is being ingested right now; \(drop) follows it, to be compared with it"))
+            }
+            heldFingerprint = id
             nearDuplicate = try catalogCall {
                 try store.nearDuplicate(of: fingerprint, excluding: replacing?.id, preview: thumbnail.preview?.jpeg)
             }
@@ -296,7 +309,7 @@ public final class IngestEngine: Sendable {
         // 8. Write the original, the thumbnail and the preview under a new id (a replacement: under temporary
         //    names beside the utensil's files); ``commit(_:)`` makes them durable.
         let record = UtensilRecord(
-            id: replacing?.id ?? upload?.utensil ?? UUID(), name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
+            id: id, name: name.value, nameKey: name.uniquenessKey, searchKey: name.searchKey,
             fileExtension: fileExtension, createdAt: replacing?.createdAt ?? Date(), width: thumbnail.width,
             height: thumbnail.height, bytes: status.size, sha256: sha256, sourceKey: sourceKey,
             nameClaim: nil, contentClaim: nil,  // Set by the store, from the admission's claims.
@@ -312,7 +325,8 @@ public final class IngestEngine: Sendable {
         } catch {
             throw Failure.transient(TransientFailure(error))
         }
-        heldReplacement = nil  // Released by ``commit(_:)``.
+        heldReplacement = nil  // Released by ``commit(_:)``, as is the fingerprint.
+        heldFingerprint = nil
         return .readyToCommit(PreparedIngest(
             drop: drop, location: location, read: status, pending: pending, started: started))
     }
@@ -330,7 +344,10 @@ public final class IngestEngine: Sendable {
 
     private func commitOrFail(_ batch: [PreparedIngest]) -> [IngestOutcome] {
         guard !batch.isEmpty else { return [] }
-        defer { for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) } }
+        defer {
+            for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) }
+            for prepared in batch { releaseFingerprint(prepared.record.id) }
+        }
 
         // 9 and 10. Make the files durable, commit the rows (see ``UtensilStore/commit(_:)``).
         let results = store.commit(batch.map(\.pending))
@@ -358,6 +375,20 @@ public final class IngestEngine: Sendable {
 
     private func releaseReplacement(_ id: UUID) {
         _ = replacementsInFlight.withLock { $0.remove(id) }
+    }
+
+    /// Holds `fingerprint` as utensil `id`'s until its commit; false when a prepared drop's
+    /// is near it (``PhotoFingerprint/areNear(_:_:)``: this drop then waits for that one).
+    private func holdFingerprint(_ fingerprint: Int64, of id: UUID) -> Bool {
+        fingerprintsInFlight.withLock { held in
+            let near = held.contains { other, theirs in other != id && PhotoFingerprint.areNear(fingerprint, theirs) }
+            if !near { held[id] = fingerprint }
+            return !near
+        }
+    }
+
+    private func releaseFingerprint(_ id: UUID) {
+        _ = fingerprintsInFlight.withLock { $0.removeValue(forKey: id) }
     }
 
     /// A row SQLite refused (or a replacement whose utensil left meanwhile; its files are

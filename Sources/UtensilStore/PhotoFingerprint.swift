@@ -35,6 +35,12 @@ package enum PhotoFingerprint {
         }
     }
 
+    /// Whether two stored fingerprints are within ``Fingerprint/copyThreshold`` of each other
+    /// (what the catalog's look-up finds, before the finer confirmation).
+    package static func areNear(_ one: Int64, _ other: Int64) -> Bool {
+        Fingerprint(bits: UInt64(bitPattern: one)).distance(to: Fingerprint(bits: UInt64(bitPattern: other))) <= Fingerprint.copyThreshold
+    }
+
     /// The ``CopyConfirmation/side``-edge grey miniature of a preview (its JPEG, as stored);
     /// nil when it cannot be decoded. Both sides of a confirmation are made this way, the new
     /// photo's from its preview just made and the utensil's from its stored one, so that they

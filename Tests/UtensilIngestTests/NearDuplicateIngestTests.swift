@@ -98,6 +98,37 @@ struct NearDuplicateIngestTests {
         #expect(try await engine.store.catalog.count() == 12)
     }
 
+    /// A photo and its copy dropped together: the copy's look-up waits for the photo's commit
+    /// (it would find nothing before), then finds it; with `reject`, only one of them gets in.
+    @Test("a copy prepared while its photo waits for its commit follows it, and is then found", arguments: [
+        IngestSettings.NearDuplicates.warn, .reject,
+    ])
+    func aCopyDroppedBesideItsPhotoFollowsIt(_ mode: IngestSettings.NearDuplicates) throws {
+        defer { world.remove() }
+        let engine = try engine(mode)
+        let garden = try #require(try photos().first { $0.name == "Garden" })
+        try world.drop("Garden.jpg", garden.bytes)
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .readyToCommit(let photo) = engine.prepare(try world.found("Garden.jpg")) else {
+            Issue.record("Garden was not prepared")
+            return
+        }
+        guard case .finished(.retryLater(let wait)) = engine.prepare(try world.found("Garden from the chat.jpg")) else {
+            Issue.record("the copy did not wait for the photo it looks like")
+            return
+        }
+        #expect(wait.kind == .stillChanging && wait.description.contains("follows it"), "\(wait)")
+        guard case .ingested(let committed) = engine.commit([photo])[0] else {
+            Issue.record("Garden was not committed")
+            return
+        }
+        switch (mode, try world.ingest("Garden from the chat.jpg", with: engine)) {
+        case (.warn, .ingested(let copy)): #expect(copy.nearDuplicate?.id == committed.id)
+        case (.reject, .rejected(let rejection, _)): #expect(rejection.reason == .nearDuplicate)
+        case (_, let outcome): Issue.record("the copy, after its photo's commit, came to \(outcome)")
+        }
+    }
+
     @Test("off: the copy is ingested and records nothing")
     func off() async throws {
         defer { world.remove() }
