@@ -23,11 +23,15 @@ public struct OneShotRun: Sendable {
     }
 
     /// Ingests every drop now in the inbox; `report` is called once per drop, from worker threads.
+    /// A drop that had to wait for another of the run (a photo like one being ingested, a
+    /// second replacement of one utensil: ``TransientFailure/Kind/stillChanging``) is tried
+    /// once more after all the others, one at a time.
     public func run(report: @Sendable (Drop, IngestOutcome) -> Void) throws -> Summary {
         let scanner = InboxScanner(settings: engine.settings)
         let drops = try scanner.scan()
         let next = Mutex(0)
         let summary = Mutex(Summary())
+        let waited = Mutex<[Drop]>([])
         DispatchQueue.concurrentPerform(iterations: min(workers, max(drops.count, 1))) { _ in
             while true {
                 let index = next.withLock { value -> Int in
@@ -36,9 +40,18 @@ public struct OneShotRun: Sendable {
                 }
                 guard index < drops.count else { return }
                 let outcome = process(drops[index], scanner: scanner)
+                if case .retryLater(let failure) = outcome, failure.kind == .stillChanging {
+                    waited.withLock { $0.append(drops[index]) }
+                    continue
+                }
                 summary.withLock { $0.count(outcome) }
                 report(drops[index], outcome)
             }
+        }
+        for drop in waited.withLock({ $0 }) {
+            let outcome = process(drop, scanner: scanner)
+            summary.withLock { $0.count(outcome) }
+            report(drop, outcome)
         }
         return summary.withLock { $0 }
     }
