@@ -19,6 +19,8 @@ struct ReplaceEndToEndTests {
         let daemon = try RunningDaemon(world: world, extra: ["--duplicate-names", "replace"])
         let before = try #require(try daemon.waitForCatalog("the first Spoon") { $0.count == 1 }.first)
         #expect(before.updatedAt == nil)
+        // The row commits before its files go live; the drop leaves the inbox after both.
+        try daemon.waitUntil("the first drop to leave the inbox") { world.files(in: world.inbox) == ["Knives"] }
         let thumbnailPath = world.thumbnails.appendingPathComponent("\(before.id.uuidString).jpeg")
         let oldThumbnail = try Data(contentsOf: thumbnailPath)
 
