@@ -50,6 +50,9 @@ struct PhoneFormatsDaemonTests {
         }
 
         let rows = try daemon.waitForCatalog("five utensils") { $0.count == 5 }
+        // A row commits before its files are renamed into place; its drop leaves the inbox after both.
+        let photoNames = Set(photos.map(\.0))
+        try daemon.waitUntil("the five photos to leave the inbox") { photoNames.isDisjoint(with: world.files(in: world.inbox)) }
         for (name, file, fileExtension, width, height, colours) in photos {
             let stem = (name as NSString).deletingPathExtension
             let row = try #require(rows.first { $0.name == stem }, "\(name) is no utensil")
