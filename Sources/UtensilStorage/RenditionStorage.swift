@@ -54,6 +54,11 @@ public protocol RenditionStorage: Sendable {
     /// it. Nothing is left behind when this throws.
     func beginNew(original: [UInt8], sha256: String, of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions?
 
+    /// Whether ``beginNew(original:sha256:of:originalExtension:)`` may begin anything: false
+    /// for a storage whose `beginNew` always returns nil, so that the caller need not start a
+    /// task to be told so.
+    var beginsNewAhead: Bool { get }
+
     /// Puts `renditions` (not the original) of the operation `begun`
     /// (``beginNew(original:sha256:of:originalExtension:)``) as ``stageNew(_:of:originalExtension:)``
     /// does, and returns the whole operation. When this throws, nothing of the operation is
@@ -222,6 +227,9 @@ extension RenditionStorage {
     ) async throws(StorageError) -> StagedRenditions {
         try await stage(renditions, of: utensil, originalExtension: originalExtension)
     }
+
+    /// False: ``beginNew(original:sha256:of:originalExtension:)`` begins nothing.
+    public var beginsNewAhead: Bool { false }
 
     /// Nil: the original is staged with the rest.
     public func beginNew(original: [UInt8], sha256: String, of utensil: UUID, originalExtension: String) async throws(StorageError) -> StagedRenditions? {

@@ -122,6 +122,9 @@ public struct S3Storage: RenditionStorage {
         return try await putNew(renditions, of: marked)
     }
 
+    /// True: a new utensil's original goes up while its photo decodes.
+    public var beginsNewAhead: Bool { true }
+
     /// The marker, then the original alone (``stageNew(_:of:originalExtension:)``'s first part):
     /// its upload, the largest, overlaps the making of the other renditions. The server checks
     /// the original against `sha256`, the digest the catalog records of it.

@@ -25,9 +25,11 @@ package struct NewOriginalUpload: Sendable {
 extension UtensilStore {
     /// Begins putting `original` of a new utensil, of type `fileExtension` and SHA-256 `sha256`
     /// (lower-case hex, as the catalog records it), under an id made now, in a task of its own:
-    /// the calling engine thread goes on to decode the photo.
-    package func beginNewOriginal(_ original: [UInt8], sha256: String, fileExtension: String) -> NewOriginalUpload {
+    /// the calling engine thread goes on to decode the photo. Nil for a storage that begins
+    /// nothing ahead (``RenditionStorage/beginsNewAhead``): the original goes with the rest.
+    package func beginNewOriginal(_ original: [UInt8], sha256: String, fileExtension: String) -> NewOriginalUpload? {
         let storage = storage
+        guard storage.beginsNewAhead else { return nil }
         let utensil = UUID()
         let upload = Task { () async -> Result<StagedRenditions?, StorageError> in
             do throws(StorageError) {

@@ -260,7 +260,9 @@ enum RenditionStorageContract {
         var others = bytes
         others[.original] = nil
         let original = bytes[.original]!
-        guard let begun = try await storage.beginNew(original: original, sha256: Self.sha256(original), of: UUID(), originalExtension: "png") else {
+        let maybeBegun = try await storage.beginNew(original: original, sha256: Self.sha256(original), of: UUID(), originalExtension: "png")
+        #expect((maybeBegun != nil) == storage.beginsNewAhead, "beginsNewAhead says whether anything is begun")
+        guard let begun = maybeBegun else {
             return  // A storage that stages the original with the rest: nothing was begun.
         }
         #expect(begun.isPlacedLive && begun.renditions == [.original])
