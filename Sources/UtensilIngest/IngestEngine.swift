@@ -298,8 +298,12 @@ public final class IngestEngine: Sendable {
                     .stillChanging, "a photo that looks like \(drop) is being ingested right now; \(drop) follows it, to be compared with it"))
             }
             heldFingerprint = id
-            nearDuplicate = try catalogCall {
-                try store.nearDuplicate(of: fingerprint, excluding: replacing?.id, preview: thumbnail.preview?.jpeg)
+            do throws(NearDuplicateLookupError) {
+                nearDuplicate = try store.nearDuplicate(of: fingerprint, excluding: replacing?.id, preview: thumbnail.preview?.jpeg)
+            } catch .catalog(let error) {
+                throw Failure.transient(TransientFailure(error))
+            } catch .storage(let error) {
+                throw Failure.transient(TransientFailure(error))
             }
             if settings.nearDuplicates == .reject, let nearDuplicate {
                 throw Failure.rejected(Self.nearDuplicate(nearDuplicate), bytes: status.size, read: status)

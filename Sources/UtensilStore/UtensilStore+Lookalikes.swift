@@ -2,6 +2,7 @@ import Foundation
 import UtensilCatalogModel
 import UtensilCore
 import UtensilLookalike
+import UtensilStorage
 
 /// Look-alikes: the utensil a new photo resembles, the pairs that look alike, and the pairs
 /// marked "not a copy".
@@ -23,31 +24,43 @@ extension UtensilStore {
     /// again, finer (``CopyConfirmation``): its stored preview against `preview`, and only a
     /// copy is answered, so that two pictures alike in their layout (things shot one after
     /// another on one bench) are not taken for copies. A utensil whose preview cannot be read
-    /// or decoded is answered on its fingerprint alone. A photo whose fingerprint is
+    /// or decoded is answered on its fingerprint alone, but a bucket that does not answer
+    /// (or refuses for now) is ``NearDuplicateLookupError/storage(_:)``: the drop waits for it
+    /// rather than be taken for a copy because of an outage. A photo whose fingerprint is
     /// ``PhotoFingerprint/nonePossible`` (flat) resembles none.
     package func nearDuplicate(of fingerprint: Int64, excluding excluded: UUID?, preview: [UInt8]? = nil)
-        throws(CatalogError) -> NearDuplicate?
+        throws(NearDuplicateLookupError) -> NearDuplicate?
     {
         guard fingerprint != PhotoFingerprint.nonePossible else { return nil }
         let catalog = catalog
         let held = heldFingerprints
         let limit = preview == nil ? 2 : Self.confirmedCandidates + 1
-        let matches = try CatalogAwait.run { () async throws(CatalogError) in
-            if let matches = await held.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit, in: catalog) {
-                return matches
+        let matches: [LookalikeMatch]
+        do throws(CatalogError) {
+            matches = try CatalogAwait.run { () async throws(CatalogError) in
+                if let matches = await held.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit, in: catalog) {
+                    return matches
+                }
+                return try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit)
             }
-            return try await catalog.lookalikes(of: fingerprint, within: Fingerprint.copyThreshold, limit: limit)
+        } catch {
+            throw .catalog(error)
         }
         let candidates = matches.filter { $0.utensil.id != excluded }
         guard let preview, !candidates.isEmpty else {
             return candidates.first.map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
         }
         let miniature = PhotoFingerprint.confirmationMiniature(ofPreview: preview)
-        let confirmed = CatalogAwait.run { () async -> LookalikeMatch? in
-            for candidate in candidates.prefix(Self.confirmedCandidates) {
-                if await self.looksLikeCopy(miniature, of: candidate.utensil) { return candidate }
+        let confirmed: LookalikeMatch?
+        do throws(StorageError) {
+            confirmed = try CatalogAwait.run { () async throws(StorageError) -> LookalikeMatch? in
+                for candidate in candidates.prefix(Self.confirmedCandidates) {
+                    if try await self.looksLikeCopy(miniature, of: candidate.utensil) { return candidate }
+                }
+                return nil
             }
-            return nil
+        } catch {
+            throw .storage(error)
         }
         return confirmed.map { NearDuplicate(id: $0.utensil.id, name: $0.utensil.name, distance: $0.distance) }
     }
@@ -57,10 +70,18 @@ extension UtensilStore {
 
     /// Whether the new photo's confirmation `miniature` is a copy of `utensil`'s stored
     /// preview; true when either cannot be had (the fingerprint's word stands).
-    private func looksLikeCopy(_ miniature: [UInt8]?, of utensil: UtensilRecord) async -> Bool {
-        guard let miniature,
-            let stored = try? await readRendition(.preview, of: utensil.id, fileExtension: utensil.fileExtension),
-            let theirs = PhotoFingerprint.confirmationMiniature(ofPreview: stored),
+    /// - Throws: the ``StorageError/objectStorage(_:)`` of a bucket that could not be read now.
+    private func looksLikeCopy(_ miniature: [UInt8]?, of utensil: UtensilRecord) async throws(StorageError) -> Bool {
+        guard let miniature else { return true }
+        let stored: [UInt8]
+        do throws(StorageError) {
+            stored = try await storage.read(RenditionKey(.preview, of: utensil.id, originalExtension: utensil.fileExtension), range: nil)
+        } catch .objectStorage(let failure) {
+            throw .objectStorage(failure)
+        } catch {
+            return true  // None (a utensil from before previews), or a local file that cannot be read.
+        }
+        guard let theirs = PhotoFingerprint.confirmationMiniature(ofPreview: stored),
             let copies = try? CopyConfirmation().areCopies(miniature, theirs)
         else { return true }
         return copies
@@ -77,4 +98,13 @@ extension UtensilStore {
     public func markNotACopy(_ id: UUID, _ other: UUID) async throws(StoreError) {
         try await fromCatalog { () async throws(CatalogError) in try await catalog.markNotACopy(id, other) }
     }
+}
+
+/// Why ``UtensilStore/nearDuplicate(of:excluding:preview:)`` could not answer; either way the
+/// drop is retried later.
+package enum NearDuplicateLookupError: Error, Sendable {
+    /// The catalog could not look up the fingerprints near the photo's.
+    case catalog(CatalogError)
+    /// The bucket could not give the preview of a utensil found near, to confirm it.
+    case storage(StorageError)
 }

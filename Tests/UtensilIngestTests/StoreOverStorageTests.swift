@@ -147,6 +147,47 @@ struct StoreOverStorageTests {
         #expect(try await storage.listStaged().isEmpty)
     }
 
+    /// A look-alike is confirmed by reading the preview of the utensil it resembles; while the
+    /// bucket does not answer, that drop waits (`storage-unavailable`) rather than be taken for
+    /// a copy on its fingerprint alone, and is rejected as one once the bucket is back.
+    @Test func aLookalikeWaitsForTheBucketToConfirmIt() async throws {
+        let world = try TestWorld()
+        defer { world.remove() }
+        var settings = world.settings()
+        settings.nearDuplicates = .reject
+        let server = try await SeaweedServer()
+        defer { server.remove() }
+        let storage = S3Storage(
+            client: try server.client(timeoutSeconds: 3), location: S3Location(bucket: server.bucket, prefix: "photos"),
+            hostName: settings.hostName)
+        try await storage.prepare()
+        let catalog = try SQLiteCatalog(path: settings.catalogPath)
+        let store = UtensilStore(settings: settings, catalog: catalog, storage: storage, logger: TestWorld.quietLogger, faults: FaultInjection())
+        let root = world.root.path
+        let spoonBytes = try TestImages.make([TestImages.jpeg(root + "/spoon", width: 640, height: 480, seed: 74)])[0]
+        try world.drop("Spoon.jpg", spoonBytes)
+        try world.drop("Spoon again.jpg", spoonBytes + Data([0x00, 0x11]))  // The same pixels, other bytes.
+        let engine = IngestEngine(store: store, memory: .shared)
+        let first = try await Self.onThread { _ = try store.reconcile(); return "\(try world.ingest("Spoon.jpg", with: engine))" }
+        #expect(first.hasPrefix("ingested"), "\(first)")
+
+        server.stop()
+        let during = try await Self.onThread { try world.ingest("Spoon again.jpg", with: engine) }
+        guard case .retryLater(let failure) = during else {
+            Issue.record("a look-alike while the bucket is down: \(during)")
+            return
+        }
+        #expect(failure.kind == .storageUnavailable, "\(failure)")
+
+        try await server.start()
+        let after = try await Self.onThread { try world.ingest("Spoon again.jpg", with: engine) }
+        guard case .rejected(let rejection, _) = after else {
+            Issue.record("the look-alike once the bucket is back: \(after)")
+            return
+        }
+        #expect(rejection.reason == .nearDuplicate)
+    }
+
     /// A store with `settings` over the storage of `kind` (``storage(for:settings:)``, prepared)
     /// and a SQLite catalog at `settings.catalogPath`; the server, if any, to remove after.
     static func store(
