@@ -4,11 +4,15 @@
 /// the thumbnail standing in for a square not made yet is not kept, as it is not kept for a
 /// year by the browser either), so the gallery opens from a phone's home screen
 /// even without a connection: pages come from the network first and, when it fails, from the
-/// copy kept of the last answer; thumbnails and the shell from the cache first (their URLs
-/// carry their version). Changes, the API and the event stream always go to the network.
+/// copy kept of the last answer (of the ``pagesKept`` pages visited last, forgotten when the
+/// user signs out); thumbnails and the shell from the cache first (their URLs carry their
+/// version). Changes, the API and the event stream always go to the network.
 enum ServiceWorker {
     /// At most this many thumbnails are kept; the oldest kept go first.
     static let thumbnailsKept = 600
+    /// At most this many pages (each search, category and page of the list is one) are kept;
+    /// the one visited longest ago goes first.
+    static let pagesKept = 50
 
     static let script = """
     "use strict";
@@ -42,13 +46,15 @@ enum ServiceWorker {
       });
     }
 
-    function trimThumbnails() {
-      return caches.open(thumbnails).then(function (cache) {
+    function trim(name, kept) {
+      return caches.open(name).then(function (cache) {
         return cache.keys().then(function (keys) {
-          return Promise.all(keys.slice(0, Math.max(0, keys.length - \(thumbnailsKept))).map(function (key) { return cache.delete(key); }));
+          return Promise.all(keys.slice(0, Math.max(0, keys.length - kept)).map(function (key) { return cache.delete(key); }));
         });
       });
     }
+
+    function trimThumbnails() { return trim(thumbnails, \(thumbnailsKept)); }
 
     // The share target, once installed: the shared photos are kept for the gallery, which
     // uploads them with a progress bar each (`/?sharing=1`); the network is not waited for.
@@ -70,6 +76,12 @@ enum ServiceWorker {
         event.respondWith(keepShared(request.clone()).catch(function () { return fetch(request); }));
         return;
       }
+      // Signing out forgets the pages kept as the signed-in user saw them (the request itself
+      // goes to the network untouched).
+      if (request.method === "POST" && new URL(request.url).pathname === "/logout") {
+        event.waitUntil(caches.delete(pages));
+        return;
+      }
       if (request.method !== "GET") return;
       const url = new URL(request.url);
       if (url.origin !== self.location.origin) return;
@@ -85,7 +97,8 @@ enum ServiceWorker {
         event.respondWith(fetch(request).then(function (reply) {
           if (reply.ok) {
             const copy = reply.clone();
-            caches.open(pages).then(function (cache) { return cache.put(request, copy); });
+            caches.open(pages).then(function (cache) { return cache.put(request, copy); })
+              .then(function () { return trim(pages, \(pagesKept)); });
           }
           return reply;
         }).catch(function () {

@@ -27,6 +27,23 @@ def _request(daemon, method, path, body=b"", cookie=None):
     return result
 
 
+# Whether the service worker keeps a copy of the page at the path given.
+KEPT_PAGE = """
+const done = arguments[arguments.length - 1];
+caches.open('utensild-pages').then(cache => cache.match(arguments[0], {ignoreVary: true, ignoreSearch: true}))
+  .then(found => done(!!found)).catch(() => done(false));
+"""
+
+
+def _wait_for(wait, condition):
+    """True once `condition` holds, False when the wait's deadline passes first."""
+    try:
+        wait.until(condition)
+        return True
+    except TimeoutException:
+        return False
+
+
 def _sign_in(daemon, password):
     form = urllib.parse.urlencode({"name": "alice", "password": password}).encode()
     status, headers, _ = _request(daemon, "POST", "/login", form)
@@ -122,10 +139,15 @@ def run(driver, wait, daemon, check, password, category):
     check("changing the password ends the other session", other is not None and not _signed_in(daemon, other))
     check("the new password signs in", _sign_in(daemon, new_password) is not None)
 
-    # Sign out from the header of a utensil's page.
-    driver.get(daemon.base + f"/utensils/{card_id}")
+    # Sign out from the header of a utensil's page, kept by the service worker as this user saw it.
+    page = f"/utensils/{card_id}"
+    driver.get(daemon.base + page)
+    kept_before = _wait_for(wait, lambda d: d.execute_async_script(KEPT_PAGE, page) or d.refresh())
     driver.find_element(By.CSS_SELECTOR, 'header form[action="/logout"] button').click()
     wait.until(lambda d: "Signed in as" not in d.page_source)
     check("the header's Sign out signs out", 'href="/login"' in driver.page_source
           and not driver.find_elements(By.CSS_SELECTOR, "#grid .star"))
+    forgotten = _wait_for(wait, lambda d: not d.execute_async_script(KEPT_PAGE, page))
+    check("signing out forgets the pages the service worker kept as the signed-in user saw them",
+          kept_before and forgotten, f"kept before: {kept_before}, forgotten after: {forgotten}")
     return card_id

@@ -2,7 +2,8 @@
 manifest and its icons, a photo shared from the phone's share sheet (the share target's
 multipart POST, as the browser sends it) landing in the inbox, straight to the daemon and,
 installed, through the service worker and the page's upload with its progress bar; and the
-service worker keeping the shell and the thumbnails (the gallery opens while the daemon is down).
+service worker keeping the shell and the thumbnails (the gallery opens while the daemon is down)
+and no more than its last 50 pages.
 """
 import http.client
 import os
@@ -10,6 +11,7 @@ import shutil
 import urllib.parse
 import uuid
 
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 
 import package_photos
@@ -36,6 +38,20 @@ new MutationObserver(function (changes) {
   for (const change of changes) for (const node of change.addedNodes)
     if (node.nodeType === 1 && (node.matches('progress') || node.querySelector('progress'))) window.sawProgress = true;
 }).observe(document, {childList: true, subtree: true});
+"""
+
+# Fills the service worker's cache of pages with more than it keeps, each an older visit.
+FILL_PAGES = """
+const done = arguments[arguments.length - 1];
+caches.open('utensild-pages').then(cache => Promise.all(Array.from({length: arguments[0]}, (_, i) =>
+  cache.put('/?search=planted-' + i, new Response('planted', {headers: {'Content-Type': 'text/html'}})))))
+  .then(() => done(true)).catch(e => done(String(e)));
+"""
+
+PAGES = """
+const done = arguments[arguments.length - 1];
+caches.open('utensild-pages').then(cache => cache.keys()).then(keys => done(keys.map(k => new URL(k.url).pathname + new URL(k.url).search)))
+  .catch(e => done([String(e)]));
 """
 
 KEPT = """
@@ -80,6 +96,28 @@ def offline(daemon, phone, wait, check):
     finally:
         daemon.start()
         daemon.wait_for("the daemon back", lambda: daemon.get("/healthz") is not None)
+
+
+def pages_kept(daemon, phone, wait, check):
+    """The service worker keeps a bounded number of pages: with more kept than that, a visit
+    trims the oldest."""
+    phone.get(daemon.base + "/")
+    wait.until(lambda d: d.execute_async_script(CONTROLLED) or d.refresh())
+    filled = phone.execute_async_script(FILL_PAGES, 80)
+    phone.get(daemon.base + "/?sort=name")
+    seen = []
+
+    def trimmed(driver):
+        seen[:] = driver.execute_async_script(PAGES)
+        return "/?sort=name" in seen and len(seen) <= 50
+
+    try:
+        wait.until(trimmed)
+    except TimeoutException:
+        pass
+    check("phone: the service worker keeps the last 50 pages visited, the one visited now among them",
+          filled is True and "/?sort=name" in seen and len(seen) == 50 and "/?search=planted-0" not in seen,
+          f"{filled} {len(seen)} {seen[:3]}")
 
 
 def share(daemon, phone, wait, check, photo):
@@ -143,3 +181,4 @@ def run(daemon, phone, wait, check):
     shutil.copy(_unused_photo(11), shared)
     through_the_worker(daemon, phone, wait, check, shared)
     offline(daemon, phone, wait, check)
+    pages_kept(daemon, phone, wait, check)
