@@ -29,20 +29,22 @@ public final class IngestEngine: Sendable {
     /// Utensils whose photo a prepared drop is replacing: their temporaries have fixed names,
     /// so a second drop of the same name waits for the first to be committed or dropped.
     let replacementsInFlight = Mutex<Set<UUID>>([])
-    /// The fingerprints of prepared drops not yet committed, by their utensil's id
-    /// (`near_duplicates` on): a drop near one of them waits for it, so that a photo and its
-    /// copy dropped together are not both taken for new (the later is looked up once the
-    /// earlier is committed or dropped).
-    let fingerprintsInFlight = Mutex<[UUID: Int64]>([:])
+    /// The fingerprints of prepared drops not yet committed (see ``FingerprintsInFlight``).
+    package let fingerprintsInFlight = FingerprintsInFlight()
+    /// How long a drop near a prepared one waits for its commit before it is left for a retry.
+    let lookalikePatience: Duration
     /// The catalog's outages, said once when one starts and once when it ends.
     let catalogOutage = OutageLog(.catalog)
     /// The same for the storage (a bucket).
     let storageOutage = OutageLog(.storage)
 
-    /// The engine of `store` (the process's one store; see ``StartUp``).
-    public init(store: UtensilStore, memory: MemoryBudget = .shared) {
+    /// The engine of `store` (the process's one store; see ``StartUp``). A drop whose photo
+    /// looks like one prepared and not yet committed waits up to `lookalikePatience` for that
+    /// commit (``FingerprintsInFlight``), then is left for a retry.
+    public init(store: UtensilStore, memory: MemoryBudget = .shared, lookalikePatience: Duration = .seconds(5)) {
         self.store = store
         self.memory = memory
+        self.lookalikePatience = lookalikePatience
         self.rejector = Rejector(
             folder: FolderAnchor(store.settings.rejected), faults: store.faults, temporaryPrefix: store.settings.ownFiles.temporaryPrefix)
         self.inbox = FolderAnchor(store.settings.inbox)
@@ -381,18 +383,15 @@ public final class IngestEngine: Sendable {
         _ = replacementsInFlight.withLock { $0.remove(id) }
     }
 
-    /// Holds `fingerprint` as utensil `id`'s until its commit; false when a prepared drop's
-    /// is near it (``PhotoFingerprint/areNear(_:_:)``: this drop then waits for that one).
+    /// Holds `fingerprint` as utensil `id`'s until its commit, once no prepared drop's is near
+    /// it (``PhotoFingerprint/areNear(_:_:)``): waits for such a one's commit up to
+    /// `lookalikePatience`; false when it is still near then (the drop is left for a retry).
     private func holdFingerprint(_ fingerprint: Int64, of id: UUID) -> Bool {
-        fingerprintsInFlight.withLock { held in
-            let near = held.contains { other, theirs in other != id && PhotoFingerprint.areNear(fingerprint, theirs) }
-            if !near { held[id] = fingerprint }
-            return !near
-        }
+        fingerprintsInFlight.hold(fingerprint, of: id, waitingUpTo: lookalikePatience)
     }
 
     private func releaseFingerprint(_ id: UUID) {
-        _ = fingerprintsInFlight.withLock { $0.removeValue(forKey: id) }
+        fingerprintsInFlight.release(id)
     }
 
     /// A row SQLite refused (or a replacement whose utensil left meanwhile; its files are

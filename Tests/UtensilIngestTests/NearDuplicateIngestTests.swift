@@ -36,10 +36,10 @@ struct NearDuplicateIngestTests {
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
-    func engine(_ mode: IngestSettings.NearDuplicates) throws -> IngestEngine {
+    func engine(_ mode: IngestSettings.NearDuplicates, lookalikePatience: Duration = .seconds(5)) throws -> IngestEngine {
         var settings = world.settings()
         settings.nearDuplicates = mode
-        return try world.engine(settings)
+        return try world.engine(settings, lookalikePatience: lookalikePatience)
     }
 
     /// Ingests the twelve photos with `engine`, expecting each to become a utensil that
@@ -98,14 +98,47 @@ struct NearDuplicateIngestTests {
         #expect(try await engine.store.catalog.count() == 12)
     }
 
-    /// A photo and its copy dropped together: the copy's look-up waits for the photo's commit
-    /// (it would find nothing before), then finds it; with `reject`, only one of them gets in.
-    @Test("a copy prepared while its photo waits for its commit follows it, and is then found", arguments: [
+    /// A photo and its copy dropped together: the copy's look-up waits on its thread for the
+    /// photo's commit (it would find nothing before), then finds it, with no retry and no
+    /// second decode; with `reject`, only one of them gets in.
+    @Test("a copy prepared while its photo waits for its commit waits for it, and then finds it", arguments: [
+        IngestSettings.NearDuplicates.warn, .reject,
+    ])
+    func aCopyDroppedBesideItsPhotoWaitsForIt(_ mode: IngestSettings.NearDuplicates) async throws {
+        defer { world.remove() }
+        let engine = try engine(mode)
+        let garden = try #require(try photos().first { $0.name == "Garden" })
+        try world.drop("Garden.jpg", garden.bytes)
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .readyToCommit(let photo) = engine.prepare(try world.found("Garden.jpg")) else {
+            Issue.record("Garden was not prepared")
+            return
+        }
+        let copy = try world.found("Garden from the chat.jpg")
+        let outcome = Task.detached { engine.ingest(copy) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while engine.fingerprintsInFlight.waiting == 0 && ContinuousClock.now < deadline { await Task.yield() }
+        #expect(engine.fingerprintsInFlight.waiting == 1, "the copy waits for the photo it looks like")
+        guard case .ingested(let committed) = engine.commit([photo])[0] else {
+            Issue.record("Garden was not committed")
+            return
+        }
+        switch (mode, await outcome.value) {
+        case (.warn, .ingested(let copy)): #expect(copy.nearDuplicate?.id == committed.id)
+        case (.reject, .rejected(let rejection, _)): #expect(rejection.reason == .nearDuplicate)
+        case (_, let outcome): Issue.record("the copy, after its photo's commit, came to \(outcome)")
+        }
+        #expect(engine.fingerprintsInFlight.waiting == 0)
+    }
+
+    /// A copy whose photo is not committed within the engine's patience is left for a retry,
+    /// which then finds the photo.
+    @Test("a copy whose photo stays uncommitted past the patience is left for a retry, then found", arguments: [
         IngestSettings.NearDuplicates.warn, .reject,
     ])
     func aCopyDroppedBesideItsPhotoFollowsIt(_ mode: IngestSettings.NearDuplicates) throws {
         defer { world.remove() }
-        let engine = try engine(mode)
+        let engine = try engine(mode, lookalikePatience: .zero)
         let garden = try #require(try photos().first { $0.name == "Garden" })
         try world.drop("Garden.jpg", garden.bytes)
         try world.drop("Garden from the chat.jpg", try chatCopy())

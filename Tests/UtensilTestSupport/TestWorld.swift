@@ -43,13 +43,13 @@ public struct TestWorld: Sendable {
     /// store (`engine.store`) is the one every operation of the test goes through.
     public func engine(
         _ settings: IngestSettings? = nil, busyTimeout: TimeInterval = 5, memory: MemoryBudget = .shared,
-        logger: Logger = Self.quietLogger, faults: FaultInjection = FaultInjection()
+        logger: Logger = Self.quietLogger, faults: FaultInjection = FaultInjection(), lookalikePatience: Duration = .seconds(5)
     ) throws -> IngestEngine {
         let settings = settings ?? self.settings()
         let catalog = try SQLiteCatalog(path: settings.catalogPath, busyTimeout: busyTimeout)
         let store = UtensilStore(settings: settings, catalog: catalog, logger: logger, faults: faults)
         _ = try store.reconcile()
-        return IngestEngine(store: store, memory: memory)
+        return IngestEngine(store: store, memory: memory, lookalikePatience: lookalikePatience)
     }
 
     public static let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

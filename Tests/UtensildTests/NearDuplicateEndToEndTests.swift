@@ -127,6 +127,38 @@ struct NearDuplicateEndToEndTests {
         #expect(!(try kitchen.web.get("/utensils/" + copy)).text.contains("a copy of"))
     }
 
+    /// Six re-saves of one photo dropped together, each near the others: each waits on its
+    /// worker for the one before to be committed, so none is handed back for a retry (whose
+    /// back-off, doubling, once held such a burst for minutes), and each is found a copy.
+    @Test("warn: a burst of re-saves of one photo goes through without a retry, each a copy", arguments: CatalogKind.allCases)
+    func burstOfCopies(_ catalog: CatalogKind) throws {
+        let kitchen = try Kitchen(catalog, mode: "warn")
+        defer { kitchen.remove() }
+        let folder = kitchen.world.root.appendingPathComponent("re-saves").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try PhonePhotos.runPython("""
+            import sys
+            from PIL import Image
+            image = Image.open('\(Self.photoFolder)/Garden.jpg').convert('RGB')
+            for index, (side, quality) in enumerate([(1600, 90), (1600, 70), (1280, 80), (1280, 60), (1024, 75), (800, 85)]):
+                copy = image.copy()
+                copy.thumbnail((side, side), Image.LANCZOS)
+                copy.save('%s/Garden %d.jpg' % (sys.argv[1], index + 1), 'JPEG', quality=quality)
+            """, arguments: [folder])
+        for index in 1...6 {
+            try kitchen.world.drop("Garden \(index).jpg", try Data(contentsOf: URL(fileURLWithPath: "\(folder)/Garden \(index).jpg")))
+        }
+        try Kitchen.waitForStatus(kitchen.daemon, kitchen.socket, "the six re-saves ingested") { $0["ingested"] as? Int == 18 }
+        let list = try Utensilctl.run(["list", "--json", "--limit", "100"], socket: kitchen.socket)
+        let utensils = try #require(list.json?["utensils"] as? [[String: Any]], "\(list.output)\(list.errors)")
+        let copies = utensils.filter { ($0["name"] as? String)?.hasPrefix("Garden ") == true }
+        #expect(copies.count == 6)
+        for copy in copies {
+            #expect(copy["nearDuplicateOf"] is [String: Any], "\(copy["name"] ?? "") was not found a copy")
+        }
+        #expect(!kitchen.daemon.log.contains("for a retry"), "\(kitchen.daemon.log)")
+    }
+
     @Test("reject: the copy is rejected as near-duplicate, its sidecar naming the photo", arguments: CatalogKind.allCases)
     func reject(_ catalog: CatalogKind) throws {
         let kitchen = try Kitchen(catalog, mode: "reject")
