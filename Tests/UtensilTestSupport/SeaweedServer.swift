@@ -20,6 +20,8 @@ public final class SeaweedServer: @unchecked Sendable {
     public let credentials: S3Credentials
     /// The one address it listens on: 127.0.0.1, or a ``NetworkLab`` gateway its hosts reach.
     public let address: String
+    /// Whether its keys may write (`Write`): only then does ``start()`` wait for a write to be taken.
+    let keysWrite: Bool
     /// The S3 gateway's port on ``address``.
     public var s3Port: Int { ports["s3.port"]! }
     /// `http://ADDRESS:PORT`.
@@ -54,6 +56,7 @@ public final class SeaweedServer: @unchecked Sendable {
         weed = try S3TestTools.weed()
         self.bucket = bucket
         self.address = address
+        keysWrite = actions.contains("Write")
         folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("utensild-weed-\(UUID().uuidString)")
         credentials = S3Credentials(
             accessKeyID: "utensil-" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
@@ -122,7 +125,9 @@ public final class SeaweedServer: @unchecked Sendable {
     }
 
     /// Starts the server (again, after ``stop()``) and waits until its S3 gateway answers a
-    /// signed request for the bucket.
+    /// signed request for the bucket and, when its keys may write, takes a write: a restarted
+    /// server answers for the bucket some seconds before its volume takes objects again (a
+    /// probe object is put and deleted).
     public func start() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: weed)
@@ -148,6 +153,10 @@ public final class SeaweedServer: @unchecked Sendable {
         while true {
             do {
                 try await client.checkBucket()
+                if keysWrite {
+                    try await client.put(Self.readinessProbe, [0])
+                    try await client.delete(Self.readinessProbe)
+                }
                 return
             } catch {
                 last = "\(error)"
@@ -159,6 +168,10 @@ public final class SeaweedServer: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))  // Polling with a deadline.
         }
     }
+
+    /// The key ``start()`` writes and deletes to know the server takes writes: under no
+    /// prefix a test uses.
+    static let readinessProbe = "readiness-probe"
 
     /// Stops the server (SIGTERM, then SIGKILL after 20 s) and waits until it is gone.
     public func stop() {
