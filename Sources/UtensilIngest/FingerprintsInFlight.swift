@@ -21,19 +21,23 @@ package final class FingerprintsInFlight: @unchecked Sendable {
     /// Holds `fingerprint` as utensil `id`'s. While another's near it is held, waits up to
     /// `patience` for it to be released; false when one still is.
     func hold(_ fingerprint: Int64, of id: UUID, waitingUpTo patience: Duration) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(patience.components.seconds) + Double(patience.components.attoseconds) / 1e18)
+        let deadline = Date().addingTimeInterval(patience.timeInterval)
         condition.lock()
         defer { condition.unlock() }
-        while held.contains(where: { other, theirs in other != id && PhotoFingerprint.areNear(fingerprint, theirs) }) {
+        while anotherNear(fingerprint, besides: id) {
             waiters += 1
             let signalled = condition.wait(until: deadline)
             waiters -= 1
-            if !signalled, held.contains(where: { other, theirs in other != id && PhotoFingerprint.areNear(fingerprint, theirs) }) {
-                return false
-            }
+            if !signalled, anotherNear(fingerprint, besides: id) { return false }
         }
         held[id] = fingerprint
         return true
+    }
+
+    /// Whether a fingerprint near `fingerprint` is held for another utensil than `id`; with
+    /// `condition` locked.
+    private func anotherNear(_ fingerprint: Int64, besides id: UUID) -> Bool {
+        held.contains { other, theirs in other != id && PhotoFingerprint.areNear(fingerprint, theirs) }
     }
 
     /// Releases utensil `id`'s fingerprint (committed, or its drop dropped) and wakes the drops

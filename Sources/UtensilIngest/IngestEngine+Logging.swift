@@ -71,7 +71,7 @@ extension IngestEngine {
 
 extension Duration {
     /// In seconds, as Foundation counts them.
-    fileprivate var timeInterval: TimeInterval {
+    var timeInterval: TimeInterval {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

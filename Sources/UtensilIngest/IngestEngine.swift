@@ -293,18 +293,16 @@ public final class IngestEngine: Sendable {
         let id = replacing?.id ?? upload?.utensil ?? UUID()
         var nearDuplicate: NearDuplicate?
         var heldFingerprint: UUID?
-        defer { if let heldFingerprint { releaseFingerprint(heldFingerprint) } }
+        defer { if let heldFingerprint { fingerprintsInFlight.release(heldFingerprint) } }
         if settings.nearDuplicates != .off, let fingerprint, fingerprint != PhotoFingerprint.nonePossible {
-            guard holdFingerprint(fingerprint, of: id) else {
+            guard fingerprintsInFlight.hold(fingerprint, of: id, waitingUpTo: lookalikePatience) else {
                 throw Failure.transient(TransientFailure(
                     .stillChanging, "a photo that looks like \(drop) is being ingested right now; \(drop) follows it, to be compared with it"))
             }
             heldFingerprint = id
             do throws(NearDuplicateLookupError) {
                 nearDuplicate = try store.nearDuplicate(of: fingerprint, excluding: replacing?.id, preview: thumbnail.preview?.jpeg)
-            } catch .catalog(let error) {
-                throw Failure.transient(TransientFailure(error))
-            } catch .storage(let error) {
+            } catch {
                 throw Failure.transient(TransientFailure(error))
             }
             if settings.nearDuplicates == .reject, let nearDuplicate {
@@ -352,7 +350,7 @@ public final class IngestEngine: Sendable {
         guard !batch.isEmpty else { return [] }
         defer {
             for case let replaced? in batch.map(\.replacing) { releaseReplacement(replaced.id) }
-            for prepared in batch { releaseFingerprint(prepared.record.id) }
+            for prepared in batch { fingerprintsInFlight.release(prepared.record.id) }
         }
 
         // 9 and 10. Make the files durable, commit the rows (see ``UtensilStore/commit(_:)``).
@@ -381,17 +379,6 @@ public final class IngestEngine: Sendable {
 
     private func releaseReplacement(_ id: UUID) {
         _ = replacementsInFlight.withLock { $0.remove(id) }
-    }
-
-    /// Holds `fingerprint` as utensil `id`'s until its commit, once no prepared drop's is near
-    /// it (``PhotoFingerprint/areNear(_:_:)``): waits for such a one's commit up to
-    /// `lookalikePatience`; false when it is still near then (the drop is left for a retry).
-    private func holdFingerprint(_ fingerprint: Int64, of id: UUID) -> Bool {
-        fingerprintsInFlight.hold(fingerprint, of: id, waitingUpTo: lookalikePatience)
-    }
-
-    private func releaseFingerprint(_ id: UUID) {
-        fingerprintsInFlight.release(id)
     }
 
     /// A row SQLite refused (or a replacement whose utensil left meanwhile; its files are

@@ -108,3 +108,13 @@ package enum NearDuplicateLookupError: Error, Sendable {
     /// The bucket could not give the preview of a utensil found near, to confirm it.
     case storage(StorageError)
 }
+
+extension TransientFailure {
+    /// A look-up of near duplicates that could not answer: as its catalog's or storage's failure.
+    package init(_ error: NearDuplicateLookupError) {
+        switch error {
+        case .catalog(let error): self.init(error)
+        case .storage(let error): self.init(error)
+        }
+    }
+}
