@@ -98,6 +98,29 @@ struct NearDuplicateIngestTests {
         #expect(try await engine.store.catalog.count() == 12)
     }
 
+    /// Drops `Garden.jpg` and its chat-app copy and prepares Garden alone (not committed);
+    /// nil, with the issue recorded, when it is not prepared.
+    func prepareGardenBesideItsCopy(with engine: IngestEngine) throws -> PreparedIngest? {
+        let garden = try #require(try photos().first { $0.name == "Garden" })
+        try world.drop("Garden.jpg", garden.bytes)
+        try world.drop("Garden from the chat.jpg", try chatCopy())
+        guard case .readyToCommit(let photo) = engine.prepare(try world.found("Garden.jpg")) else {
+            Issue.record("Garden was not prepared")
+            return nil
+        }
+        return photo
+    }
+
+    /// The copy's `outcome` once `photo` is committed: with `warn` a utensil that names it, with
+    /// `reject` a `near-duplicate` rejection.
+    static func expectFoundACopy(_ outcome: IngestOutcome, of photo: UtensilRecord, _ mode: IngestSettings.NearDuplicates) {
+        switch (mode, outcome) {
+        case (.warn, .ingested(let copy)): #expect(copy.nearDuplicate?.id == photo.id)
+        case (.reject, .rejected(let rejection, _)): #expect(rejection.reason == .nearDuplicate)
+        case (_, let outcome): Issue.record("the copy, after its photo's commit, came to \(outcome)")
+        }
+    }
+
     /// A photo and its copy dropped together: the copy's look-up waits on its thread for the
     /// photo's commit (it would find nothing before), then finds it, with no retry and no
     /// second decode; with `reject`, only one of them gets in.
@@ -107,13 +130,7 @@ struct NearDuplicateIngestTests {
     func aCopyDroppedBesideItsPhotoWaitsForIt(_ mode: IngestSettings.NearDuplicates) async throws {
         defer { world.remove() }
         let engine = try engine(mode)
-        let garden = try #require(try photos().first { $0.name == "Garden" })
-        try world.drop("Garden.jpg", garden.bytes)
-        try world.drop("Garden from the chat.jpg", try chatCopy())
-        guard case .readyToCommit(let photo) = engine.prepare(try world.found("Garden.jpg")) else {
-            Issue.record("Garden was not prepared")
-            return
-        }
+        guard let photo = try prepareGardenBesideItsCopy(with: engine) else { return }
         let copy = try world.found("Garden from the chat.jpg")
         let outcome = Task.detached { engine.ingest(copy) }
         let deadline = ContinuousClock.now + .seconds(30)
@@ -123,11 +140,7 @@ struct NearDuplicateIngestTests {
             Issue.record("Garden was not committed")
             return
         }
-        switch (mode, await outcome.value) {
-        case (.warn, .ingested(let copy)): #expect(copy.nearDuplicate?.id == committed.id)
-        case (.reject, .rejected(let rejection, _)): #expect(rejection.reason == .nearDuplicate)
-        case (_, let outcome): Issue.record("the copy, after its photo's commit, came to \(outcome)")
-        }
+        Self.expectFoundACopy(await outcome.value, of: committed, mode)
         #expect(engine.fingerprintsInFlight.waiting == 0)
     }
 
@@ -139,13 +152,7 @@ struct NearDuplicateIngestTests {
     func aCopyDroppedBesideItsPhotoFollowsIt(_ mode: IngestSettings.NearDuplicates) throws {
         defer { world.remove() }
         let engine = try engine(mode, lookalikePatience: .zero)
-        let garden = try #require(try photos().first { $0.name == "Garden" })
-        try world.drop("Garden.jpg", garden.bytes)
-        try world.drop("Garden from the chat.jpg", try chatCopy())
-        guard case .readyToCommit(let photo) = engine.prepare(try world.found("Garden.jpg")) else {
-            Issue.record("Garden was not prepared")
-            return
-        }
+        guard let photo = try prepareGardenBesideItsCopy(with: engine) else { return }
         guard case .finished(.retryLater(let wait)) = engine.prepare(try world.found("Garden from the chat.jpg")) else {
             Issue.record("the copy did not wait for the photo it looks like")
             return
@@ -155,11 +162,7 @@ struct NearDuplicateIngestTests {
             Issue.record("Garden was not committed")
             return
         }
-        switch (mode, try world.ingest("Garden from the chat.jpg", with: engine)) {
-        case (.warn, .ingested(let copy)): #expect(copy.nearDuplicate?.id == committed.id)
-        case (.reject, .rejected(let rejection, _)): #expect(rejection.reason == .nearDuplicate)
-        case (_, let outcome): Issue.record("the copy, after its photo's commit, came to \(outcome)")
-        }
+        Self.expectFoundACopy(try world.ingest("Garden from the chat.jpg", with: engine), of: committed, mode)
     }
 
     @Test("off: the copy is ingested and records nothing")
