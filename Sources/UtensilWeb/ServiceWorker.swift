@@ -72,18 +72,18 @@ enum ServiceWorker {
 
     self.addEventListener("fetch", function (event) {
       const request = event.request;
-      if (request.method === "POST" && new URL(request.url).pathname === "/share" && request.mode === "navigate") {
+      const url = new URL(request.url);
+      if (request.method === "POST" && url.pathname === "/share" && request.mode === "navigate") {
         event.respondWith(keepShared(request.clone()).catch(function () { return fetch(request); }));
         return;
       }
       // Signing out forgets the pages kept as the signed-in user saw them (the request itself
       // goes to the network untouched).
-      if (request.method === "POST" && new URL(request.url).pathname === "/logout") {
+      if (request.method === "POST" && url.pathname === "/logout") {
         event.waitUntil(caches.delete(pages));
         return;
       }
       if (request.method !== "GET") return;
-      const url = new URL(request.url);
       if (url.origin !== self.location.origin) return;
       if (url.pathname.startsWith("/thumbnails/")) {
         event.respondWith(fromCacheFirst(request, thumbnails, trimThumbnails));
